@@ -1,0 +1,36 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { CoreModule, CoreModuleOptions } from '@app/core';
+import { WorkspacesModule } from '@app/workspaces';
+import { ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './commands/apikey.command';
+import { CompanyCommand, CompanyCreateCommand } from './commands/company.command';
+import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
+import { FunnelCommand, FunnelCreateCommand } from './commands/funnel.command';
+import { WorkspaceCommand, WorkspaceCreateCommand } from './commands/workspace.command';
+import { DemoSeedService } from './demo/demo-seed.service';
+
+const COMMANDS = [
+  CompanyCommand,
+  CompanyCreateCommand,
+  WorkspaceCommand,
+  WorkspaceCreateCommand,
+  FunnelCommand,
+  FunnelCreateCommand,
+  ApiKeyCommand,
+  ApiKeyCreateCommand,
+  ApiKeyRevokeCommand,
+  ApiKeyListCommand,
+  DemoCommand,
+  DemoSeedCommand,
+];
+
+@Module({})
+export class AdminModule {
+  static forRoot(options: CoreModuleOptions): DynamicModule {
+    return {
+      module: AdminModule,
+      imports: [CoreModule.forRoot(options), AuthModule, WorkspacesModule],
+      providers: [...COMMANDS, DemoSeedService],
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CompaniesService } from '@app/auth';
+import { printResult } from '../output';
+import { required } from './options';
+
+@SubCommand({ name: 'create', description: 'Create a company (the tenant of keys, workspaces and funnels)' })
+export class CompanyCreateCommand extends CommandRunner {
+  constructor(private readonly companies: CompaniesService) {
+    super();
+  }
+
+  async run(_: string[], options: { name?: string; subscription?: string }): Promise<void> {
+    const company = await this.companies.create(required(options.name, '--name'), options.subscription);
+    printResult({ id: company.id });
+  }
+
+  @Option({ flags: '--name <name>', description: 'company name', required: true })
+  parseName(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--subscription <id>', description: 'billing subscription id (generated when omitted)' })
+  parseSubscription(value: string): string {
+    return value;
+  }
+}
+
+@Command({ name: 'company', description: 'Manage companies', subCommands: [CompanyCreateCommand] })
+export class CompanyCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

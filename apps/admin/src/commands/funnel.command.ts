@@ -1,0 +1,67 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { ValidationError } from '@app/core';
+import { FunnelsService } from '@app/workspaces';
+import { printResult } from '../output';
+import { list, required } from './options';
+
+interface FunnelCreateOptions {
+  workspace?: string;
+  name?: string;
+  status?: string;
+  statuses?: string[];
+  pages?: { slug: string; title: string }[];
+}
+
+@SubCommand({ name: 'create', description: 'Create a funnel (campaign) in a workspace' })
+export class FunnelCreateCommand extends CommandRunner {
+  constructor(private readonly funnels: FunnelsService) {
+    super();
+  }
+
+  async run(_: string[], options: FunnelCreateOptions): Promise<void> {
+    const funnel = await this.funnels.create({
+      workspaceId: required(options.workspace, '--workspace'),
+      name: required(options.name, '--name'),
+      status: options.status,
+      contactStatuses: options.statuses,
+      pages: options.pages,
+    });
+    printResult({ id: funnel.id });
+  }
+
+  @Option({ flags: '--workspace <workspaceId>', description: 'owning workspace id', required: true })
+  parseWorkspace(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--name <name>', description: 'funnel name', required: true })
+  parseName(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--status <status>', description: 'online or offline (default offline)' })
+  parseStatus(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--statuses <list>', description: 'contact statuses, first is the default (default lead,converted)' })
+  parseStatuses(value: string): string[] {
+    return list(value);
+  }
+
+  @Option({ flags: '--pages <list>', description: 'pages in funnel order as slug:Title,slug:Title' })
+  parsePages(value: string): { slug: string; title: string }[] {
+    return list(value).map((pair) => {
+      const separator = pair.indexOf(':');
+      if (separator <= 0) throw new ValidationError(`--pages entry "${pair}" must be slug:Title`);
+      return { slug: pair.slice(0, separator).trim(), title: pair.slice(separator + 1).trim() };
+    });
+  }
+}
+
+@Command({ name: 'funnel', description: 'Manage funnels', subCommands: [FunnelCreateCommand] })
+export class FunnelCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
+import { Contact } from '@app/contacts/entities';
+import { FunnelsService, WorkspacesService } from '@app/workspaces';
+import { CITIES, createRandom, FIRST_NAMES, LAST_NAMES, pick, UTM_SOURCES } from './demo-data';
+
+export interface DemoSeedResult {
+  companyId: string;
+  apiKey: string;
+  workspaceId: string;
+  funnelIds: string[];
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+const DEMO_FUNNELS = [
+  {
+    name: 'Free consultation funnel',
+    status: 'online',
+    contactStatuses: ['lead', 'qualified', 'converted', 'lost'],
+    pages: [
+      { slug: 'start', title: 'Welcome' },
+      { slug: 'goals', title: 'Your goals' },
+      { slug: 'budget', title: 'Budget' },
+      { slug: 'contact', title: 'Contact details' },
+      { slug: 'thank-you', title: 'Thank you' },
+    ],
+    contacts: 180,
+  },
+  {
+    name: 'Job application funnel',
+    status: 'offline',
+    contactStatuses: ['applied', 'interview', 'hired', 'rejected'],
+    pages: [
+      { slug: 'job', title: 'The job' },
+      { slug: 'experience', title: 'Experience' },
+      { slug: 'apply', title: 'Apply' },
+    ],
+    contacts: 40,
+  },
+] as const;
+
+/** A demo company with an all-permission key, two funnels and 30 days of contacts. */
+@Injectable()
+export class DemoSeedService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly companies: CompaniesService,
+    private readonly apiKeys: ApiKeysService,
+    private readonly workspaces: WorkspacesService,
+    private readonly funnels: FunnelsService,
+  ) {}
+
+  async seed(now = new Date(), seed = 42): Promise<DemoSeedResult> {
+    const random = createRandom(seed);
+    const company = await this.companies.create('Demo Company');
+    const workspace = await this.workspaces.create(company.id, 'Marketing');
+    const { key } = await this.apiKeys.create(company.id, [...PERMISSIONS], 'demo');
+    const funnelIds: string[] = [];
+    for (const spec of DEMO_FUNNELS) {
+      const funnel = await this.funnels.create({
+        workspaceId: workspace.id,
+        name: spec.name,
+        status: spec.status,
+        contactStatuses: [...spec.contactStatuses],
+        pages: [...spec.pages],
+      });
+      funnelIds.push(funnel.id);
+      await this.seedContacts(company.id, funnel.id, spec, now, random);
+    }
+    return { companyId: company.id, apiKey: key, workspaceId: workspace.id, funnelIds };
+  }
+
+  private async seedContacts(
+    companyId: string,
+    funnelId: string,
+    spec: (typeof DEMO_FUNNELS)[number],
+    now: Date,
+    random: () => number,
+  ): Promise<void> {
+    const contacts = Array.from({ length: spec.contacts }, (_, i) => {
+      const firstName = pick(random, FIRST_NAMES);
+      const lastName = pick(random, LAST_NAMES);
+      const place = pick(random, CITIES);
+      const convertedAt = new Date(now.getTime() - random() * 30 * DAY);
+      const firstSeen = new Date(convertedAt.getTime() - random() * 20 * 60 * 1000);
+      const hasUtm = random() < 0.7;
+      return this.dataSource.manager.create(Contact, {
+        funnelId,
+        companyId,
+        status: pick(random, spec.contactStatuses),
+        email: `${firstName}.${lastName}.${i}@example.com`.toLowerCase().replace('ü', 'ue'),
+        phone: random() < 0.6 ? `+49151${String(1000000 + Math.floor(random() * 8999999))}` : null,
+        firstName,
+        lastName,
+        city: place.city,
+        postalCode: place.postalCode,
+        country: place.country,
+        convertedAt,
+        meta: {
+          ps_source: 'funnel',
+          ps_timezone: 'Europe/Berlin',
+          ps_first_seen_at: firstSeen.toISOString(),
+          ps_last_seen_at: convertedAt.toISOString(),
+          ps_start_slug: spec.pages[0].slug,
+          ps_end_slug: spec.pages[spec.pages.length - 1].slug,
+        },
+        utmParams: hasUtm ? { utm_source: pick(random, UTM_SOURCES), utm_medium: 'cpc', utm_campaign: 'autumn' } : {},
+        properties: random() < 0.5 ? { newsletter: random() < 0.5, score: Math.floor(random() * 100) } : {},
+      });
+    });
+    await this.dataSource.manager.save(Contact, contacts, { chunk: 100 });
+  }
+}

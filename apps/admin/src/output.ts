@@ -1,0 +1,10 @@
+/** Every admin command prints exactly one JSON object: the result on stdout... */
+export function printResult(result: object): void {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** ...or `{"error": ...}` on stderr, with a non-zero exit code. */
+export function printError(message: string, details?: string[]): void {
+  process.stderr.write(`${JSON.stringify(details?.length ? { error: message, details } : { error: message })}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,14 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ApiKeyAuthModule } from '@app/auth';
+import { CoreModule, CoreModuleOptions } from '@app/core';
+import { WorkspacesModule } from '@app/workspaces';
+
+@Module({})
+export class AppModule {
+  static forRoot(options: CoreModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.forRoot(options), ApiKeyAuthModule, WorkspacesModule],
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { ConfigValidationError, resolveDatabase, runMigrations, validateEnv } from '@app/core';
+import { createApp } from './create-app';
+
+async function bootstrap(): Promise<void> {
+  const env = validateEnv(process.env);
+  const logger = new Logger('Bootstrap');
+  const db = await resolveDatabase({ ...env, log: (line) => logger.log(line) });
+  const app = await (async () => {
+    // Development applies migrations on start; production runs `npm run migration:run` first.
+    if (env.NODE_ENV !== 'production') {
+      const applied = await runMigrations(db.url);
+      if (applied.length) logger.log(`applied migrations: ${applied.join(', ')}`);
+    }
+    return createApp(env, { databaseUrl: db.url });
+  })().catch(async (error) => {
+    await db.embedded?.release();
+    throw error;
+  });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received, shutting down`);
+    await app.close();
+    // The embedded PostgreSQL stops with the last process that uses it.
+    await db.embedded?.release();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen(env.PORT);
+  logger.log(`listening on port ${env.PORT}; Swagger UI at /docs`);
+}
+
+bootstrap().catch((error) => {
+  console.error(
+    error instanceof ConfigValidationError ? error.message : `startup failed: ${(error as Error)?.message ?? error}`,
+  );
+  process.exit(1);
+});

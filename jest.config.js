@@ -1,0 +1,42 @@
+// Unit specs live beside the code, e2e suites under test/; both run against a real PostgreSQL
+// started once by test/support/global-setup.ts.
+const { compilerOptions } = require('./tsconfig.json');
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+// tsconfig "paths" → jest moduleNameMapper, so the aliases have one definition.
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias.replace('/*', '/(.*)')}$`,
+    `<rootDir>/${target.replace('/*', '/$1')}`,
+  ]),
+);
+
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j)sx?$': swc },
+  // NestJS 12 and a few other dependencies ship ESM only; let swc turn them into CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@modelcontextprotocol|jose|oidc-provider|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)'],
+  moduleNameMapper,
+};
+
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  projects: [
+    { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', rootDir: __dirname, testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeysService } from './api-keys.service';
+import { CompaniesService } from './companies.service';
+import { authEntities } from './entities';
+import { ApiKeyGuard } from './guards/api-key.guard';
+
+@Module({
+  imports: [TypeOrmModule.forFeature(authEntities)],
+  providers: [ApiKeysService, CompaniesService],
+  exports: [ApiKeysService, CompaniesService],
+})
+export class AuthModule {}
+
+/** AuthModule plus the global deny-by-default API-key guard (the HTTP app only). */
+@Module({
+  imports: [AuthModule],
+  providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+})
+export class ApiKeyAuthModule {}

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import { Company } from './entities/company.entity';
+
+@Injectable()
+export class CompaniesService {
+  constructor(@InjectRepository(Company) private readonly companies: Repository<Company>) {}
+
+  async create(name: string, subscriptionId?: string): Promise<Company> {
+    if (!name?.trim()) throw new ValidationError('name is required');
+    return this.companies.save(
+      this.companies.create({ name: name.trim(), subscriptionId: subscriptionId ?? `sub_${randomUUID()}` }),
+    );
+  }
+
+  /** Throws 404 unless the company exists. */
+  async assertExists(companyId: string): Promise<void> {
+    if (!isUuid(companyId) || !(await this.companies.existsBy({ id: companyId }))) {
+      throw new NotFoundError('Company not found');
+    }
+  }
+}

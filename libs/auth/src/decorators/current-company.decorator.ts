@@ -1,0 +1,13 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { ApiKeyPrincipal } from '../api-keys.service';
+
+export interface AuthenticatedRequest {
+  principal?: ApiKeyPrincipal;
+}
+
+/** The company id of the authenticated caller; every query is scoped by it. */
+export const CurrentCompany = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  if (!principal) throw new Error('CurrentCompany used on a route without authentication');
+  return principal.companyId;
+});

@@ -1,0 +1,49 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { ApiKeysService } from '../api-keys.service';
+import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
+import { IS_PUBLIC } from '../decorators/public.decorator';
+import { REQUIRED_PERMISSIONS } from '../decorators/require-permissions.decorator';
+import type { Permission } from '../entities/api-key.entity';
+
+export const API_KEY_HEADER = 'x-service-api-key';
+
+/**
+ * Global guard: a route is refused unless it is `@Public()` or declares `@RequirePermissions`;
+ * the latter need a valid, unrevoked key holding every listed permission.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const required = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets);
+    if (!required) throw new ForbiddenException('This route is not available');
+
+    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const header = request.headers[API_KEY_HEADER];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented) throw new UnauthorizedException('API key is required');
+    const principal = await this.apiKeys.authenticate(presented.trim());
+    if (!principal) throw new UnauthorizedException('Invalid or unauthorized API key');
+    request.principal = principal;
+    const missing = required.filter((p) => !principal.permissions.includes(p));
+    if (missing.length) {
+      throw new ForbiddenException(`API key lacks the required permission: ${missing.join(', ')}`);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,23 @@
+import type { EntityManager } from 'typeorm';
+
+/** A change to a contact that automations may react to. */
+export interface ContactChange {
+  /** `contact.created`, or a value change of one field (`status` included). */
+  kind: 'contact.created' | 'field.changed';
+  companyId: string;
+  funnelId: string;
+  contactId: string;
+  /** The changed field for `field.changed` (standard name, `postalCode` for zip, or a custom property). */
+  fieldName?: string;
+  previousValue?: string | number | boolean | null;
+  value?: string | number | boolean | null;
+  occurredAt: Date;
+}
+
+/**
+ * Records the automation runs a contact change triggers, inside the caller's transaction
+ * (transactional outbox): the runs exist exactly when the change is committed.
+ */
+export abstract class AutomationTrigger {
+  abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
+}

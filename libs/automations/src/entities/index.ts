@@ -1,0 +1,2 @@
+// Automations and their runs (the outbox).
+export const automationEntities: Function[] = [];

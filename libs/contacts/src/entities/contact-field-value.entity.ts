@@ -1,0 +1,35 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Relation,
+} from 'typeorm';
+import { Contact } from './contact.entity';
+
+/** One recorded change of one contact field (the history behind PUT .../values). */
+@Entity('contact_field_values')
+@Index('idx_contact_field_values_contact', ['contactId', 'createdAt'])
+export class ContactFieldValue {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'uuid' })
+  contactId: string;
+
+  @ManyToOne(() => Contact, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'contact_id' })
+  contact?: Relation<Contact>;
+
+  @Column({ type: 'varchar', length: 64 })
+  fieldName: string;
+
+  @Column({ type: 'text' })
+  value: string;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+}

@@ -1,0 +1,50 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Relation,
+} from 'typeorm';
+import { Contact } from './contact.entity';
+
+export const MESSAGE_TYPES = ['email', 'sms'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/** A message sent to a contact (by an automation); listed in the contact's `messages`. */
+@Entity('contact_messages')
+@Index('idx_contact_messages_contact', ['contactId', 'createdAt'])
+@Index('idx_contact_messages_funnel_sent', ['funnelId', 'createdAt'])
+export class ContactMessage {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'uuid' })
+  contactId: string;
+
+  @ManyToOne(() => Contact, (contact) => contact.messages, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'contact_id' })
+  contact?: Relation<Contact>;
+
+  @Column({ type: 'uuid' })
+  funnelId: string;
+
+  /** Internal name of the message (e.g. the automation that sent it). */
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: MessageType;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  subject: string | null;
+
+  @Column({ type: 'text' })
+  content: string;
+
+  /** When the message was sent. */
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+}

@@ -1,0 +1,139 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  OneToMany,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+  Relation,
+} from 'typeorm';
+import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { ContactMessage } from './contact-message.entity';
+
+/** Service-managed `meta` members other than ps_converted_at (which has its own column). */
+export type ContactMeta = Partial<{
+  ps_timezone: string;
+  ps_first_seen_at: string;
+  ps_last_seen_at: string;
+  ps_source: 'manual' | 'funnel' | 'external-api' | 'automation-a' | 'automation-b';
+  ps_start_slug: string;
+  ps_end_slug: string;
+  ps_start_page: string;
+  ps_result_page: string;
+  ps_user_edited_at: string;
+  ps_completed_at: string;
+  ps_email_verified: boolean;
+  ps_email_verified_at: string;
+  ps_phone_verified: boolean;
+  ps_phone_verified_at: string;
+  ps_embed: boolean;
+  ps_calA_booked: boolean;
+  ps_calB_booked: boolean;
+  ps_calC_booked: boolean;
+  ps_calD_booked: boolean;
+}>;
+
+export type UtmParams = Partial<
+  Record<'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content', string>
+>;
+
+export type PropertyValue = string | number | boolean | null;
+
+/**
+ * A CRM contact of one funnel. The list sort orders are index-backed: each index puts missing
+ * values first, so ascending lists them first and descending (scanned backwards) lists them last.
+ */
+@Entity('contacts')
+// Created in the migration with NULLS FIRST, which TypeORM cannot express.
+@Index('idx_contacts_sort_converted_at', { synchronize: false })
+@Index('idx_contacts_sort_email', { synchronize: false })
+@Index('idx_contacts_sort_first_name', { synchronize: false })
+@Index('idx_contacts_sort_last_name', { synchronize: false })
+export class Contact {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'uuid' })
+  funnelId: string;
+
+  @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'funnel_id' })
+  funnel?: Relation<Funnel>;
+
+  @Column({ type: 'uuid' })
+  companyId: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  status: string;
+
+  @Column({ type: 'varchar', length: 320, nullable: true })
+  email: string | null;
+
+  @Column({ type: 'varchar', length: 40, nullable: true })
+  phone: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  firstName: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  lastName: string | null;
+
+  @Column({ type: 'varchar', length: 400, nullable: true })
+  name: string | null;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  fullAddress: string | null;
+
+  /** Deprecated in the API in favour of meta.ps_timezone. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  timezone: string | null;
+
+  @Column({ type: 'varchar', length: 2000, nullable: true })
+  website: string | null;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  birthday: string | null;
+
+  @Column({ type: 'varchar', length: 40, nullable: true })
+  postalCode: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  city: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  state: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  country: string | null;
+
+  @Column({ type: 'varchar', length: 300, nullable: true })
+  street: string | null;
+
+  @Column({ type: 'varchar', length: 40, nullable: true })
+  houseNumber: string | null;
+
+  /** meta.ps_converted_at; a column of its own because it is the default sort order. */
+  @Column({ type: 'timestamptz', nullable: true })
+  convertedAt: Date | null;
+
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  meta: ContactMeta;
+
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  utmParams: UtmParams;
+
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  properties: Record<string, PropertyValue>;
+
+  @OneToMany(() => ContactMessage, (message) => message.contact)
+  messages?: Relation<ContactMessage[]>;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updatedAt: Date;
+}

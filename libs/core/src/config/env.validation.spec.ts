@@ -1,0 +1,55 @@
+import { ConfigValidationError, validateEnv } from './env.validation';
+
+describe(validateEnv.name, () => {
+  it('applies the documented defaults', () => {
+    const env = validateEnv({});
+    expect(env).toMatchObject({
+      NODE_ENV: 'development',
+      PORT: 3000,
+      TRUST_PROXY: false,
+      RATE_LIMIT_PER_MINUTE: 100,
+      DATA_DIR: '.data',
+      LOG_LEVEL: 'log',
+    });
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.REDIS_URL).toBeUndefined();
+  });
+
+  it('parses numbers and booleans from strings', () => {
+    const env = validateEnv({ PORT: '8080', TRUST_PROXY: 'true', RATE_LIMIT_PER_MINUTE: '5' });
+    expect(env).toMatchObject({ PORT: 8080, TRUST_PROXY: true, RATE_LIMIT_PER_MINUTE: 5 });
+  });
+
+  it('reports one readable line per problem', () => {
+    try {
+      validateEnv({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', TRUST_PROXY: 'maybe' });
+      throw new Error('expected a ConfigValidationError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      expect((error as ConfigValidationError).problems).toEqual([
+        'PORT must be an integer between 0 and 65535',
+        'TRUST_PROXY must be true or false',
+        'DATABASE_URL must be a postgres:// connection string',
+        'REDIS_URL must be a redis:// or rediss:// URL',
+      ]);
+    }
+  });
+
+  it('turns the development defaults off in production', () => {
+    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(
+      /DATABASE_URL is required when NODE_ENV=production[\s\S]*IDP_URL is required/,
+    );
+  });
+
+  it('accepts a complete production configuration', () => {
+    const env = validateEnv({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u:p@db:5432/crm',
+      IDP_URL: 'https://tenant.idp.example',
+      OAUTH_CLIENT_ID: 'client',
+      OAUTH_AUDIENCE: 'https://api.example',
+      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+    });
+    expect(env.NODE_ENV).toBe('production');
+  });
+});

@@ -1,0 +1,29 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { validateEnv } from './config/env.validation';
+import { dataSourceOptions } from './database/data-source-options';
+import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+
+export interface CoreModuleOptions {
+  /** Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL). */
+  databaseUrl: string;
+}
+
+/** Configuration, database and the global error filter shared by every app. */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(options: CoreModuleOptions): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnv }),
+        TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+      ],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+      exports: [ConfigModule, TypeOrmModule],
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DataSourceOptions, MigrationInterface } from 'typeorm';
+import { authEntities } from '@app/auth/entities';
+import { automationEntities } from '@app/automations/entities';
+import { contactEntities } from '@app/contacts/entities';
+import { metricsEntities } from '@app/metrics/entities';
+import { workspaceEntities } from '@app/workspaces/entities';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+export const entities = [
+  ...authEntities,
+  ...workspaceEntities,
+  ...contactEntities,
+  ...metricsEntities,
+  ...automationEntities,
+];
+
+type MigrationClass = new () => MigrationInterface;
+
+/** Every migration class in ./migrations, oldest first (file names start with a timestamp). */
+export function loadMigrations(): MigrationClass[] {
+  const dir = join(__dirname, 'migrations');
+  return readdirSync(dir)
+    .filter((file) => /^\d+-.*\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
+    .sort()
+    .flatMap((file) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const module = require(join(dir, file)) as Record<string, unknown>;
+      return Object.values(module).filter((value): value is MigrationClass => typeof value === 'function');
+    });
+}
+
+export function dataSourceOptions(url: string, overrides: Partial<DataSourceOptions> = {}): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities,
+    migrations: loadMigrations(),
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    namingStrategy: new SnakeNamingStrategy(),
+    // gen_random_uuid() is built into PostgreSQL 13+, so no extension has to be installed.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
+    synchronize: false,
+    applicationName: 'funnel-crm',
+    extra: { max: 10 },
+    ...overrides,
+  } as DataSourceOptions;
+}

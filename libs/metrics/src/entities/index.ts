@@ -1,0 +1,2 @@
+// Tracking events and their rollups.
+export const metricsEntities: Function[] = [];

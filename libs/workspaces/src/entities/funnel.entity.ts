@@ -1,0 +1,52 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  OneToMany,
+  PrimaryGeneratedColumn,
+  Relation,
+} from 'typeorm';
+import { FunnelPage } from './funnel-page.entity';
+import { Workspace } from './workspace.entity';
+
+export const FUNNEL_STATUSES = ['online', 'offline'] as const;
+export type FunnelStatus = (typeof FUNNEL_STATUSES)[number];
+
+/** A funnel (a "campaign" in the workspace listing); its id is the funnelId of every REST path. */
+@Entity('funnels')
+@Index('idx_funnels_workspace', ['workspaceId', 'createdAt'])
+@Index('idx_funnels_company', ['companyId', 'id'])
+export class Funnel {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'uuid' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, (workspace) => workspace.funnels, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id' })
+  workspace?: Relation<Workspace>;
+
+  /** Copied from the workspace so every tenant check is one indexed lookup. */
+  @Column({ type: 'uuid' })
+  companyId: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'offline' })
+  status: FunnelStatus;
+
+  /** Contact statuses configured for this funnel, first one is the default. */
+  @Column({ type: 'text', array: true, default: () => "'{lead,converted}'" })
+  contactStatuses: string[];
+
+  @OneToMany(() => FunnelPage, (page) => page.funnel)
+  pages?: Relation<FunnelPage[]>;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+}

@@ -1,0 +1,37 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  OneToMany,
+  PrimaryGeneratedColumn,
+  Relation,
+} from 'typeorm';
+import { Company } from '@app/auth/entities/company.entity';
+import { Funnel } from './funnel.entity';
+
+/** Groups a company's funnels ("campaigns" in the workspace listing). */
+@Entity('workspaces')
+@Index('idx_workspaces_company', ['companyId', 'createdAt'])
+export class Workspace {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'uuid' })
+  companyId: string;
+
+  @ManyToOne(() => Company, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'company_id' })
+  company?: Relation<Company>;
+
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @OneToMany(() => Funnel, (funnel) => funnel.workspace)
+  funnels?: Relation<Funnel[]>;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import { Funnel, FUNNEL_STATUSES, FunnelStatus } from './entities/funnel.entity';
+import { FunnelPage } from './entities/funnel-page.entity';
+import { Workspace } from './entities/workspace.entity';
+
+export interface CreateFunnelInput {
+  workspaceId: string;
+  name: string;
+  status?: string;
+  contactStatuses?: string[];
+  pages?: { slug: string; title: string }[];
+}
+
+const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
+
+@Injectable()
+export class FunnelsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Funnel) private readonly funnels: Repository<Funnel>,
+    @InjectRepository(FunnelPage) private readonly pages: Repository<FunnelPage>,
+  ) {}
+
+  async create(input: CreateFunnelInput): Promise<Funnel> {
+    const problems: string[] = [];
+    if (!input.name?.trim()) problems.push('name is required');
+    const status = (input.status ?? 'offline') as FunnelStatus;
+    if (!FUNNEL_STATUSES.includes(status)) problems.push('status must be online or offline');
+    const statuses = input.contactStatuses ?? ['lead', 'converted'];
+    if (!statuses.length || statuses.some((s) => !/^[A-Za-z0-9_-]{1,100}$/.test(s))) {
+      problems.push('statuses must be a non-empty list of names (letters, digits, _ and -)');
+    }
+    if (new Set(statuses).size !== statuses.length) problems.push('statuses must not repeat');
+    const pages = input.pages ?? [];
+    if (pages.some((p) => !SLUG.test(p.slug) || !p.title?.trim())) {
+      problems.push('pages must be slug:Title pairs (slug of letters, digits, - and _)');
+    }
+    if (new Set(pages.map((p) => p.slug)).size !== pages.length) problems.push('page slugs must not repeat');
+    if (problems.length) throw new ValidationError(problems[0], problems);
+
+    return this.dataSource.transaction(async (manager) => {
+      const workspace = isUuid(input.workspaceId)
+        ? await manager.findOneBy(Workspace, { id: input.workspaceId })
+        : null;
+      if (!workspace) throw new NotFoundError('Workspace not found');
+      const funnel = await manager.save(
+        manager.create(Funnel, {
+          workspaceId: workspace.id,
+          companyId: workspace.companyId,
+          name: input.name.trim(),
+          status,
+          contactStatuses: statuses,
+        }),
+      );
+      funnel.pages = await manager.save(
+        pages.map((p, position) =>
+          manager.create(FunnelPage, { funnelId: funnel.id, position, slug: p.slug, title: p.title.trim() }),
+        ),
+      );
+      return funnel;
+    });
+  }
+
+  /**
+   * The funnel when it exists and belongs to the company; otherwise 404, so another company's
+   * funnel is indistinguishable from a missing one.
+   */
+  async findForCompany(companyId: string, funnelId: string): Promise<Funnel> {
+    const funnel = isUuid(funnelId) ? await this.funnels.findOneBy({ id: funnelId, companyId }) : null;
+    if (!funnel) throw new NotFoundError('Funnel not found');
+    return funnel;
+  }
+
+  /** The funnel's pages in funnel order. */
+  pagesOf(funnelId: string): Promise<FunnelPage[]> {
+    return this.pages.find({ where: { funnelId }, order: { position: 'ASC' } });
+  }
+}

@@ -1,0 +1,5 @@
+export * from './dto/workspace.dto';
+export * from './entities';
+export * from './funnels.service';
+export * from './workspaces.module';
+export * from './workspaces.service';
