@@ -39,8 +39,8 @@ describe('GET /v1/workspaces', () => {
   });
 
   it("never shows another company's workspaces", async () => {
-    const body = await (await list(globex.key)).json();
-    expect(body.data.map((w: { id: string }) => w.id)).toEqual([globex.workspaceId]);
+    const body = (await (await list(globex.key)).json()) as { data: { id: string }[] };
+    expect(body.data.map((w) => w.id)).toEqual([globex.workspaceId]);
   });
 
   it('returns 401 when the key is missing', async () => {

@@ -1,6 +1,7 @@
 export * from './api-keys.service';
 export * from './auth.module';
 export * from './companies.service';
+export * from './decorators/bearer-auth.decorator';
 export * from './decorators/current-company.decorator';
 export * from './decorators/public.decorator';
 export * from './decorators/require-permissions.decorator';

@@ -8,6 +8,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ApiKeysService } from '../api-keys.service';
+import { BEARER_AUTH } from '../decorators/bearer-auth.decorator';
 import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
 import { IS_PUBLIC } from '../decorators/public.decorator';
 import { REQUIRED_PERMISSIONS } from '../decorators/require-permissions.decorator';
@@ -16,8 +17,8 @@ import type { Permission } from '../entities/api-key.entity';
 export const API_KEY_HEADER = 'x-service-api-key';
 
 /**
- * Global guard: a route is refused unless it is `@Public()` or declares `@RequirePermissions`;
- * the latter need a valid, unrevoked key holding every listed permission.
+ * Global guard: a route is refused unless it is `@Public()`, `@BearerAuth()` or declares
+ * `@RequirePermissions`; the latter need a valid, unrevoked key holding every listed permission.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -30,6 +31,8 @@ export class ApiKeyGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    // Bearer-token routes are checked by their own guard.
+    if (this.reflector.getAllAndOverride<boolean>(BEARER_AUTH, targets)) return true;
     const required = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets);
     if (!required) throw new ForbiddenException('This route is not available');
 
