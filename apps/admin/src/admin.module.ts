@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
+import { AutomationsModule } from '@app/automations';
 import { CoreModule, CoreModuleOptions } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
 import { ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './commands/apikey.command';
@@ -29,7 +30,7 @@ export class AdminModule {
   static forRoot(options: CoreModuleOptions): DynamicModule {
     return {
       module: AdminModule,
-      imports: [CoreModule.forRoot(options), AuthModule, WorkspacesModule],
+      imports: [CoreModule.forRoot(options), AuthModule, WorkspacesModule, AutomationsModule],
       providers: [...COMMANDS, DemoSeedService],
     };
   }

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
+import { AutomationsModule } from '@app/automations';
 import { CoreModule, CoreModuleOptions } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
 
@@ -8,7 +9,7 @@ export class AppModule {
   static forRoot(options: CoreModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(options), ApiKeyAuthModule, WorkspacesModule],
+      imports: [CoreModule.forRoot(options), ApiKeyAuthModule, WorkspacesModule, AutomationsModule],
     };
   }
 }
