@@ -1,4 +1,3 @@
 #!/usr/bin/env node
-// `npm run --silent admin -- <command>`: the operators' CLI, run from source.
-require('@swc-node/register');
-require('../apps/admin/src/main.ts');
+// `npm run --silent admin -- <command>`: the operators' CLI.
+require('./run-entry')('apps/admin/src/main.ts');

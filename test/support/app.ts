@@ -12,11 +12,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real HTTP app on its own fresh database, listening on a free loopback port. */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
-  const env = validateEnv({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', ...overrides });
-  const app = await createApp(env, { databaseUrl: db.url });
+/**
+ * The real HTTP app listening on a free loopback port, on its own fresh database unless
+ * `databaseUrl` names one the caller manages.
+ */
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  databaseUrl?: string,
+): Promise<TestApp> {
+  const db = databaseUrl ? { url: databaseUrl, drop: async () => undefined } : await createTestDatabase();
+  const raw = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', ...overrides };
+  const env = validateEnv(raw);
+  // ConfigModule reads process.env while the app is built: show it this app's variables only.
+  const app = await withProcessEnv(raw, () => createApp(env, { databaseUrl: db.url }));
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return {
@@ -29,4 +37,18 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
       await db.drop();
     },
   };
+}
+
+async function withProcessEnv<T>(vars: Record<string, string | undefined>, run: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  const replace = (next: Record<string, string | undefined>) => {
+    for (const key of Object.keys(process.env)) delete process.env[key];
+    for (const [key, value] of Object.entries(next)) if (value !== undefined) process.env[key] = value;
+  };
+  replace(vars);
+  try {
+    return await run();
+  } finally {
+    replace(saved);
+  }
 }

