@@ -6,6 +6,7 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  IsUUID,
   Matches,
   Max,
   Min,
@@ -96,6 +97,67 @@ export class EnvironmentVariables {
   @IsString()
   OAUTH_CLAIM_NAMESPACE?: string;
 
+  // The bundled development identity provider (started only when IDP_URL is unset outside production).
+  @Transform(toInt)
+  @IsInt({ message: 'DEV_IDP_PORT must be an integer between 0 and 65535' })
+  @Min(0, { message: 'DEV_IDP_PORT must be an integer between 0 and 65535' })
+  @Max(65535, { message: 'DEV_IDP_PORT must be an integer between 0 and 65535' })
+  DEV_IDP_PORT: number = 3001;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUUID('all', { message: 'DEV_USER_COMPANY_ID must be a company id (uuid)' })
+  DEV_USER_COMPANY_ID?: string;
+
+  /** Webhook secrets are encrypted with this key (required once an automation has a secret in production). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'AUTOMATION_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)',
+  })
+  AUTOMATION_SECRET_KEY?: string;
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'AUTOMATION_WORKER_ENABLED must be true or false' })
+  AUTOMATION_WORKER_ENABLED: boolean = true;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_POLL_INTERVAL_MS must be an integer of at least 10' })
+  @Min(10, { message: 'AUTOMATION_POLL_INTERVAL_MS must be an integer of at least 10' })
+  AUTOMATION_POLL_INTERVAL_MS: number = 1000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_CONCURRENCY must be an integer between 1 and 100' })
+  @Min(1, { message: 'AUTOMATION_CONCURRENCY must be an integer between 1 and 100' })
+  @Max(100, { message: 'AUTOMATION_CONCURRENCY must be an integer between 1 and 100' })
+  AUTOMATION_CONCURRENCY: number = 10;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_WEBHOOK_TIMEOUT_MS must be an integer of at least 100' })
+  @Min(100, { message: 'AUTOMATION_WEBHOOK_TIMEOUT_MS must be an integer of at least 100' })
+  AUTOMATION_WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_LEASE_MS must be an integer of at least 1000' })
+  @Min(1000, { message: 'AUTOMATION_LEASE_MS must be an integer of at least 1000' })
+  AUTOMATION_LEASE_MS: number = 60_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_RETRY_BASE_MS must be a positive integer' })
+  @Min(1, { message: 'AUTOMATION_RETRY_BASE_MS must be a positive integer' })
+  AUTOMATION_RETRY_BASE_MS: number = 5_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_RETRY_MAX_MS must be a positive integer' })
+  @Min(1, { message: 'AUTOMATION_RETRY_MAX_MS must be a positive integer' })
+  AUTOMATION_RETRY_MAX_MS: number = 600_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100' })
+  @Min(1, { message: 'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100' })
+  @Max(100, { message: 'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100' })
+  AUTOMATION_MAX_ATTEMPTS: number = 8;
+
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'], {
     message: 'LOG_LEVEL must be one of error, warn, log, debug, verbose',
   })
@@ -125,6 +187,19 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
     ] as const;
     for (const name of required) {
       if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
+    }
+  }
+  // A lease shorter than the timeout would let a second worker deliver a run still in flight.
+  if (env.AUTOMATION_LEASE_MS <= env.AUTOMATION_WEBHOOK_TIMEOUT_MS) {
+    problems.push('AUTOMATION_LEASE_MS must be greater than AUTOMATION_WEBHOOK_TIMEOUT_MS');
+  }
+  if (env.AUTOMATION_RETRY_MAX_MS < env.AUTOMATION_RETRY_BASE_MS) {
+    problems.push('AUTOMATION_RETRY_MAX_MS must not be less than AUTOMATION_RETRY_BASE_MS');
+  }
+  // An external identity provider is only usable with its client, audience and claim settings.
+  if (env.IDP_URL) {
+    for (const name of ['OAUTH_CLIENT_ID', 'OAUTH_AUDIENCE', 'OAUTH_CLAIM_NAMESPACE'] as const) {
+      if (!env[name] && env.NODE_ENV !== 'production') problems.push(`${name} is required when IDP_URL is set`);
     }
   }
   if (problems.length) throw new ConfigValidationError(problems);
