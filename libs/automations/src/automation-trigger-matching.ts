@@ -1,28 +1,22 @@
-import type { ContactChange } from "./automation-trigger";
+import type { ContactChange } from './automation-trigger';
 
 /** Parsed form of an automation's `trigger` string. */
 export type TriggerSpec =
-  | { kind: "contact.created" }
-  | { kind: "status"; status: string }
-  | { kind: "field"; fieldName: string };
+  { kind: 'contact.created' } | { kind: 'status'; status: string } | { kind: 'field'; fieldName: string };
 
 // Field names as the contacts API accepts them: standard names or custom properties.
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** `contact.created`, `status:<status>` or `field:<fieldName>`; undefined when malformed. */
 export function parseTrigger(trigger: string): TriggerSpec | undefined {
-  if (trigger === "contact.created") return { kind: "contact.created" };
-  const separator = trigger.indexOf(":");
+  if (trigger === 'contact.created') return { kind: 'contact.created' };
+  const separator = trigger.indexOf(':');
   if (separator < 0) return undefined;
-  const [prefix, name] = [
-    trigger.slice(0, separator),
-    trigger.slice(separator + 1),
-  ];
+  const [prefix, name] = [trigger.slice(0, separator), trigger.slice(separator + 1)];
   if (!NAME.test(name)) return undefined;
-  if (prefix === "status") return { kind: "status", status: name };
+  if (prefix === 'status') return { kind: 'status', status: name };
   // `zip` is the legacy alias the contacts API stores as postalCode.
-  if (prefix === "field")
-    return { kind: "field", fieldName: name === "zip" ? "postalCode" : name };
+  if (prefix === 'field') return { kind: 'field', fieldName: name === 'zip' ? 'postalCode' : name };
   return undefined;
 }
 
@@ -35,20 +29,14 @@ export function parseTrigger(trigger: string): TriggerSpec | undefined {
  *   it does not fire on creation.
  * A write that leaves the value as it was is not a change and fires nothing.
  */
-export function triggerMatches(
-  trigger: TriggerSpec,
-  change: ContactChange,
-  createdStatus?: string,
-): boolean {
-  if (change.kind === "contact.created") {
-    if (trigger.kind === "contact.created") return true;
-    return trigger.kind === "status" && createdStatus === trigger.status;
+export function triggerMatches(trigger: TriggerSpec, change: ContactChange, createdStatus?: string): boolean {
+  if (change.kind === 'contact.created') {
+    if (trigger.kind === 'contact.created') return true;
+    return trigger.kind === 'status' && createdStatus === trigger.status;
   }
-  const changed =
-    change.previousValue === undefined || change.previousValue !== change.value;
+  const changed = change.previousValue === undefined || change.previousValue !== change.value;
   if (!changed) return false;
-  if (trigger.kind === "status")
-    return change.fieldName === "status" && change.value === trigger.status;
-  if (trigger.kind === "field") return change.fieldName === trigger.fieldName;
+  if (trigger.kind === 'status') return change.fieldName === 'status' && change.value === trigger.status;
+  if (trigger.kind === 'field') return change.fieldName === trigger.fieldName;
   return false;
 }

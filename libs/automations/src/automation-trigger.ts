@@ -1,9 +1,9 @@
-import type { EntityManager } from "typeorm";
+import type { EntityManager } from 'typeorm';
 
 /** A change to a contact that automations may react to. */
 export interface ContactChange {
   /** `contact.created`, or a value change of one field (`status` included). */
-  kind: "contact.created" | "field.changed";
+  kind: 'contact.created' | 'field.changed';
   companyId: string;
   funnelId: string;
   contactId: string;
@@ -19,8 +19,5 @@ export interface ContactChange {
  * (transactional outbox): the runs exist exactly when the change is committed.
  */
 export abstract class AutomationTrigger {
-  abstract record(
-    manager: EntityManager,
-    changes: ContactChange[],
-  ): Promise<void>;
+  abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
 }

@@ -1,6 +1,6 @@
-import { Global, Module } from "@nestjs/common";
-import { AutomationTrigger } from "./automation-trigger";
-import { AutomationsService } from "./automations.service";
+import { Global, Module } from '@nestjs/common';
+import { AutomationTrigger } from './automation-trigger';
+import { AutomationsService } from './automations.service';
 
 /**
  * Global so the contacts domain can inject the `AutomationTrigger` contract without importing
@@ -8,10 +8,7 @@ import { AutomationsService } from "./automations.service";
  */
 @Global()
 @Module({
-  providers: [
-    AutomationsService,
-    { provide: AutomationTrigger, useExisting: AutomationsService },
-  ],
+  providers: [AutomationsService, { provide: AutomationTrigger, useExisting: AutomationsService }],
   exports: [AutomationsService, AutomationTrigger],
 })
 export class AutomationsModule {}

@@ -1,3 +1,3 @@
-export * from "./automation-trigger";
-export * from "./automations.module";
-export * from "./automations.service";
+export * from './automation-trigger';
+export * from './automations.module';
+export * from './automations.service';

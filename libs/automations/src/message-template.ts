@@ -2,19 +2,19 @@
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
 const TOP_LEVEL = new Set([
-  "id",
-  "status",
-  "email",
-  "phone",
-  "firstName",
-  "lastName",
-  "name",
-  "fullAddress",
-  "timezone",
-  "website",
-  "birthday",
+  'id',
+  'status',
+  'email',
+  'phone',
+  'firstName',
+  'lastName',
+  'name',
+  'fullAddress',
+  'timezone',
+  'website',
+  'birthday',
 ]);
-const NESTED = new Set(["address", "meta", "utmParams", "properties"]);
+const NESTED = new Set(['address', 'meta', 'utmParams', 'properties']);
 
 /** The placeholders of a template that name no contact field (so a typo fails at creation). */
 export function unknownPlaceholders(template: string): string[] {
@@ -22,37 +22,28 @@ export function unknownPlaceholders(template: string): string[] {
     .map((match) => match[1])
     .filter((path) => {
       const [root, key] = splitPath(path);
-      return key === undefined
-        ? !TOP_LEVEL.has(root)
-        : !(NESTED.has(root) && key);
+      return key === undefined ? !TOP_LEVEL.has(root) : !(NESTED.has(root) && key);
     });
   return [...new Set(unknown)];
 }
 
 /** Renders a template over the contact JSON; a field the contact does not have renders empty. */
-export function renderTemplate(
-  template: string,
-  contact: Record<string, unknown>,
-): string {
+export function renderTemplate(template: string, contact: Record<string, unknown>): string {
   return template.replace(PLACEHOLDER, (_, path: string) => {
     const [root, key] = splitPath(path);
     const node = contact[root];
     const value =
       key === undefined
         ? node
-        : node && typeof node === "object"
+        : node && typeof node === 'object'
           ? (node as Record<string, unknown>)[key]
           : undefined;
-    return value === undefined || value === null || typeof value === "object"
-      ? ""
-      : String(value);
+    return value === undefined || value === null || typeof value === 'object' ? '' : String(value);
   });
 }
 
 // Custom property names may contain dots, so only the first dot separates the path.
 function splitPath(path: string): [string, string | undefined] {
-  const dot = path.indexOf(".");
-  return dot < 0
-    ? [path, undefined]
-    : [path.slice(0, dot), path.slice(dot + 1)];
+  const dot = path.indexOf('.');
+  return dot < 0 ? [path, undefined] : [path.slice(0, dot), path.slice(dot + 1)];
 }

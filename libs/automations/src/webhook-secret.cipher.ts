@@ -1,21 +1,12 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  randomBytes,
-} from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
-const VERSION = "v1";
+const VERSION = 'v1';
 // Development and tests only: production refuses to store a secret without AUTOMATION_SECRET_KEY.
-const DEVELOPMENT_KEY = createHash("sha256")
-  .update("funnel-crm development automation key")
-  .digest();
+const DEVELOPMENT_KEY = createHash('sha256').update('funnel-crm development automation key').digest();
 
 export class MissingSecretKeyError extends Error {
   constructor() {
-    super(
-      "AUTOMATION_SECRET_KEY is required to store or use webhook secrets when NODE_ENV=production",
-    );
+    super('AUTOMATION_SECRET_KEY is required to store or use webhook secrets when NODE_ENV=production');
   }
 }
 
@@ -29,47 +20,34 @@ export class WebhookSecretCipher {
 
   constructor(configuredKey: string | undefined, nodeEnv: string) {
     if (configuredKey) {
-      this.key = Buffer.from(
-        configuredKey,
-        /^[0-9a-fA-F]{64}$/.test(configuredKey) ? "hex" : "base64",
-      );
-    } else if (nodeEnv !== "production") {
+      this.key = Buffer.from(configuredKey, /^[0-9a-fA-F]{64}$/.test(configuredKey) ? 'hex' : 'base64');
+    } else if (nodeEnv !== 'production') {
       this.key = DEVELOPMENT_KEY;
     }
   }
 
   encrypt(secret: string, automationId: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.requireKey(), iv);
+    const cipher = createCipheriv('aes-256-gcm', this.requireKey(), iv);
     cipher.setAAD(Buffer.from(automationId));
-    const ciphertext = Buffer.concat([
-      cipher.update(secret, "utf8"),
-      cipher.final(),
-    ]);
+    const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
     return [VERSION, iv, cipher.getAuthTag(), ciphertext]
-      .map((part) =>
-        typeof part === "string" ? part : part.toString("base64url"),
-      )
-      .join(".");
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   /** Throws when the value was not encrypted with this key for this automation. */
   decrypt(stored: string, automationId: string): string {
-    const [version, iv, tag, ciphertext] = stored.split(".");
+    const [version, iv, tag, ciphertext] = stored.split('.');
     if (version !== VERSION || !iv || !tag || ciphertext === undefined) {
-      throw new Error("unrecognised webhook secret format");
+      throw new Error('unrecognised webhook secret format');
     }
-    const decipher = createDecipheriv(
-      "aes-256-gcm",
-      this.requireKey(),
-      Buffer.from(iv, "base64url"),
-    );
+    const decipher = createDecipheriv('aes-256-gcm', this.requireKey(), Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(automationId));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([
-      decipher.update(Buffer.from(ciphertext, "base64url")),
-      decipher.final(),
-    ]).toString("utf8");
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
+      'utf8',
+    );
   }
 
   private requireKey(): Buffer {

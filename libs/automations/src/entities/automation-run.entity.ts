@@ -8,19 +8,14 @@ import {
   PrimaryGeneratedColumn,
   Relation,
   UpdateDateColumn,
-} from "typeorm";
-import { Contact } from "@app/contacts/entities/contact.entity";
-import { Automation } from "./automation.entity";
+} from 'typeorm';
+import { Contact } from '@app/contacts/entities/contact.entity';
+import { Automation } from './automation.entity';
 
-export const RUN_STATUSES = [
-  "pending",
-  "running",
-  "succeeded",
-  "failed",
-] as const;
+export const RUN_STATUSES = ['pending', 'running', 'succeeded', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export type RunEvent = "contact.created" | "contact.field_changed";
+export type RunEvent = 'contact.created' | 'contact.field_changed';
 
 /** The JSON a run delivers, frozen when the change was committed. */
 export interface RunPayload {
@@ -35,69 +30,69 @@ export interface RunPayload {
  * One execution of an automation for one contact change: the transactional outbox. It is written
  * in the transaction of the change and delivered later by the worker.
  */
-@Entity("automation_runs")
+@Entity('automation_runs')
 // The worker's claim query: due pending runs and running runs whose lease expired.
-@Index("idx_automation_runs_due", ["nextAttemptAt"], {
+@Index('idx_automation_runs_due', ['nextAttemptAt'], {
   where: "status IN ('pending', 'running')",
 })
-@Index("idx_automation_runs_funnel", ["funnelId", "createdAt"])
-@Index("idx_automation_runs_automation", ["automationId"])
-@Index("idx_automation_runs_contact", ["contactId"])
+@Index('idx_automation_runs_funnel', ['funnelId', 'createdAt'])
+@Index('idx_automation_runs_automation', ['automationId'])
+@Index('idx_automation_runs_contact', ['contactId'])
 export class AutomationRun {
-  @PrimaryGeneratedColumn("uuid")
+  @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ type: "uuid" })
+  @Column({ type: 'uuid' })
   automationId: string;
 
-  @ManyToOne(() => Automation, { onDelete: "CASCADE" })
-  @JoinColumn({ name: "automation_id" })
+  @ManyToOne(() => Automation, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'automation_id' })
   automation?: Relation<Automation>;
 
-  @Column({ type: "uuid" })
+  @Column({ type: 'uuid' })
   funnelId: string;
 
   // Deleting a contact drops its runs: their payloads hold the contact's personal data.
-  @Column({ type: "uuid" })
+  @Column({ type: 'uuid' })
   contactId: string;
 
-  @ManyToOne(() => Contact, { onDelete: "CASCADE" })
-  @JoinColumn({ name: "contact_id" })
+  @ManyToOne(() => Contact, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'contact_id' })
   contact?: Relation<Contact>;
 
-  @Column({ type: "varchar", length: 32 })
+  @Column({ type: 'varchar', length: 32 })
   event: RunEvent;
 
-  @Column({ type: "jsonb" })
+  @Column({ type: 'jsonb' })
   payload: RunPayload;
 
-  @Column({ type: "varchar", length: 16, default: "pending" })
+  @Column({ type: 'varchar', length: 16, default: 'pending' })
   status: RunStatus;
 
   /** Delivery attempts started so far (a claim counts, even if its worker died). */
-  @Column({ type: "int", default: 0 })
+  @Column({ type: 'int', default: 0 })
   attempts: number;
 
   /**
    * When the run is next due: for a pending run the (retry) time, for a running run the end of its
    * lease, after which another worker may take it over.
    */
-  @Column({ type: "timestamptz", default: () => "now()" })
+  @Column({ type: 'timestamptz', default: () => 'now()' })
   nextAttemptAt: Date;
 
   /** The worker holding the lease; completion only counts when it still holds it. */
-  @Column({ type: "varchar", length: 64, nullable: true })
+  @Column({ type: 'varchar', length: 64, nullable: true })
   lockedBy: string | null;
 
-  @Column({ type: "text", nullable: true })
+  @Column({ type: 'text', nullable: true })
   lastError: string | null;
 
-  @CreateDateColumn({ type: "timestamptz" })
+  @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 
-  @UpdateDateColumn({ type: "timestamptz" })
+  @UpdateDateColumn({ type: 'timestamptz' })
   updatedAt: Date;
 
-  @Column({ type: "timestamptz", nullable: true })
+  @Column({ type: 'timestamptz', nullable: true })
   completedAt: Date | null;
 }

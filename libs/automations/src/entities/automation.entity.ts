@@ -8,68 +8,68 @@ import {
   PrimaryColumn,
   Relation,
   UpdateDateColumn,
-} from "typeorm";
-import { Funnel } from "@app/workspaces/entities/funnel.entity";
+} from 'typeorm';
+import { Funnel } from '@app/workspaces/entities/funnel.entity';
 
-export const AUTOMATION_ACTIONS = ["webhook", "message"] as const;
+export const AUTOMATION_ACTIONS = ['webhook', 'message'] as const;
 export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
 
-export const MESSAGE_CHANNELS = ["email", "sms"] as const;
+export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 
 /**
  * What a funnel does when a contact changes: on `trigger` (`contact.created`, `status:<status>`
  * or `field:<fieldName>`) POST a signed webhook or record a message to the contact.
  */
-@Entity("automations")
+@Entity('automations')
 // The outbox writer looks up a funnel's enabled automations inside every contact write.
-@Index("idx_automations_funnel_enabled", ["funnelId"], { where: "enabled" })
+@Index('idx_automations_funnel_enabled', ['funnelId'], { where: 'enabled' })
 export class Automation {
   // Assigned before insert: the encrypted webhook secret is bound to the automation id.
-  @PrimaryColumn({ type: "uuid" })
+  @PrimaryColumn({ type: 'uuid' })
   id: string;
 
-  @Column({ type: "uuid" })
+  @Column({ type: 'uuid' })
   funnelId: string;
 
-  @ManyToOne(() => Funnel, { onDelete: "CASCADE" })
-  @JoinColumn({ name: "funnel_id" })
+  @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'funnel_id' })
   funnel?: Relation<Funnel>;
 
-  @Column({ type: "uuid" })
+  @Column({ type: 'uuid' })
   companyId: string;
 
-  @Column({ type: "varchar", length: 200 })
+  @Column({ type: 'varchar', length: 200 })
   name: string;
 
-  @Column({ type: "varchar", length: 200 })
+  @Column({ type: 'varchar', length: 200 })
   trigger: string;
 
-  @Column({ type: "boolean", default: true })
+  @Column({ type: 'boolean', default: true })
   enabled: boolean;
 
-  @Column({ type: "varchar", length: 16 })
+  @Column({ type: 'varchar', length: 16 })
   action: AutomationAction;
 
-  @Column({ type: "varchar", length: 2000, nullable: true })
+  @Column({ type: 'varchar', length: 2000, nullable: true })
   webhookUrl: string | null;
 
   /** AES-256-GCM ciphertext (see webhook-secret.cipher.ts); never the plain secret. */
-  @Column({ type: "text", nullable: true })
+  @Column({ type: 'text', nullable: true })
   webhookSecretEncrypted: string | null;
 
-  @Column({ type: "varchar", length: 16, nullable: true })
+  @Column({ type: 'varchar', length: 16, nullable: true })
   messageChannel: MessageChannel | null;
 
-  @Column({ type: "varchar", length: 500, nullable: true })
+  @Column({ type: 'varchar', length: 500, nullable: true })
   messageSubject: string | null;
 
-  @Column({ type: "text", nullable: true })
+  @Column({ type: 'text', nullable: true })
   messageTemplate: string | null;
 
-  @CreateDateColumn({ type: "timestamptz" })
+  @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 
-  @UpdateDateColumn({ type: "timestamptz" })
+  @UpdateDateColumn({ type: 'timestamptz' })
   updatedAt: Date;
 }

@@ -113,7 +113,8 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
-    message: 'AUTOMATION_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)',
+    message:
+      'AUTOMATION_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)',
   })
   AUTOMATION_SECRET_KEY?: string;
 
@@ -199,7 +200,8 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
   // An external identity provider is only usable with its client, audience and claim settings.
   if (env.IDP_URL) {
     for (const name of ['OAUTH_CLIENT_ID', 'OAUTH_AUDIENCE', 'OAUTH_CLAIM_NAMESPACE'] as const) {
-      if (!env[name] && env.NODE_ENV !== 'production') problems.push(`${name} is required when IDP_URL is set`);
+      if (!env[name] && env.NODE_ENV !== 'production')
+        problems.push(`${name} is required when IDP_URL is set`);
     }
   }
   if (problems.length) throw new ConfigValidationError(problems);
