@@ -72,3 +72,41 @@ describe('Deployment files', () => {
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/health/);
   });
 });
+
+describe('Kubernetes manifests', () => {
+  const dir = 'deploy/k8s';
+  const load = (file: string) => parse(read(`${dir}/${file}`)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const kustomization = load('kustomization.yaml') as { resources: string[] };
+  const docs = Object.fromEntries(kustomization.resources.map((file) => [load(file).kind as string, load(file)]));
+
+  it('lists manifests that exist', () => {
+    for (const file of kustomization.resources) expect(existsSync(join(root, dir, file))).toBe(true);
+    expect(Object.keys(docs).sort()).toEqual(['ConfigMap', 'Deployment', 'Job', 'Service']);
+  });
+
+  it('configures the service with values it accepts in production', () => {
+    const secret = load('secret.example.yaml');
+    const env = validateEnv({ ...docs.ConfigMap.data, ...secret.stringData });
+    expect(env.NODE_ENV).toBe('production');
+  });
+
+  it('probes routes the service serves and selects its own pods', async () => {
+    const { startTestApp } = await import('./support/app');
+    const t = await startTestApp();
+    try {
+      const container = docs.Deployment.spec.template.spec.containers[0];
+      for (const probe of [container.readinessProbe, container.livenessProbe]) {
+        expect((await fetch(`${t.baseUrl}${probe.httpGet.path}`)).status).toBe(200);
+      }
+    } finally {
+      await t.close();
+    }
+    expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(docs.Deployment.spec.selector.matchLabels);
+    expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(docs.Service.spec.selector);
+  });
+
+  it('migrates with the compiled migration command', () => {
+    const command = docs.Job.spec.template.spec.containers[0].command as string[];
+    expect(existsSync(join(root, sourceOf(command[1])))).toBe(true);
+  });
+});

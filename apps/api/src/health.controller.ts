@@ -3,15 +3,23 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
 
-/** Liveness and readiness for orchestrators: the process answers and the database is reachable. */
+/** Probes for orchestrators: liveness (the process answers) and readiness (the database too). */
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
+  @Get('live')
+  @Public()
+  @ApiOperation({ summary: 'Liveness', description: '200 while the process serves HTTP.' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Health check', description: '200 when the service and its database answer.' })
+  @ApiOperation({ summary: 'Readiness', description: '200 when the service and its database answer.' })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
   async check(): Promise<{ status: 'ok' }> {
