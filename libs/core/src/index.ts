@@ -5,6 +5,7 @@ export * from './database/data-source-options';
 export * from './database/database-url';
 export * from './errors/domain.exception';
 export * from './errors/error-body';
+export * from './http/base-url';
 export * from './http/configure-http-app';
 export * from './http/swagger';
 export * from './database/run-migrations';

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 export const API_KEY_SECURITY = 'api-key';
+export const BEARER_SECURITY = 'oauth-bearer';
 
 /** The OpenAPI document generated from the controllers and DTOs. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -16,6 +17,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('1.0')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-service-api-key' }, API_KEY_SECURITY)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'OAuth 2.0 access token (RS256 JWT) from the identity provider; POST /mcp only',
+      },
+      BEARER_SECURITY,
+    )
     .build();
   return SwaggerModule.createDocument(app, config);
 }

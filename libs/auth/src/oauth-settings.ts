@@ -1,0 +1,56 @@
+import type { AppConfigService, EnvironmentVariables } from '@app/core';
+
+/** The identity provider as the service sees it: where tokens come from and what they must say. */
+export interface OAuthSettings {
+  /** {idp_url} without a trailing slash. */
+  idpUrl: string;
+  /** `{idp_url}/`: the `iss` every accepted token carries. */
+  issuer: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  jwksUri: string;
+  clientId: string;
+  audience: string;
+  connection?: string;
+  /** Name of the claim holding `{companyId, subscriptionId}`. */
+  userMetadataClaim: string;
+}
+
+type OAuthEnv = Pick<
+  EnvironmentVariables,
+  'IDP_URL' | 'OAUTH_CLIENT_ID' | 'OAUTH_AUDIENCE' | 'OAUTH_CONNECTION' | 'OAUTH_CLAIM_NAMESPACE'
+>;
+
+/** The settings, or undefined when no identity provider is configured (tests without OAuth). */
+export function oauthSettingsFrom(env: OAuthEnv): OAuthSettings | undefined {
+  if (!env.IDP_URL || !env.OAUTH_CLIENT_ID || !env.OAUTH_AUDIENCE || !env.OAUTH_CLAIM_NAMESPACE) {
+    return undefined;
+  }
+  const idpUrl = env.IDP_URL.replace(/\/+$/, '');
+  return {
+    idpUrl,
+    issuer: `${idpUrl}/`,
+    authorizationEndpoint: `${idpUrl}/authorize`,
+    tokenEndpoint: `${idpUrl}/oauth/token`,
+    jwksUri: `${idpUrl}/.well-known/jwks.json`,
+    clientId: env.OAUTH_CLIENT_ID,
+    audience: env.OAUTH_AUDIENCE,
+    connection: env.OAUTH_CONNECTION,
+    userMetadataClaim: `${env.OAUTH_CLAIM_NAMESPACE.replace(/\/+$/, '')}/user_metadata`,
+  };
+}
+
+/** The settings from the validated configuration (see {@link oauthSettingsFrom}). */
+export function oauthSettingsFromConfig(config: AppConfigService): OAuthSettings | undefined {
+  return oauthSettingsFrom({
+    IDP_URL: config.get('IDP_URL', { infer: true }),
+    OAUTH_CLIENT_ID: config.get('OAUTH_CLIENT_ID', { infer: true }),
+    OAUTH_AUDIENCE: config.get('OAUTH_AUDIENCE', { infer: true }),
+    OAUTH_CONNECTION: config.get('OAUTH_CONNECTION', { infer: true }),
+    OAUTH_CLAIM_NAMESPACE: config.get('OAUTH_CLAIM_NAMESPACE', { infer: true }),
+  });
+}
+
+/** `resource_metadata` pointer sent with every 401 of a bearer-token route. */
+export const protectedResourceMetadataUrl = (baseUrl: string): string =>
+  `${baseUrl}/.well-known/oauth-protected-resource`;

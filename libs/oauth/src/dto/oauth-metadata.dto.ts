@@ -1,0 +1,62 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ProtectedResourceMetadataDto {
+  @ApiProperty({ description: 'The service base URL ({base_url})', example: 'https://api.example.com' })
+  resource: string;
+
+  @ApiProperty({
+    description: 'The same base URL: this service fronts the authorization server',
+    example: ['https://api.example.com'],
+  })
+  authorization_servers: string[];
+
+  @ApiProperty({ example: ['offline_access'] })
+  scopes_supported: string[];
+
+  @ApiProperty({ example: ['header'] })
+  bearer_methods_supported: string[];
+}
+
+export class AuthorizationServerMetadataDto {
+  @ApiProperty({
+    description: 'The identity provider tenant URL with one trailing slash ({idp_url}/)',
+    example: 'https://tenant.idp.example/',
+  })
+  issuer: string;
+
+  @ApiProperty({
+    description: '{base_url}/oauth/authorize',
+    example: 'https://api.example.com/oauth/authorize',
+  })
+  authorization_endpoint: string;
+
+  @ApiProperty({ description: '{idp_url}/oauth/token', example: 'https://tenant.idp.example/oauth/token' })
+  token_endpoint: string;
+
+  @ApiProperty({
+    description: '{idp_url}/.well-known/jwks.json',
+    example: 'https://tenant.idp.example/.well-known/jwks.json',
+  })
+  jwks_uri: string;
+
+  @ApiProperty({
+    description: '{base_url}/oauth/register',
+    example: 'https://api.example.com/oauth/register',
+  })
+  registration_endpoint: string;
+
+  @ApiProperty({ example: ['code'] })
+  response_types_supported: string[];
+
+  @ApiProperty({ example: ['authorization_code', 'refresh_token'] })
+  grant_types_supported: string[];
+
+  @ApiProperty({ description: 'Public clients, no secret', example: ['none'] })
+  token_endpoint_auth_methods_supported: string[];
+
+  @ApiProperty({ description: 'PKCE is required', example: ['S256'] })
+  code_challenge_methods_supported: string[];
+
+  @ApiProperty({ example: ['offline_access'] })
+  scopes_supported: string[];
+}

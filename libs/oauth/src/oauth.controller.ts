@@ -1,0 +1,96 @@
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Post,
+  Redirect,
+  Req,
+  UseFilters,
+  VERSION_NEUTRAL,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiFoundResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Public } from '@app/auth';
+import { ClientRegistrationError, ClientRegistrationErrorFilter } from './client-registration-error.filter';
+import {
+  ClientRegistrationDto,
+  ClientRegistrationErrorDto,
+  ClientRegistrationRequestDto,
+} from './dto/client-registration.dto';
+import { OAuthConfigService } from './oauth-config.service';
+import { identityProviderAuthorizeUrl, registerClient } from './oauth-documents';
+
+const AUTHORIZE_PARAMS: [string, string][] = [
+  ['client_id', 'The shared client id from registration'],
+  ['redirect_uri', "The client's callback URL"],
+  ['response_type', '`code`'],
+  ['scope', 'e.g. `offline_access` to also receive a refresh token'],
+  ['state', 'Opaque value echoed back to the client'],
+  ['code_challenge', 'PKCE challenge: base64url(SHA-256(code_verifier))'],
+  ['code_challenge_method', '`S256`'],
+  ['resource', 'Resource indicator (RFC 8707): the service base URL'],
+];
+
+const ApiAuthorizeQuery = () =>
+  applyDecorators(
+    ...AUTHORIZE_PARAMS.map(([name, description]) => ApiQuery({ name, required: false, description })),
+    ApiQuery({ name: 'other', required: false, description: 'Any other parameter is forwarded as well' }),
+  );
+
+@ApiTags('OAuth')
+@Controller({ path: 'oauth', version: VERSION_NEUTRAL })
+export class OAuthController {
+  constructor(private readonly oauth: OAuthConfigService) {}
+
+  @Get('authorize')
+  @Public()
+  @Redirect()
+  @ApiOperation({
+    summary: 'Authorization redirect',
+    description:
+      'Forwards every query parameter unchanged (repeated ones too) to `{idp_url}/authorize` and adds ' +
+      '`audience` (`OAUTH_AUDIENCE`) and, when configured, `connection` (`OAUTH_CONNECTION`); configured ' +
+      'values replace any the client sent.',
+  })
+  @ApiAuthorizeQuery()
+  @ApiFoundResponse({ description: 'Redirect to the identity provider (`Location` header)' })
+  @ApiServiceUnavailableResponse({ description: 'No identity provider is configured' })
+  authorize(@Req() request: Request): { url: string; statusCode: number } {
+    const rawQuery = request.originalUrl.split('?').slice(1).join('?');
+    return { url: identityProviderAuthorizeUrl(rawQuery, this.oauth.settings()), statusCode: 302 };
+  }
+
+  @Post('register')
+  @Public()
+  @HttpCode(201)
+  @UseFilters(ClientRegistrationErrorFilter)
+  @ApiOperation({
+    summary: 'Dynamic client registration (RFC 7591)',
+    description:
+      'Every registration receives the same public client id (`OAUTH_CLIENT_ID`); no secret is issued. ' +
+      'The 400 body is exactly `{"error":"redirect_uris must be a non-empty array"}`.',
+  })
+  @ApiBody({ type: ClientRegistrationRequestDto })
+  @ApiCreatedResponse({ type: ClientRegistrationDto })
+  @ApiBadRequestResponse({
+    type: ClientRegistrationErrorDto,
+    description: '`redirect_uris` is missing, empty, not an array or holds a non-string',
+  })
+  @ApiServiceUnavailableResponse({ description: 'No identity provider is configured' })
+  register(@Body() body: unknown): ClientRegistrationDto {
+    const registration = registerClient(body, this.oauth.settings().clientId);
+    if (!registration) throw new ClientRegistrationError();
+    return registration;
+  }
+}

@@ -1,0 +1,40 @@
+import { Controller, Get, Req, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Public } from '@app/auth';
+import { AuthorizationServerMetadataDto, ProtectedResourceMetadataDto } from './dto/oauth-metadata.dto';
+import { OAuthConfigService } from './oauth-config.service';
+import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-documents';
+
+@ApiTags('OAuth')
+@Controller({ path: '.well-known', version: VERSION_NEUTRAL })
+export class WellKnownController {
+  constructor(private readonly oauth: OAuthConfigService) {}
+
+  @Get('oauth-protected-resource')
+  @Public()
+  @ApiOperation({
+    summary: 'Protected-resource metadata (RFC 9728)',
+    description:
+      'Where MCP clients start after a 401 from POST /mcp. The base URL is `BASE_URL`, or the request ' +
+      'scheme and host (`X-Forwarded-Proto`/`X-Forwarded-Host` only with `TRUST_PROXY=true`).',
+  })
+  @ApiOkResponse({ type: ProtectedResourceMetadataDto })
+  protectedResource(@Req() request: Request): ProtectedResourceMetadataDto {
+    return protectedResourceMetadata(this.oauth.baseUrl(request));
+  }
+
+  @Get('oauth-authorization-server')
+  @Public()
+  @ApiOperation({
+    summary: 'Authorization-server metadata (RFC 8414)',
+    description:
+      'Authorization and registration go through this service; tokens and signing keys come from the ' +
+      'identity provider (`IDP_URL`).',
+  })
+  @ApiOkResponse({ type: AuthorizationServerMetadataDto })
+  @ApiServiceUnavailableResponse({ description: 'No identity provider is configured' })
+  authorizationServer(@Req() request: Request): AuthorizationServerMetadataDto {
+    return authorizationServerMetadata(this.oauth.baseUrl(request), this.oauth.settings());
+  }
+}
