@@ -1,17 +1,27 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
 import { AutomationsModule } from '@app/automations';
-import { CoreModule, CoreModuleOptions } from '@app/core';
+import { ContactsModule } from '@app/contacts';
+import { CoreModule, CoreModuleOptions, EnvironmentVariables, RateLimitModule, validateEnv } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
 import { HealthController } from './health.controller';
 
 @Module({})
 export class AppModule {
-  static forRoot(options: CoreModuleOptions): DynamicModule {
+  static forRoot(options: CoreModuleOptions & { env?: EnvironmentVariables }): DynamicModule {
+    const env = options.env ?? validateEnv(process.env);
     return {
       module: AppModule,
       controllers: [HealthController],
-      imports: [CoreModule.forRoot(options), ApiKeyAuthModule, WorkspacesModule, AutomationsModule],
+      imports: [
+        CoreModule.forRoot(options),
+        // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
+        RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),
+        ApiKeyAuthModule,
+        WorkspacesModule,
+        ContactsModule,
+        AutomationsModule,
+      ],
     };
   }
 }

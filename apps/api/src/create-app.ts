@@ -8,7 +8,7 @@ export async function createApp(
   env: EnvironmentVariables,
   options: CoreModuleOptions,
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, env }), {
     bodyParser: false,
     bufferLogs: true,
     logger: loggerLevels(env.LOG_LEVEL),

@@ -8,5 +8,8 @@ export * from './errors/error-body';
 export * from './http/base-url';
 export * from './http/configure-http-app';
 export * from './http/swagger';
+export * from './http/openapi-errors';
+export * from './http/rate-limit';
+export * from './http/validation.pipe';
 export * from './database/run-migrations';
 export * from './validation/uuid';

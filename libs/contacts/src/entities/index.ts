@@ -1,8 +1,18 @@
 import { Contact } from './contact.entity';
 import { ContactFieldValue } from './contact-field-value.entity';
 import { ContactMessage } from './contact-message.entity';
+import { FunnelContactCount } from './funnel-contact-count.entity';
+import { IdempotencyKey } from './idempotency-key.entity';
 
 export * from './contact.entity';
 export * from './contact-field-value.entity';
 export * from './contact-message.entity';
-export const contactEntities = [Contact, ContactFieldValue, ContactMessage];
+export * from './funnel-contact-count.entity';
+export * from './idempotency-key.entity';
+export const contactEntities = [
+  Contact,
+  ContactFieldValue,
+  ContactMessage,
+  FunnelContactCount,
+  IdempotencyKey,
+];

@@ -2,6 +2,7 @@ import { VersioningType } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { EnvironmentVariables } from '../config/env.validation';
 import { setupSwagger } from './swagger';
+import { AppValidationPipe } from './validation.pipe';
 
 export const BODY_LIMIT = '100kb';
 
@@ -13,5 +14,7 @@ export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVa
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   // REST routes say `version: '1'` and live under /v1; OAuth, MCP and docs are unversioned.
   app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
+  // DTOs are validated and transformed everywhere; undeclared members are refused.
+  app.useGlobalPipes(new AppValidationPipe());
   setupSwagger(app);
 }

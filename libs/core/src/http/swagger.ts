@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { completeErrorResponses } from './openapi-errors';
 
 export const API_KEY_SECURITY = 'api-key';
 export const BEARER_SECURITY = 'oauth-bearer';
@@ -11,7 +12,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(
       [
         'REST API for funnel contacts and metrics, addressed by API key (`x-service-api-key`).',
-        'Every error body is `{"error": "<message>", "status": <code>}`; validation errors add `details`.',
+        'Every error body is `{"error": "<message>", "status": <code>}`; validation errors add `details` ' +
+          '(every problem found). Unknown routes answer 404 in the same shape, a malformed JSON body 400, ' +
+          'a body over 100 kB 413. A funnel or contact that does not exist or belongs to another company ' +
+          'answers 404; an id that is not a UUID answers 400.',
+        'Rate limits: `RATE_LIMIT_PER_MINUTE` (default 100) requests a minute per API key across all `/v1` ' +
+          'routes, in fixed one-minute windows. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and ' +
+          '`RateLimit-Reset` (seconds until the window ends); a 429 adds `Retry-After` and the body ' +
+          '`{"error":"Rate limit exceeded","status":429,"retryAfter":<seconds>}`. Unauthenticated routes ' +
+          '(OAuth discovery, registration, authorize) allow 60 requests a minute per client address.',
         'Call `GET /v1/workspaces` first and use a campaign id as `funnelId`.',
       ].join('\n\n'),
     )
@@ -27,7 +36,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SECURITY,
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return completeErrorResponses(SwaggerModule.createDocument(app, config));
 }
 
 /** Swagger UI at /docs and the OpenAPI JSON at /docs-json. */

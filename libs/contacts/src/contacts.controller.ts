@@ -1,0 +1,151 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentCompany, RequirePermissions } from '@app/auth';
+import { ContactsService } from './contacts.service';
+import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
+import { CreateContactDto } from './dto/create-contact.dto';
+import { ListContactsQueryDto } from './dto/list-contacts.query.dto';
+import { UpdateContactValueDto } from './dto/update-contact-value.dto';
+import { IDEMPOTENCY_KEY_TTL_HOURS } from './idempotency';
+
+const FUNNEL_ID = ApiParam({
+  name: 'funnelId',
+  format: 'uuid',
+  description: 'A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404.',
+});
+const CONTACT_ID = ApiParam({
+  name: 'contactId',
+  format: 'uuid',
+  description: 'Not a UUID: 400; unknown, in another funnel or another company’s: 404.',
+});
+const NOT_FOUND = ApiNotFoundResponse({
+  description: '`Funnel not found` or `Contact not found` (also for another company’s)',
+});
+
+@ApiTags('Contacts')
+@Controller({ path: 'funnels/:funnelId/contacts', version: '1' })
+export class ContactsController {
+  constructor(private readonly contacts: ContactsService) {}
+
+  @Get()
+  @RequirePermissions('crm:read')
+  @ApiOperation({
+    summary: 'List contacts',
+    description:
+      'One page of the funnel’s contacts. `total` is kept per funnel (no count per request). Pages are ' +
+      'offset-based: a deep page costs time proportional to page × limit.',
+  })
+  @FUNNEL_ID
+  @ApiOkResponse({ type: ContactListResponse })
+  @ApiBadRequestResponse({
+    description: 'Invalid query (e.g. limit out of range, unknown sortField) or funnelId',
+  })
+  @NOT_FOUND
+  list(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Query() query: ListContactsQueryDto,
+  ): Promise<ContactListResponse> {
+    return this.contacts.list(companyId, funnelId, query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequirePermissions('crm:write')
+  @ApiOperation({
+    summary: 'Create a contact',
+    description:
+      'Creates a contact with meta.ps_source `external-api` and meta.ps_converted_at now. At least one of ' +
+      'email and phone is required; meta, utmParams and properties cannot be set. Automations for the ' +
+      'contact’s creation and initial status run unless skipAutomationTrigger is true.',
+  })
+  @FUNNEL_ID
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      `Makes retries safe: 1 to 255 visible ASCII characters, scoped to the company, remembered ${IDEMPOTENCY_KEY_TTL_HOURS} h ` +
+      'after a successful creation. A retry with the same key and body answers the first response (201, ' +
+      'same body, header `Idempotent-Replayed: true`) and creates nothing; the same key with a different ' +
+      'body or funnel answers 422. A request that failed can be retried with the same key.',
+    example: '5f0c2b1e-order-4711',
+  })
+  @ApiBody({ type: CreateContactDto })
+  @ApiCreatedResponse({ type: ContactResponse })
+  @ApiBadRequestResponse({
+    description:
+      'Both email and phone missing, invalid email/phone/website/birthday, status not configured for the funnel, ' +
+      'a read-only or unknown member, a bad Idempotency-Key, or an invalid funnelId',
+  })
+  @ApiUnprocessableEntityResponse({
+    description: 'The Idempotency-Key was already used with a different request',
+  })
+  @NOT_FOUND
+  async create(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Body() body: CreateContactDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ContactResponse> {
+    const { contact, replayed } = await this.contacts.create(companyId, funnelId, body, { idempotencyKey });
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return { data: contact };
+  }
+
+  @Get(':contactId')
+  @RequirePermissions('crm:read')
+  @ApiOperation({ summary: 'Get a contact' })
+  @FUNNEL_ID
+  @CONTACT_ID
+  @ApiOkResponse({ type: ContactResponse })
+  @ApiBadRequestResponse({ description: 'funnelId or contactId is not a UUID' })
+  @NOT_FOUND
+  async get(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Param('contactId') contactId: string,
+  ): Promise<ContactResponse> {
+    return { data: await this.contacts.get(companyId, funnelId, contactId) };
+  }
+
+  @Put(':contactId/values')
+  @RequirePermissions('crm:write')
+  @ApiOperation({
+    summary: 'Update one contact field value',
+    description:
+      'Writes one standard field or custom property, keeps the change as a field-value record and sets ' +
+      'meta.ps_user_edited_at. Automations for the change (status changes included) run unless ' +
+      'skipAutomationTrigger is true; writing the value a field already has triggers none.',
+  })
+  @FUNNEL_ID
+  @CONTACT_ID
+  @ApiBody({ type: UpdateContactValueDto })
+  @ApiOkResponse({ type: ContactValuesResponse })
+  @ApiBadRequestResponse({
+    description:
+      'fieldName or value missing, a reserved system field, an invalid custom property name, an invalid ' +
+      'value for the field (email, status, website, birthday, phone), or an invalid path id',
+  })
+  @NOT_FOUND
+  async updateValue(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Param('contactId') contactId: string,
+    @Body() body: UpdateContactValueDto,
+  ): Promise<ContactValuesResponse> {
+    return { data: await this.contacts.updateValue(companyId, funnelId, contactId, body) };
+  }
+}

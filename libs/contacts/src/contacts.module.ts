@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { ContactsController } from './contacts.controller';
+import { ContactsService } from './contacts.service';
+import { contactEntities } from './entities';
+
+/**
+ * CRM contacts: the REST routes and ContactsService, which the MCP tools and automations reuse.
+ * Needs the global AutomationTrigger provider (AutomationsModule) in the importing app.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],
+  controllers: [ContactsController],
+  providers: [ContactsService],
+  exports: [ContactsService],
+})
+export class ContactsModule {}

@@ -1,0 +1,198 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { AutomationTrigger } from '@app/automations/automation-trigger';
+import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import { FunnelsService } from '@app/workspaces/funnels.service';
+import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
+import { applyValueChange, validateValueInput } from './contact-value-change';
+import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
+import { Contact } from './entities/contact.entity';
+import { ContactMessage } from './entities/contact-message.entity';
+import {
+  assertIdempotencyKey,
+  claimIdempotencyKey,
+  fingerprint,
+  pruneExpiredKeys,
+  rememberResponse,
+} from './idempotency';
+import { listPageIds, ListContactsQuery, validateListQuery } from './contacts-list.query';
+
+export interface ContactPage {
+  data: ContactView[];
+  meta: { page: number; limit: number; total: number; hasNext: boolean };
+}
+
+export interface CreateContactResult {
+  contact: ContactView;
+  /** True when an earlier request with the same Idempotency-Key created the contact. */
+  replayed: boolean;
+}
+
+/**
+ * The CRM contacts of a company's funnels: the one place their rules live, used by the REST
+ * controller and the MCP tools. Every method is scoped by the caller's company; a funnel or
+ * contact of another company is reported exactly like a missing one (404).
+ */
+@Injectable()
+export class ContactsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly funnels: FunnelsService,
+    private readonly automations: AutomationTrigger,
+    @InjectRepository(Contact) private readonly contacts: Repository<Contact>,
+    @InjectRepository(ContactMessage) private readonly messages: Repository<ContactMessage>,
+  ) {}
+
+  async list(companyId: string, funnelId: string, query: ListContactsQuery): Promise<ContactPage> {
+    assertIds({ funnelId });
+    validateListQuery(query);
+    await this.funnels.findForCompany(companyId, funnelId);
+    const total = await this.countOf(funnelId);
+    const { page, limit } = query;
+    // Past the last contact there is nothing to read (and no huge OFFSET to send).
+    if (page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
+
+    const ids = await listPageIds(this.dataSource.manager, funnelId, query);
+    const hasNext = ids.length > limit;
+    const pageIds = ids.slice(0, limit);
+    const rows = await this.contacts.findBy({ id: In(pageIds), companyId });
+    const byId = new Map(rows.map((c) => [c.id, c]));
+    const messages = await this.messagesOf(pageIds);
+    const data = pageIds
+      .map((id) => byId.get(id))
+      .filter((c): c is Contact => !!c)
+      .map((c) => presentContact(c, messages.get(c.id) ?? []));
+    return { data, meta: { page, limit, total, hasNext } };
+  }
+
+  async get(companyId: string, funnelId: string, contactId: string): Promise<ContactView> {
+    assertIds({ funnelId, contactId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    const contact = await this.contacts.findOneBy({ id: contactId, funnelId, companyId });
+    if (!contact) throw new NotFoundError('Contact not found');
+    return presentContact(contact, (await this.messagesOf([contact.id])).get(contact.id) ?? []);
+  }
+
+  /**
+   * Creates a contact (meta.ps_source external-api, converted now) and records `contact.created`
+   * for automations in the same transaction unless `skipAutomationTrigger`. With an
+   * idempotency key, a repeat of the same request answers the first result (`replayed: true`)
+   * and creates nothing; the same key with a different request is refused with 422.
+   */
+  async create(
+    companyId: string,
+    funnelId: string,
+    input: CreateContactInput,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<CreateContactResult> {
+    assertIds({ funnelId });
+    const key = options.idempotencyKey;
+    if (key !== undefined) assertIdempotencyKey(key);
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    const { fields, skipAutomationTrigger } = validateCreateInput(input, funnel.contactStatuses);
+
+    return this.dataSource.transaction(async (manager) => {
+      const requestFingerprint = fingerprint(`POST /v1/funnels/${funnelId}/contacts`, input);
+      if (key !== undefined) {
+        await pruneExpiredKeys(manager);
+        const previous = await claimIdempotencyKey(manager, companyId, key, requestFingerprint);
+        if (previous) return { contact: (previous.body as { data: ContactView }).data, replayed: true };
+      }
+      const now = new Date();
+      const contact = await manager.save(
+        manager.create(Contact, {
+          ...fields,
+          funnelId,
+          companyId,
+          convertedAt: now,
+          meta: { ps_source: 'external-api' },
+          utmParams: {},
+          properties: {},
+        }),
+      );
+      if (!skipAutomationTrigger) {
+        await this.automations.record(manager, [
+          { kind: 'contact.created', companyId, funnelId, contactId: contact.id, occurredAt: now },
+        ]);
+      }
+      const view = presentContact(contact, []);
+      if (key !== undefined)
+        await rememberResponse(manager, companyId, key, { status: 201, body: { data: view } });
+      return { contact: view, replayed: false };
+    });
+  }
+
+  /**
+   * Writes one field (standard field, `zip` alias, or custom property), keeps the change as a
+   * field-value record, sets meta.ps_user_edited_at, and records `field.changed` for automations
+   * in the same transaction when the value actually changed (unless `skipAutomationTrigger`).
+   */
+  async updateValue(
+    companyId: string,
+    funnelId: string,
+    contactId: string,
+    input: UpdateContactValueInput,
+  ): Promise<ContactValuesView> {
+    assertIds({ funnelId, contactId });
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    const change = validateValueInput(input, funnel.contactStatuses);
+
+    return this.dataSource.transaction(async (manager: EntityManager) => {
+      // Locked, so the previous value and the email-or-phone rule hold under concurrent writes.
+      const contact = await manager.findOne(Contact, {
+        where: { id: contactId, funnelId, companyId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!contact) throw new NotFoundError('Contact not found');
+      const { record, previousValue, value, changed } = await applyValueChange(manager, contact, change);
+      if (changed && !change.skipAutomationTrigger) {
+        await this.automations.record(manager, [
+          {
+            kind: 'field.changed',
+            companyId,
+            funnelId,
+            contactId,
+            fieldName: record.fieldName,
+            previousValue,
+            value,
+            occurredAt: record.createdAt,
+          },
+        ]);
+      }
+      return {
+        id: record.id,
+        fieldName: record.fieldName,
+        value: record.value,
+        updatedAt: record.createdAt.toISOString(),
+      };
+    });
+  }
+
+  private async countOf(funnelId: string): Promise<number> {
+    const rows: { contact_count: string }[] = await this.dataSource.query(
+      'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
+      [funnelId],
+    );
+    return Number(rows[0]?.contact_count ?? 0);
+  }
+
+  private async messagesOf(contactIds: string[]): Promise<Map<string, ContactMessage[]>> {
+    const byContact = new Map<string, ContactMessage[]>();
+    if (!contactIds.length) return byContact;
+    const messages = await this.messages.find({
+      where: { contactId: In(contactIds) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    for (const m of messages) byContact.set(m.contactId, [...(byContact.get(m.contactId) ?? []), m]);
+    return byContact;
+  }
+}
+
+/** Path ids that are not UUIDs are a bad request (400), not a missing resource. */
+function assertIds(ids: Record<string, string | undefined>): void {
+  const problems = Object.entries(ids)
+    .filter(([, value]) => !isUuid(value))
+    .map(([name]) => `${name} must be a UUID`);
+  if (problems.length) throw new ValidationError(problems[0], problems);
+}

@@ -1,0 +1,42 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  Relation,
+} from 'typeorm';
+import { Company } from '@app/auth/entities/company.entity';
+
+/**
+ * The remembered outcome of a POST carrying an `Idempotency-Key`: keys are scoped per company,
+ * and a retry with the same key and request gets `responseBody` back instead of a second contact.
+ */
+@Entity('idempotency_keys')
+@Index('idx_idempotency_keys_created', ['createdAt'])
+export class IdempotencyKey {
+  @PrimaryColumn({ type: 'uuid' })
+  companyId: string;
+
+  @ManyToOne(() => Company, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'company_id' })
+  company?: Relation<Company>;
+
+  @PrimaryColumn({ type: 'varchar', length: 255 })
+  key: string;
+
+  /** SHA-256 of the route and the canonical request body: a different request reusing the key is refused. */
+  @Column({ type: 'char', length: 64 })
+  fingerprint: string;
+
+  @Column({ type: 'smallint' })
+  responseStatus: number;
+
+  @Column({ type: 'jsonb' })
+  responseBody: unknown;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { DomainException, ValidationError } from '@app/core';
+import { IdempotencyKey } from './entities/idempotency-key.entity';
+
+/** How long a key is remembered; after that it may be used again. */
+export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+/** The key was used before with a different request (IETF idempotency-key draft: 422). */
+export class IdempotencyKeyReusedError extends DomainException {
+  constructor() {
+    super(422, 'Idempotency-Key was already used with a different request; send a new key for a new contact');
+  }
+}
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export function assertIdempotencyKey(key: string): void {
+  if (!KEY_FORMAT.test(key)) {
+    throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  }
+}
+
+/** SHA-256 of the operation and its arguments in canonical JSON (object keys sorted). */
+export function fingerprint(operation: string, args: unknown): string {
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(args)}`)
+    .digest('hex');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Claims the key inside the caller's transaction. Answers the stored response when the key was
+ * used before with the same request, or undefined when the caller may go on (and must call
+ * `rememberResponse` before committing). A concurrent request with the same key waits on the
+ * unique key until the first one commits, then gets its response: one contact either way.
+ */
+export async function claimIdempotencyKey(
+  manager: EntityManager,
+  companyId: string,
+  key: string,
+  requestFingerprint: string,
+): Promise<StoredResponse | undefined> {
+  await manager.query(
+    `DELETE FROM idempotency_keys WHERE company_id = $1 AND key = $2
+       AND created_at < now() - make_interval(hours => $3)`,
+    [companyId, key, IDEMPOTENCY_KEY_TTL_HOURS],
+  );
+  const claimed: unknown[] = await manager.query(
+    `INSERT INTO idempotency_keys (company_id, key, fingerprint, response_status, response_body)
+     VALUES ($1, $2, $3, 0, 'null') ON CONFLICT DO NOTHING RETURNING key`,
+    [companyId, key, requestFingerprint],
+  );
+  if (claimed.length) return undefined;
+  const previous = await manager.findOneByOrFail(IdempotencyKey, { companyId, key });
+  if (previous.fingerprint !== requestFingerprint) throw new IdempotencyKeyReusedError();
+  return { status: previous.responseStatus, body: previous.responseBody };
+}
+
+export async function rememberResponse(
+  manager: EntityManager,
+  companyId: string,
+  key: string,
+  response: StoredResponse,
+): Promise<void> {
+  await manager.update(
+    IdempotencyKey,
+    { companyId, key },
+    { responseStatus: response.status, responseBody: response.body as object },
+  );
+}
+
+/** Forgets expired keys a batch at a time (called now and then by the writers). */
+export async function pruneExpiredKeys(manager: EntityManager, batch = 100): Promise<void> {
+  await manager.query(
+    `DELETE FROM idempotency_keys WHERE ctid IN (
+       SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)
+       LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [IDEMPOTENCY_KEY_TTL_HOURS, batch],
+  );
+}

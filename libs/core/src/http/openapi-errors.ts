@@ -1,0 +1,139 @@
+import type {
+  HeaderObject,
+  OpenAPIObject,
+  OperationObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+
+export const ERROR_SCHEMA = 'ErrorResponse';
+export const RATE_LIMIT_ERROR_SCHEMA = 'RateLimitErrorResponse';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+
+const SCHEMAS: Record<string, SchemaObject> = {
+  [ERROR_SCHEMA]: {
+    type: 'object',
+    description: 'The body of every REST error.',
+    required: ['error', 'status'],
+    properties: {
+      error: {
+        type: 'string',
+        description: 'Human-readable message',
+        example: 'limit must not be greater than 100',
+      },
+      status: { type: 'integer', description: 'The HTTP status code', example: 400 },
+      details: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Every validation problem (validation errors only)',
+        example: ['limit must not be greater than 100'],
+      },
+    },
+  },
+  [RATE_LIMIT_ERROR_SCHEMA]: {
+    type: 'object',
+    required: ['error', 'status', 'retryAfter'],
+    properties: {
+      error: { type: 'string', example: 'Rate limit exceeded' },
+      status: { type: 'integer', example: 429 },
+      retryAfter: { type: 'integer', description: 'Seconds until the window resets', example: 42 },
+    },
+  },
+};
+
+const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
+  'RateLimit-Limit': {
+    description: 'Requests allowed in the current one-minute window',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the current window ends', schema: { type: 'integer' } },
+};
+
+const RETRY_AFTER: HeaderObject = {
+  description: 'Seconds until a request is accepted again',
+  schema: { type: 'integer' },
+};
+
+const EXAMPLES: Record<string, { error: string; status: number }> = {
+  '400': { error: 'Validation failed', status: 400 },
+  '401': { error: 'API key is required', status: 401 },
+  '403': { error: 'API key lacks the required permission: crm:read', status: 403 },
+  '404': { error: 'Funnel not found', status: 404 },
+  '409': { error: 'Conflict', status: 409 },
+  '413': { error: 'Request body too large (limit 100 kB)', status: 413 },
+  '422': { error: 'Unprocessable request', status: 422 },
+  '500': { error: 'Internal server error', status: 500 },
+};
+
+const DEFAULT_DESCRIPTIONS: Record<string, string> = {
+  '400': 'Malformed JSON body or validation failure',
+  '413': 'Request body larger than 100 kB',
+  '500': 'Internal server error; the body never shows internals',
+};
+
+type Responses = Record<string, ResponseObject | ReferenceObject>;
+
+/**
+ * Completes every operation with the responses every route can give (500; 429 where a rate limit
+ * applies; 400 and 413 where there is a body) and gives each error response the standard body
+ * schema, so a route only documents what is particular to it.
+ */
+export function completeErrorResponses(document: OpenAPIObject): OpenAPIObject {
+  document.components = document.components ?? {};
+  document.components.schemas = { ...document.components.schemas, ...SCHEMAS };
+
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method] as OperationObject | undefined;
+      if (!operation) continue;
+      const responses = operation.responses as Responses;
+      // /v1 routes count per API key; `@Public()` routes document their own 429 (per address).
+      const limited = /^\/v\d+\//.test(path) || '429' in responses;
+
+      if (operation.requestBody) {
+        responses['400'] ??= { description: DEFAULT_DESCRIPTIONS['400'] };
+        responses['413'] ??= { description: DEFAULT_DESCRIPTIONS['413'] };
+      }
+      if (limited) {
+        const tooMany = (responses['429'] ?? {}) as ResponseObject;
+        responses['429'] = {
+          ...tooMany,
+          description:
+            tooMany.description ??
+            'More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key',
+          headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS, ...tooMany.headers },
+          content: tooMany.content ?? {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${RATE_LIMIT_ERROR_SCHEMA}` },
+              example: { error: 'Rate limit exceeded', status: 429, retryAfter: 42 },
+            },
+          },
+        };
+      }
+      responses['500'] ??= { description: DEFAULT_DESCRIPTIONS['500'] };
+
+      for (const [status, response] of Object.entries(responses)) {
+        if ('$ref' in response) continue;
+        if (Number(status) >= 400 && !response.content) {
+          response.content = {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` },
+              example: EXAMPLES[status] ?? { error: response.description, status: Number(status) },
+            },
+          };
+        }
+        if (limited && Number(status) < 400)
+          response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
+      }
+      operation.responses = sortByStatus(responses);
+    }
+  }
+  return document;
+}
+
+function sortByStatus(responses: Responses): Responses {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import {
+  DynamicModule,
+  ExecutionContext,
+  Inject,
+  Logger,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
+import { normalizeIp, ThrottlerModule } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
+import {
+  API_THROTTLER,
+  PUBLIC_RATE_LIMIT_PER_MINUTE,
+  PUBLIC_THROTTLER,
+  RATE_LIMIT_WINDOW_MS,
+} from './rate-limit.constants';
+import type { RateLimitStorage } from './rate-limit-storage';
+import { RateLimitGuard } from './rate-limit.guard';
+import { RedisRateLimitStorage } from './redis-rate-limit.storage';
+
+export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
+
+// Same metadata key as `@Public()` in libs/auth (core cannot import auth).
+const IS_PUBLIC = 'auth:public';
+const API_KEY_HEADER = 'x-service-api-key';
+const VERSIONED_PATH = /^\/v\d+\//;
+
+export interface RateLimitOptions {
+  /** RATE_LIMIT_PER_MINUTE: requests a minute per API key across all /v1 routes. */
+  perMinute: number;
+  /** REDIS_URL: shared counts for several replicas; unset = counts in this process. */
+  redisUrl?: string;
+}
+
+const clientAddress = (req: Request) =>
+  `addr:${normalizeIp(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
+
+/**
+ * The key as presented, hashed: the count follows the key whether or not it is valid and
+ * whichever guard runs first, and the secret itself never reaches the counter store.
+ */
+export function apiKeyTracker(req: Request): string {
+  const header = req.headers[API_KEY_HEADER];
+  const presented = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!presented) return clientAddress(req);
+  return `key:${createHash('sha256').update(presented).digest('hex')}`;
+}
+
+class StorageLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private lastErrorLog = 0;
+
+  constructor(@Inject(RATE_LIMIT_STORAGE) private readonly storage: RateLimitStorage) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!(this.storage instanceof RedisRateLimitStorage)) return;
+    // ioredis reports every failed reconnect; one line a minute is enough.
+    this.storage.onError((error) => {
+      if (Date.now() - this.lastErrorLog < RATE_LIMIT_WINDOW_MS) return;
+      this.lastErrorLog = Date.now();
+      this.logger.warn(`Redis: ${error.message}`);
+    });
+    await this.storage
+      .connect()
+      .catch((error: Error) =>
+        this.logger.error(
+          `cannot reach REDIS_URL (${error.message}); requests are not limited until it answers`,
+        ),
+      );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.storage.close();
+  }
+}
+
+/**
+ * Rate limits (product decisions §4): `api` counts per API key on every /v1 route,
+ * `public` counts per client address on `@Public()` routes. Import it before the auth guard so
+ * a request is counted (and refused with 429) before its key is looked up.
+ */
+@Module({})
+export class RateLimitModule {
+  static forRoot(options: RateLimitOptions): DynamicModule {
+    const storage: RateLimitStorage = options.redisUrl
+      ? RedisRateLimitStorage.fromUrl(options.redisUrl)
+      : new MemoryRateLimitStorage();
+    const reflector = new Reflector();
+    const isPublic = (context: ExecutionContext) =>
+      !!reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    const isVersioned = (context: ExecutionContext) =>
+      VERSIONED_PATH.test(context.switchToHttp().getRequest<Request>().path);
+
+    return {
+      module: RateLimitModule,
+      imports: [
+        ThrottlerModule.forRoot({
+          storage,
+          throttlers: [
+            {
+              name: API_THROTTLER,
+              limit: options.perMinute,
+              ttl: RATE_LIMIT_WINDOW_MS,
+              getTracker: (req) => apiKeyTracker(req as Request),
+              skipIf: (context) => context.getType() !== 'http' || !isVersioned(context),
+            },
+            {
+              name: PUBLIC_THROTTLER,
+              limit: PUBLIC_RATE_LIMIT_PER_MINUTE,
+              ttl: RATE_LIMIT_WINDOW_MS,
+              getTracker: (req) => clientAddress(req as Request),
+              skipIf: (context) => context.getType() !== 'http' || !isPublic(context),
+            },
+          ],
+        }),
+      ],
+      providers: [
+        { provide: RATE_LIMIT_STORAGE, useValue: storage },
+        StorageLifecycle,
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+      ],
+      exports: [RATE_LIMIT_STORAGE],
+    };
+  }
+}
