@@ -4,6 +4,7 @@ import { AutomationsModule } from '@app/automations';
 import { CoreModule, CoreModuleOptions } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
 import { ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './commands/apikey.command';
+import { AutomationCommand, AutomationCreateCommand, AutomationRunsCommand } from './commands/automation.command';
 import { CompanyCommand, CompanyCreateCommand } from './commands/company.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
 import { FunnelCommand, FunnelCreateCommand } from './commands/funnel.command';
@@ -21,6 +22,9 @@ const COMMANDS = [
   ApiKeyCreateCommand,
   ApiKeyRevokeCommand,
   ApiKeyListCommand,
+  AutomationCommand,
+  AutomationCreateCommand,
+  AutomationRunsCommand,
   DemoCommand,
   DemoSeedCommand,
 ];

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
-import { AutomationsModule } from '@app/automations';
+import { AutomationsModule, AutomationWorkerModule } from '@app/automations';
 import { ContactsModule } from '@app/contacts';
 import { CoreModule, CoreModuleOptions, EnvironmentVariables, RateLimitModule, validateEnv } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
@@ -21,6 +21,7 @@ export class AppModule {
         WorkspacesModule,
         ContactsModule,
         AutomationsModule,
+        AutomationWorkerModule,
       ],
     };
   }

@@ -1,14 +1,30 @@
 import { Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfigService } from '@app/core';
 import { AutomationTrigger } from './automation-trigger';
 import { AutomationsService } from './automations.service';
+import { WebhookSecretCipher } from './webhook-secret.cipher';
 
 /**
  * Global so the contacts domain can inject the `AutomationTrigger` contract without importing
- * this module (and without a dependency cycle).
+ * this module (and without a dependency cycle). The delivery worker lives in
+ * AutomationWorkerModule, which only the HTTP app imports.
  */
 @Global()
 @Module({
-  providers: [AutomationsService, { provide: AutomationTrigger, useExisting: AutomationsService }],
-  exports: [AutomationsService, AutomationTrigger],
+  providers: [
+    AutomationsService,
+    { provide: AutomationTrigger, useExisting: AutomationsService },
+    {
+      provide: WebhookSecretCipher,
+      inject: [ConfigService],
+      useFactory: (config: AppConfigService) =>
+        new WebhookSecretCipher(
+          config.get('AUTOMATION_SECRET_KEY', { infer: true }),
+          config.get('NODE_ENV', { infer: true }),
+        ),
+    },
+  ],
+  exports: [AutomationsService, AutomationTrigger, WebhookSecretCipher],
 })
 export class AutomationsModule {}

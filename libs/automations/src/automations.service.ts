@@ -1,11 +1,180 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, QueryDeepPartialEntity } from 'typeorm';
+import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import { Contact } from '@app/contacts/entities/contact.entity';
+import { ContactMessage } from '@app/contacts/entities/contact-message.entity';
+import { presentContact } from '@app/contacts/contact.presenter';
+import { Funnel } from '@app/workspaces/entities/funnel.entity';
 import { AutomationTrigger, ContactChange } from './automation-trigger';
+import { parseTrigger, triggerMatches } from './automation-trigger-matching';
+import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
+import { Automation } from './entities/automation.entity';
+import { AutomationRun, RUN_STATUSES, RunPayload, RunStatus } from './entities/automation-run.entity';
+import { WebhookSecretCipher } from './webhook-secret.cipher';
 
-/** Records automation runs for contact changes (the outbox writer). */
+/** What `automation runs` shows: delivery state, never the payload or the automation's secret. */
+export interface AutomationRunSummary {
+  id: string;
+  automationId: string;
+  automationName: string;
+  trigger: string;
+  action: string;
+  contactId: string;
+  event: string;
+  status: RunStatus;
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export interface ListRunsOptions {
+  status?: string;
+  limit?: number;
+}
+
+/** Creates automations and writes their runs into the outbox inside the caller's transaction. */
 @Injectable()
 export class AutomationsService extends AutomationTrigger {
-  async record(_manager: EntityManager, _changes: ContactChange[]): Promise<void> {
-    // Filled in with the automation tables.
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: WebhookSecretCipher,
+  ) {
+    super();
+  }
+
+  async create(input: CreateAutomationInput): Promise<{ id: string }> {
+    const valid = validateAutomationInput(input);
+    const funnel = await this.findFunnel(input.funnelId);
+    if (valid.spec.kind === 'status' && !funnel.contactStatuses.includes(valid.spec.status)) {
+      throw new ValidationError(
+        `--on status:${valid.spec.status} is not a status of this funnel (${funnel.contactStatuses.join(', ')})`,
+      );
+    }
+    const id = randomUUID();
+    const { action } = valid;
+    await this.dataSource.getRepository(Automation).insert({
+      id,
+      funnelId: funnel.id,
+      companyId: funnel.companyId,
+      name: valid.name,
+      trigger: valid.trigger,
+      action: action.action,
+      webhookUrl: action.action === 'webhook' ? action.url : null,
+      webhookSecretEncrypted:
+        action.action === 'webhook' && action.secret ? this.cipher.encrypt(action.secret, id) : null,
+      messageChannel: action.action === 'message' ? action.channel : null,
+      messageSubject: action.action === 'message' ? action.subject : null,
+      messageTemplate: action.action === 'message' ? action.template : null,
+    });
+    return { id };
+  }
+
+  /** The funnel's runs, newest first. */
+  async listRuns(funnelId: string, options: ListRunsOptions = {}): Promise<AutomationRunSummary[]> {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new ValidationError('--limit must be an integer between 1 and 1000');
+    }
+    if (options.status !== undefined && !RUN_STATUSES.includes(options.status as RunStatus)) {
+      throw new ValidationError(`--status must be one of ${RUN_STATUSES.join(', ')}`);
+    }
+    const funnel = await this.findFunnel(funnelId);
+    const runs = await this.dataSource.getRepository(AutomationRun).find({
+      where: { funnelId: funnel.id, ...(options.status ? { status: options.status as RunStatus } : {}) },
+      relations: { automation: true },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+    return runs.map((run) => ({
+      id: run.id,
+      automationId: run.automationId,
+      automationName: run.automation!.name,
+      trigger: run.automation!.trigger,
+      action: run.automation!.action,
+      contactId: run.contactId,
+      event: run.event,
+      status: run.status,
+      attempts: run.attempts,
+      lastError: run.lastError,
+      nextAttemptAt: run.status === 'pending' ? run.nextAttemptAt.toISOString() : null,
+      createdAt: run.createdAt.toISOString(),
+      completedAt: run.completedAt?.toISOString() ?? null,
+    }));
+  }
+
+  /**
+   * Inserts one run per (change, matching enabled automation) with the payload frozen now, through
+   * the caller's manager so the runs commit or roll back with the change. A funnel without
+   * automations costs one indexed query.
+   */
+  async record(manager: EntityManager, changes: ContactChange[]): Promise<void> {
+    if (!changes.length) return;
+    const automations = await manager.find(Automation, {
+      select: { id: true, funnelId: true, companyId: true, trigger: true },
+      where: { funnelId: In(unique(changes.map((c) => c.funnelId))), enabled: true },
+    });
+    if (!automations.length) return;
+    const contactIds = unique(changes.map((c) => c.contactId));
+    const contacts = await manager.find(Contact, { where: { id: In(contactIds) } });
+    const byId = new Map(contacts.map((contact) => [contact.id, contact]));
+    const messages = await manager.find(ContactMessage, {
+      where: { contactId: In(contactIds) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+
+    const runs: Partial<AutomationRun>[] = [];
+    for (const change of changes) {
+      const contact = byId.get(change.contactId);
+      if (!contact) throw new Error(`contact ${change.contactId} of an automation change does not exist`);
+      let payload: RunPayload | undefined;
+      for (const automation of automations) {
+        if (automation.funnelId !== change.funnelId || automation.companyId !== change.companyId) continue;
+        const spec = parseTrigger(automation.trigger);
+        if (!spec || !triggerMatches(spec, change, contact.status)) continue;
+        payload ??= buildPayload(change, contact, messages);
+        runs.push({
+          automationId: automation.id,
+          funnelId: change.funnelId,
+          contactId: change.contactId,
+          event: payload.event,
+          payload,
+        });
+      }
+    }
+    if (runs.length) await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
+  }
+
+  private async findFunnel(funnelId: string): Promise<Funnel> {
+    const funnel = isUuid(funnelId)
+      ? await this.dataSource.getRepository(Funnel).findOneBy({ id: funnelId })
+      : null;
+    if (!funnel) throw new NotFoundError('Funnel not found');
+    return funnel;
   }
 }
+
+function buildPayload(change: ContactChange, contact: Contact, messages: ContactMessage[]): RunPayload {
+  return {
+    event: change.kind === 'contact.created' ? 'contact.created' : 'contact.field_changed',
+    funnelId: change.funnelId,
+    contact: presentContact(
+      contact,
+      messages.filter((m) => m.contactId === contact.id),
+    ) as unknown as Record<string, unknown>,
+    change:
+      change.kind === 'contact.created'
+        ? null
+        : {
+            fieldName: change.fieldName!,
+            previousValue: change.previousValue ?? null,
+            value: change.value ?? null,
+          },
+    occurredAt: change.occurredAt.toISOString(),
+  };
+}
+
+const unique = <T>(values: T[]): T[] => [...new Set(values)];

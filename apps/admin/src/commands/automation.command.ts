@@ -1,0 +1,134 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { ValidationError } from '@app/core';
+import { AutomationsService, CreateAutomationInput } from '@app/automations';
+import { printResult } from '../output';
+import { required } from './options';
+
+type AutomationCreateOptions = Partial<Omit<CreateAutomationInput, 'funnelId'>> & { funnel?: string };
+
+@SubCommand({
+  name: 'create',
+  description:
+    'Create an automation: on contact.created, status:<status> or field:<fieldName>, POST a signed webhook or record a message',
+})
+export class AutomationCreateCommand extends CommandRunner {
+  constructor(private readonly automations: AutomationsService) {
+    super();
+  }
+
+  async run(_: string[], options: AutomationCreateOptions): Promise<void> {
+    const { funnel, ...rest } = options;
+    printResult(
+      await this.automations.create({
+        ...rest,
+        funnelId: required(funnel, '--funnel'),
+        on: required(options.on, '--on'),
+      }),
+    );
+  }
+
+  @Option({ flags: '--funnel <funnelId>', description: 'funnel the automation belongs to', required: true })
+  parseFunnel(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--on <trigger>',
+    description:
+      'contact.created, status:<status> (status became that value) or field:<fieldName> (value changed)',
+    required: true,
+  })
+  parseOn(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--webhook <url>', description: 'action: POST the event as JSON to this http(s) URL' })
+  parseWebhook(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--secret <secret>',
+    description: 'webhook signing secret (16+ characters): adds X-Signature: sha256=<HMAC of the body>',
+  })
+  parseSecret(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--message <channel>',
+    description: 'action: record an email or sms message to the contact',
+  })
+  parseMessage(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--subject <subject>', description: 'email subject, may use {{field}} placeholders' })
+  parseSubject(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--template <template>', description: 'message body, e.g. "Hello {{firstName}}"' })
+  parseTemplate(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--name <name>', description: 'internal name (shown as the message name)' })
+  parseName(value: string): string {
+    return value;
+  }
+}
+
+interface AutomationRunsOptions {
+  funnel?: string;
+  status?: string;
+  limit?: number;
+}
+
+@SubCommand({
+  name: 'runs',
+  description: "List a funnel's automation runs, newest first: status, attempts, last error (no secrets)",
+})
+export class AutomationRunsCommand extends CommandRunner {
+  constructor(private readonly automations: AutomationsService) {
+    super();
+  }
+
+  async run(_: string[], options: AutomationRunsOptions): Promise<void> {
+    const data = await this.automations.listRuns(required(options.funnel, '--funnel'), {
+      status: options.status,
+      limit: options.limit,
+    });
+    printResult({ data });
+  }
+
+  @Option({ flags: '--funnel <funnelId>', description: 'funnel id', required: true })
+  parseFunnel(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--status <status>',
+    description: 'only runs in this state: pending, running, succeeded, failed',
+  })
+  parseStatus(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--limit <n>', description: 'at most n runs (1 to 1000, default 100)' })
+  parseLimit(value: string): number {
+    if (!/^\d+$/.test(value)) throw new ValidationError('--limit must be an integer between 1 and 1000');
+    return Number(value);
+  }
+}
+
+@Command({
+  name: 'automation',
+  description: 'Manage automations (webhooks and messages triggered by contact changes)',
+  subCommands: [AutomationCreateCommand, AutomationRunsCommand],
+})
+export class AutomationCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { AutomationRunQueue } from './worker/automation-run.queue';
+import { AutomationWorker } from './worker/automation.worker';
+
+/** The delivery worker; imported by the HTTP app only, so admin commands never deliver. */
+@Module({
+  providers: [AutomationRunQueue, AutomationWorker],
+  exports: [AutomationWorker],
+})
+export class AutomationWorkerModule {}

@@ -1,0 +1,117 @@
+import { ValidationError } from '@app/core';
+import { parseTrigger, TriggerSpec } from './automation-trigger-matching';
+import { MESSAGE_CHANNELS, MessageChannel } from './entities/automation.entity';
+import { unknownPlaceholders } from './message-template';
+
+export interface CreateAutomationInput {
+  funnelId: string;
+  /** `contact.created`, `status:<status>` or `field:<fieldName>`. */
+  on: string;
+  webhook?: string;
+  secret?: string;
+  message?: string;
+  subject?: string;
+  template?: string;
+  name?: string;
+}
+
+export type AutomationActionInput =
+  | { action: 'webhook'; url: string; secret: string | null }
+  | { action: 'message'; channel: MessageChannel; subject: string | null; template: string };
+
+export interface ValidatedAutomation {
+  trigger: string;
+  spec: TriggerSpec;
+  action: AutomationActionInput;
+  name: string;
+}
+
+// Names the contacts API refuses to write (product decisions §7), so a trigger on them never fires.
+const RESERVED_FIELDS = new Set([
+  'id',
+  'meta',
+  'utmParams',
+  'properties',
+  'messages',
+  'address',
+  'name',
+  'fullAddress',
+  'timezone',
+  'createdAt',
+  'updatedAt',
+]);
+
+/** Checks everything that does not need the database; the funnel's statuses are checked by the caller. */
+export function validateAutomationInput(input: CreateAutomationInput): ValidatedAutomation {
+  const problems: string[] = [];
+  const on = input.on?.trim() ?? '';
+  const spec = parseTrigger(on);
+  if (!spec) problems.push('--on must be contact.created, status:<status> or field:<fieldName>');
+  if (spec?.kind === 'field' && (RESERVED_FIELDS.has(spec.fieldName) || spec.fieldName.startsWith('ps_'))) {
+    problems.push(`--on field:${spec.fieldName} names a read-only field that never changes through the API`);
+  }
+
+  const action = validateAction(input, problems);
+  const name = input.name?.trim() || defaultName(on, input);
+  if (name.length > 200) problems.push('--name must be at most 200 characters');
+  if (problems.length || !spec || !action) throw new ValidationError(problems[0], problems);
+  return { trigger: triggerString(spec), spec, action, name };
+}
+
+function validateAction(input: CreateAutomationInput, problems: string[]): AutomationActionInput | undefined {
+  const hasWebhook = input.webhook !== undefined;
+  const hasMessage = input.message !== undefined;
+  if (hasWebhook === hasMessage) {
+    problems.push('exactly one action is required: --webhook URL or --message email|sms');
+    return undefined;
+  }
+  if (hasWebhook) {
+    if (input.template !== undefined) problems.push('--template is only for --message');
+    if (input.subject !== undefined) problems.push('--subject is only for --message email');
+    const url = input.webhook!.trim();
+    if (!isHttpUrl(url)) problems.push('--webhook must be an http:// or https:// URL');
+    if (url.length > 2000) problems.push('--webhook must be at most 2000 characters');
+    const secret = input.secret;
+    // A guessable secret makes the signature worthless.
+    if (secret !== undefined && (secret.length < 16 || secret.length > 500 || secret.trim() !== secret)) {
+      problems.push('--secret must be 16 to 500 characters without surrounding spaces');
+    }
+    return { action: 'webhook', url, secret: secret ?? null };
+  }
+  if (input.secret !== undefined) problems.push('--secret is only for --webhook');
+  const channel = input.message as MessageChannel;
+  if (!MESSAGE_CHANNELS.includes(channel)) problems.push('--message must be email or sms');
+  if (input.subject !== undefined && channel !== 'email')
+    problems.push('--subject is only for --message email');
+  if (input.subject !== undefined && (!input.subject.trim() || input.subject.length > 500)) {
+    problems.push('--subject must be 1 to 500 characters');
+  }
+  const template = input.template ?? '';
+  if (!template.trim()) problems.push('--template is required with --message');
+  if (template.length > 10_000) problems.push('--template must be at most 10000 characters');
+  const unknown = [...unknownPlaceholders(template), ...unknownPlaceholders(input.subject ?? '')];
+  if (unknown.length) {
+    problems.push(
+      `unknown contact field in template: ${[...new Set(unknown)].map((p) => `{{${p}}}`).join(', ')}`,
+    );
+  }
+  return { action: 'message', channel, subject: input.subject ?? null, template };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && Boolean(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function triggerString(spec: TriggerSpec): string {
+  if (spec.kind === 'contact.created') return 'contact.created';
+  return spec.kind === 'status' ? `status:${spec.status}` : `field:${spec.fieldName}`;
+}
+
+function defaultName(on: string, input: CreateAutomationInput): string {
+  return `${input.webhook !== undefined ? 'webhook' : `${input.message} message`} on ${on}`.slice(0, 200);
+}

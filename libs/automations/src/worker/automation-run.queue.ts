@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, QueryDeepPartialEntity } from 'typeorm';
+import type { AutomationAction, MessageChannel } from '../entities/automation.entity';
+import { AutomationRun, RunPayload } from '../entities/automation-run.entity';
+
+/** A run this worker holds the lease of, with what it needs to deliver it. */
+export interface ClaimedRun {
+  id: string;
+  automationId: string;
+  funnelId: string;
+  contactId: string;
+  /** Including this attempt. */
+  attempts: number;
+  payload: RunPayload;
+  lockedBy: string;
+  automation: {
+    name: string;
+    action: AutomationAction;
+    webhookUrl: string | null;
+    webhookSecretEncrypted: string | null;
+    messageChannel: MessageChannel | null;
+    messageSubject: string | null;
+    messageTemplate: string | null;
+  };
+}
+
+interface ClaimedRow {
+  id: string;
+  automation_id: string;
+  funnel_id: string;
+  contact_id: string;
+  attempts: number;
+  payload: RunPayload;
+  name: string;
+  action: AutomationAction;
+  webhook_url: string | null;
+  webhook_secret_encrypted: string | null;
+  message_channel: MessageChannel | null;
+  message_subject: string | null;
+  message_template: string | null;
+}
+
+// Due = pending and its (retry) time has come, or running with an expired lease (its worker died).
+// SKIP LOCKED lets several workers claim side by side without waiting for or taking each other's rows.
+const CLAIM = `
+  UPDATE automation_runs AS run
+  SET status = 'running', attempts = run.attempts + 1, locked_by = $1,
+      next_attempt_at = now() + $2::int * interval '1 millisecond', updated_at = now()
+  FROM (
+    SELECT id FROM automation_runs
+    WHERE status IN ('pending', 'running') AND next_attempt_at <= now()
+    ORDER BY next_attempt_at
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+  ) AS due, automations AS automation
+  WHERE run.id = due.id AND automation.id = run.automation_id
+  RETURNING run.id, run.automation_id, run.funnel_id, run.contact_id, run.attempts, run.payload,
+    automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
+    automation.message_channel, automation.message_subject, automation.message_template`;
+
+/**
+ * The outbox as a queue. A claim is one short statement that leases runs to a worker; delivery
+ * happens outside any transaction; completion is fenced on (lockedBy, attempts), so a worker whose
+ * lease was taken over cannot overwrite the newer attempt's outcome.
+ */
+@Injectable()
+export class AutomationRunQueue {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async claim(workerId: string, limit: number, leaseMs: number): Promise<ClaimedRun[]> {
+    const [rows] = (await this.dataSource.query(CLAIM, [workerId, leaseMs, limit])) as [ClaimedRow[], number];
+    return rows.map((row) => ({
+      id: row.id,
+      automationId: row.automation_id,
+      funnelId: row.funnel_id,
+      contactId: row.contact_id,
+      attempts: row.attempts,
+      payload: row.payload,
+      lockedBy: workerId,
+      automation: {
+        name: row.name,
+        action: row.action,
+        webhookUrl: row.webhook_url,
+        webhookSecretEncrypted: row.webhook_secret_encrypted,
+        messageChannel: row.message_channel,
+        messageSubject: row.message_subject,
+        messageTemplate: row.message_template,
+      },
+    }));
+  }
+
+  /** Marks the run succeeded; false when the lease was lost. Pass a manager to commit with other writes. */
+  succeed(run: ClaimedRun, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    return this.complete(manager, run, { status: 'succeeded', completedAt: () => 'now()' });
+  }
+
+  retry(run: ClaimedRun, error: string, delayMs: number): Promise<boolean> {
+    return this.complete(this.dataSource.manager, run, {
+      status: 'pending',
+      lastError: error,
+      nextAttemptAt: () => `now() + ${Math.round(delayMs)} * interval '1 millisecond'`,
+    });
+  }
+
+  fail(run: ClaimedRun, error: string): Promise<boolean> {
+    return this.complete(this.dataSource.manager, run, {
+      status: 'failed',
+      lastError: error,
+      completedAt: () => 'now()',
+    });
+  }
+
+  private async complete(
+    manager: EntityManager,
+    run: ClaimedRun,
+    values: QueryDeepPartialEntity<AutomationRun>,
+  ): Promise<boolean> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(AutomationRun)
+      .set({ ...values, lockedBy: null })
+      .where('id = :id AND locked_by = :lockedBy AND attempts = :attempts AND status = :running', {
+        id: run.id,
+        lockedBy: run.lockedBy,
+        attempts: run.attempts,
+        running: 'running',
+      })
+      .execute();
+    return result.affected === 1;
+  }
+}

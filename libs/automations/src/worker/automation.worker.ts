@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AppConfigService } from '@app/core';
+import { ContactMessage } from '@app/contacts/entities/contact-message.entity';
+import { renderTemplate } from '../message-template';
+import { retryDelayMs, RetryPolicy } from '../retry-backoff';
+import { WebhookSecretCipher } from '../webhook-secret.cipher';
+import { AutomationRunQueue, ClaimedRun } from './automation-run.queue';
+import { DeliveryError, postWebhook } from './webhook-delivery';
+
+export interface WorkerSettings {
+  pollIntervalMs: number;
+  concurrency: number;
+  leaseMs: number;
+  webhookTimeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/**
+ * Delivers due automation runs: up to `concurrency` at a time, polling every `pollIntervalMs`
+ * when idle. Started with the HTTP app (unless AUTOMATION_WORKER_ENABLED=false); on shutdown it
+ * stops claiming and waits for deliveries in flight.
+ */
+@Injectable()
+export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(AutomationWorker.name);
+  readonly id = `${hostname().slice(0, 24)}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly settings: WorkerSettings;
+  private readonly enabled: boolean;
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: Promise<void> | undefined;
+  private running = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    @Inject(ConfigService) env: AppConfigService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly queue: AutomationRunQueue,
+    private readonly cipher: WebhookSecretCipher,
+  ) {
+    this.enabled = env.get('AUTOMATION_WORKER_ENABLED', { infer: true });
+    this.settings = {
+      pollIntervalMs: env.get('AUTOMATION_POLL_INTERVAL_MS', { infer: true }),
+      concurrency: env.get('AUTOMATION_CONCURRENCY', { infer: true }),
+      leaseMs: env.get('AUTOMATION_LEASE_MS', { infer: true }),
+      webhookTimeoutMs: env.get('AUTOMATION_WEBHOOK_TIMEOUT_MS', { infer: true }),
+      retry: {
+        baseMs: env.get('AUTOMATION_RETRY_BASE_MS', { infer: true }),
+        maxMs: env.get('AUTOMATION_RETRY_MAX_MS', { infer: true }),
+        maxAttempts: env.get('AUTOMATION_MAX_ATTEMPTS', { infer: true }),
+      },
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.enabled) this.start();
+  }
+
+  // Before TypeORM closes the pool, so deliveries in flight can record their outcome.
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.settings.concurrency - this.inFlight.size;
+      let claimed: ClaimedRun[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.queue.claim(this.id, free, this.settings.leaseMs);
+        } catch (error) {
+          this.logger.error(`claiming automation runs failed: ${(error as Error).message}`);
+        }
+      }
+      for (const run of claimed) this.track(run, free > 0 && claimed.length === free);
+      // A full claim suggests a backlog: claim again as soon as a slot frees instead of sleeping.
+      if (this.running && (free === 0 || claimed.length < free))
+        await this.sleep(this.settings.pollIntervalMs);
+    }
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track(run: ClaimedRun, backlog: boolean): void {
+    const delivery = this.process(run).finally(() => {
+      this.inFlight.delete(delivery);
+      if (backlog) this.wake?.();
+    });
+    this.inFlight.add(delivery);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** Delivers one claimed run and records the outcome; never throws. */
+  private async process(run: ClaimedRun): Promise<void> {
+    try {
+      const { maxAttempts } = this.settings.retry;
+      if (run.attempts > maxAttempts) {
+        // The last allowed attempt was claimed by a worker that died before recording an outcome.
+        await this.queue.fail(run, 'the last attempt was interrupted before it finished');
+        return;
+      }
+      try {
+        const recorded = await this.deliver(run);
+        if (!recorded)
+          this.logger.warn(`automation run ${run.id}: lease lost, outcome left to the new holder`);
+      } catch (error) {
+        const reason = error instanceof DeliveryError ? error.message : `error: ${(error as Error).message}`;
+        const lastError = reason.slice(0, 500);
+        if (run.attempts >= maxAttempts) {
+          await this.queue.fail(run, lastError);
+          // The receiver's problem, not the service's: a warning, visible in `automation runs`.
+          this.logger.warn(`automation run ${run.id} failed after ${run.attempts} attempts: ${lastError}`);
+        } else {
+          const delay = retryDelayMs(run.attempts, this.settings.retry);
+          await this.queue.retry(run, lastError, delay);
+          this.logger.warn(
+            `automation run ${run.id} attempt ${run.attempts} failed (${lastError}); retry in ${delay} ms`,
+          );
+        }
+      }
+    } catch (error) {
+      // The database is unreachable: the lease expires and another attempt picks the run up.
+      this.logger.error(
+        `automation run ${run.id}: recording the outcome failed: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Returns false when the run's lease was lost before the outcome could be recorded. */
+  private async deliver(run: ClaimedRun): Promise<boolean> {
+    const { automation } = run;
+    if (automation.action === 'message') return this.recordMessage(run);
+    await postWebhook({
+      url: automation.webhookUrl!,
+      secret: automation.webhookSecretEncrypted
+        ? this.cipher.decrypt(automation.webhookSecretEncrypted, run.automationId)
+        : null,
+      payload: run.payload,
+      runId: run.id,
+      automationId: run.automationId,
+      attempt: run.attempts,
+      timeoutMs: this.settings.webhookTimeoutMs,
+    });
+    return this.queue.succeed(run);
+  }
+
+  /**
+   * The message and the run's success commit together, fenced by the lease: a retry or a second
+   * worker can never record the same message twice.
+   */
+  private recordMessage(run: ClaimedRun): Promise<boolean> {
+    const { automation, payload } = run;
+    const channel = automation.messageChannel!;
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.queue.succeed(run, manager))) return false;
+      await manager.insert(ContactMessage, {
+        contactId: run.contactId,
+        funnelId: run.funnelId,
+        name: automation.name,
+        type: channel,
+        subject:
+          channel === 'email' && automation.messageSubject
+            ? renderTemplate(automation.messageSubject, payload.contact).slice(0, 500)
+            : null,
+        content: renderTemplate(automation.messageTemplate ?? '', payload.contact),
+      });
+      return true;
+    });
+  }
+}

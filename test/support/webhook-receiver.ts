@@ -1,0 +1,103 @@
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The exact bytes received, as signatures are computed over them. */
+  rawBody: Buffer;
+  json: Record<string, unknown>;
+}
+
+/** How the receiver answers the n-th request (0-based): a status code, optionally after a delay. */
+export type Responder = (request: ReceivedRequest, index: number) => number | Promise<number>;
+
+/** A real HTTP endpoint on 127.0.0.1 that records every webhook it receives. */
+export class WebhookReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  private waiters: { count: number; resolve: () => void }[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    public respond: Responder,
+  ) {}
+
+  static async start(respond: Responder = () => 200, port = 0): Promise<WebhookReceiver> {
+    let receiver: WebhookReceiver | undefined;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        const rawBody = Buffer.concat(chunks);
+        let json: Record<string, unknown> = {};
+        try {
+          json = JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          // kept empty; rawBody shows what arrived
+        }
+        const request = {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          rawBody,
+          json,
+        };
+        const index = receiver!.requests.push(request) - 1;
+        const status = await receiver!.respond(request, index);
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'receiver error');
+        receiver!.notify();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+    const { port: bound } = server.address() as { port: number };
+    receiver = new WebhookReceiver(server, `http://127.0.0.1:${bound}/hooks`, respond);
+    return receiver;
+  }
+
+  /** Resolves once `count` requests have been answered; rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs = 15_000): Promise<ReceivedRequest[]> {
+    if (this.requests.length >= count) return Promise.resolve(this.requests);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`expected ${count} webhook requests, got ${this.requests.length}`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(this.requests);
+        },
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private notify(): void {
+    const ready = this.waiters.filter((w) => this.requests.length >= w.count);
+    this.waiters = this.waiters.filter((w) => this.requests.length < w.count);
+    ready.forEach((w) => w.resolve());
+  }
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
