@@ -3,6 +3,7 @@ import { ApiKeyAuthModule } from '@app/auth';
 import { AutomationsModule, AutomationWorkerModule } from '@app/automations';
 import { ContactsModule } from '@app/contacts';
 import { CoreModule, CoreModuleOptions, EnvironmentVariables, RateLimitModule, validateEnv } from '@app/core';
+import { MetricsModule } from '@app/metrics';
 import { WorkspacesModule } from '@app/workspaces';
 import { HealthController } from './health.controller';
 
@@ -20,6 +21,7 @@ export class AppModule {
         ApiKeyAuthModule,
         WorkspacesModule,
         ContactsModule,
+        MetricsModule,
         AutomationsModule,
         AutomationWorkerModule,
       ],

@@ -5,11 +5,20 @@ import { setupSwagger } from './swagger';
 import { AppValidationPipe } from './validation.pipe';
 
 export const BODY_LIMIT = '100kb';
+/** Tracking-event batches (up to 1000 events) are the one body allowed to be larger. */
+export const EVENT_BATCH_BODY_LIMIT = '1mb';
+const EVENT_BATCH_PATH = /^\/v1\/funnels\/[^/?]+\/events\/?(?:\?|$)/;
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e suites. */
 export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVariables): void {
   app.set('trust proxy', env.TRUST_PROXY);
   app.disable('x-powered-by');
+  // Event batches are read first with their own limit; the general parser then skips them.
+  app.useBodyParser('json', {
+    limit: EVENT_BATCH_BODY_LIMIT,
+    type: (req) => EVENT_BATCH_PATH.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
+  });
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   // REST routes say `version: '1'` and live under /v1; OAuth, MCP and docs are unversioned.

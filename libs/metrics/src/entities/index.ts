@@ -1,2 +1,23 @@
+import { MetricEvent } from './metric-event.entity';
+import { MetricEventRollup } from './metric-event-rollup.entity';
+import { MetricMessage } from './metric-message.entity';
+import { MetricQuestion } from './metric-question.entity';
+import { MetricSession } from './metric-session.entity';
+import { MetricSessionRollup } from './metric-session-rollup.entity';
+
+export * from './metric-event.entity';
+export * from './metric-event-rollup.entity';
+export * from './metric-message.entity';
+export * from './metric-question.entity';
+export * from './metric-session.entity';
+export * from './metric-session-rollup.entity';
+
 // Tracking events and their rollups.
-export const metricsEntities: Function[] = [];
+export const metricsEntities: Function[] = [
+  MetricEvent,
+  MetricSession,
+  MetricEventRollup,
+  MetricSessionRollup,
+  MetricQuestion,
+  MetricMessage,
+];

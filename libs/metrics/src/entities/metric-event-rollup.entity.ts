@@ -1,0 +1,41 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * Counters of events attributed to their own time, per funnel, dimension (activity, page, button),
+ * grain (1440, 60, 15 or 1 minutes), bucket start and key (page slug, button id). Kept in step with
+ * ingestion, in the same transaction.
+ */
+@Entity('metric_event_rollups')
+export class MetricEventRollup {
+  @PrimaryColumn({ type: 'uuid' })
+  funnelId: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 16 })
+  dimension: string;
+
+  @PrimaryColumn({ type: 'smallint' })
+  grain: number;
+
+  @PrimaryColumn({ type: 'timestamptz' })
+  bucket: Date;
+
+  @PrimaryColumn({ type: 'varchar', length: 200 })
+  key: string;
+
+  @Column({ type: 'int', default: 0 })
+  events: number;
+
+  /** Page views that reported timeOnPageMs, and their sum. */
+  @Column({ type: 'int', default: 0 })
+  timed: number;
+
+  @Column({ type: 'bigint', default: 0 })
+  totalMs: string;
+
+  /** Latest button label in the bucket and when it was seen. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  label: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  labelAt: Date | null;
+}

@@ -1,0 +1,99 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { FunnelsService } from '@app/workspaces/funnels.service';
+import type { IngestResult } from '../dto/events.dto';
+import { eventRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
+import { EventPartitions } from './event-partitions';
+import {
+  addEventRollups,
+  addSessionRollups,
+  insertEvents,
+  lockSessions,
+  saveMessages,
+  saveQuestions,
+  saveSessions,
+} from './event-store';
+import type { TrackedEvent } from './event-types';
+import { parseEventBatch } from './event-validation';
+import { applyEvents, emptySession, sameSession, SessionState } from './session-state';
+
+const SESSION_SCOPED = new Set(['session_start', 'page_view', 'answer', 'conversion', 'completion']);
+// Deadlock / serialization failure / a partition dropped meanwhile: the batch is retried as a whole.
+const RETRYABLE = new Set(['40P01', '40001', '23514']);
+const ATTEMPTS = 3;
+
+/**
+ * Ingestion of tracking events. One transaction per batch stores the new events and brings
+ * sessions and rollups in step with them, with a handful of set-based statements.
+ */
+@Injectable()
+export class EventsService {
+  private readonly logger = new Logger(EventsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly funnels: FunnelsService,
+    private readonly partitions: EventPartitions,
+  ) {}
+
+  async ingest(companyId: string, funnelId: string, body: unknown): Promise<IngestResult> {
+    const events = parseEventBatch(body);
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    return this.record(funnel.id, events);
+  }
+
+  /** Records already validated events of a funnel (the demo seed uses it directly). */
+  async record(funnelId: string, events: TrackedEvent[]): Promise<IngestResult> {
+    const unique = [...new Map(events.map((e) => [e.eventId, e])).values()];
+    for (let attempt = 1; ; attempt++) {
+      await this.partitions.ensure(unique.map((e) => e.occurredAt));
+      try {
+        return await this.dataSource.transaction((manager) => this.store(manager, funnelId, unique));
+      } catch (error) {
+        const code =
+          (error as { driverError?: { code?: string }; code?: string }).driverError?.code ??
+          (error as { code?: string }).code;
+        if (!code || !RETRYABLE.has(code) || attempt >= ATTEMPTS) throw error;
+        if (code === '23514') this.partitions.reset();
+        this.logger.warn(`retrying an event batch after ${code} (attempt ${attempt})`);
+      }
+    }
+  }
+
+  private async store(
+    manager: EntityManager,
+    funnelId: string,
+    events: TrackedEvent[],
+  ): Promise<IngestResult> {
+    const inserted = await insertEvents(manager, funnelId, events);
+    const fresh = events.filter((e) => inserted.has(e.eventId));
+    if (!fresh.length) return { accepted: 0 };
+
+    const bySession = new Map<string, TrackedEvent[]>();
+    for (const e of fresh) {
+      if (!SESSION_SCOPED.has(e.type)) continue;
+      const list = bySession.get(e.sessionId) ?? [];
+      list.push(e);
+      bySession.set(e.sessionId, list);
+    }
+    const changes: { before: SessionState; after: SessionState }[] = [];
+    if (bySession.size) {
+      const current = await lockSessions(manager, funnelId, [...bySession.keys()]);
+      for (const [sessionId, sessionEvents] of bySession) {
+        const before = current.get(sessionId) ?? emptySession(sessionId);
+        const after = applyEvents(before, sessionEvents);
+        if (!sameSession(before, after)) changes.push({ before, after });
+      }
+      await saveSessions(
+        manager,
+        funnelId,
+        changes.map((c) => c.after),
+      );
+    }
+    await addEventRollups(manager, funnelId, eventRollupDeltas(fresh));
+    await addSessionRollups(manager, funnelId, sessionRollupDeltas(changes));
+    await saveQuestions(manager, funnelId, fresh);
+    await saveMessages(manager, funnelId, fresh);
+    return { accepted: fresh.length };
+  }
+}

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { ChartsService } from './charts.service';
+import { metricsEntities } from './entities';
+import { EventPartitions } from './events/event-partitions';
+import { EventsController } from './events/events.controller';
+import { EventsService } from './events/events.service';
+import { KpisService } from './kpis.service';
+import { MetricsController } from './metrics.controller';
+import { MetricsService } from './metrics.service';
+import { CrmCounts } from './rollups/crm-counts';
+import { RollupReader } from './rollups/rollup-reader';
+
+/** Tracking events in; charts, KPIs and insights out. Used by the HTTP app, MCP tools and the admin CLI. */
+@Module({
+  imports: [TypeOrmModule.forFeature(metricsEntities), WorkspacesModule],
+  controllers: [EventsController, MetricsController],
+  providers: [
+    EventsService,
+    EventPartitions,
+    MetricsService,
+    ChartsService,
+    KpisService,
+    RollupReader,
+    CrmCounts,
+  ],
+  exports: [EventsService, MetricsService],
+})
+export class MetricsModule {}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { MetricWindow } from '../query/metric-query';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface MessageCounts {
+  sent: number;
+  delivered: number;
+  opened: number;
+}
+
+/**
+ * Counts read from the CRM tables: contacts by meta.ps_converted_at (index funnel_id, converted_at)
+ * and contact messages by send time (index funnel_id, created_at). `to` covers its whole millisecond.
+ */
+@Injectable()
+export class CrmCounts {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Contacts converted in the window, per local day (`YYYY-MM-DD`) or month (`YYYY-MM`). */
+  async contactsBy(
+    funnelId: string,
+    window: MetricWindow,
+    unit: 'day' | 'month',
+  ): Promise<Map<string, number>> {
+    const rows: { key: string; contacts: number }[] = await this.dataSource.query(
+      `SELECT to_char((converted_at AT TIME ZONE 'UTC') - make_interval(mins => $4), $5) AS key, count(*)::int AS contacts
+       FROM contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3
+       GROUP BY 1`,
+      [
+        funnelId,
+        iso(window.from),
+        iso(window.to + 1),
+        window.offset,
+        unit === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM',
+      ],
+    );
+    return new Map(rows.map((r) => [r.key, r.contacts]));
+  }
+
+  async contacts(funnelId: string, window: MetricWindow): Promise<number> {
+    const [row]: { contacts: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS contacts FROM contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3`,
+      [funnelId, iso(window.from), iso(window.to + 1)],
+    );
+    return row.contacts;
+  }
+
+  /**
+   * Messages sent in the window, and how many of them were delivered / opened. An opened message
+   * counts as delivered even when its delivery was never reported.
+   */
+  async messages(funnelId: string, window: MetricWindow): Promise<MessageCounts> {
+    const [row]: MessageCounts[] = await this.dataSource.query(
+      `SELECT count(*)::int AS sent,
+              count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL)::int AS delivered,
+              count(*) FILTER (WHERE m.opened_at IS NOT NULL)::int AS opened
+       FROM contact_messages c
+       LEFT JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
+       WHERE c.funnel_id = $1 AND c.created_at >= $2 AND c.created_at < $3`,
+      [funnelId, iso(window.from), iso(window.to + 1)],
+    );
+    return row;
+  }
+}
