@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { validateEnv } from '@app/core';
+import { startTestApp } from './support/app';
 
 const root = join(__dirname, '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -91,7 +92,6 @@ describe('Kubernetes manifests', () => {
   });
 
   it('probes routes the service serves and selects its own pods', async () => {
-    const { startTestApp } = await import('./support/app');
     const t = await startTestApp();
     try {
       const container = docs.Deployment.spec.template.spec.containers[0];
