@@ -21,7 +21,14 @@ export async function startTestApp(
   databaseUrl?: string,
 ): Promise<TestApp> {
   const db = databaseUrl ? { url: databaseUrl, drop: async () => undefined } : await createTestDatabase();
-  const raw = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', ...overrides };
+  // Suites send far more than 100 requests a minute with one key; the rate-limit suites set their own limit.
+  const raw = {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    ...overrides,
+  };
   const env = validateEnv(raw);
   // ConfigModule reads process.env while the app is built: show it this app's variables only.
   const app = await withProcessEnv(raw, () => createApp(env, { databaseUrl: db.url }));
@@ -39,7 +46,10 @@ export async function startTestApp(
   };
 }
 
-async function withProcessEnv<T>(vars: Record<string, string | undefined>, run: () => Promise<T>): Promise<T> {
+async function withProcessEnv<T>(
+  vars: Record<string, string | undefined>,
+  run: () => Promise<T>,
+): Promise<T> {
   const saved = { ...process.env };
   const replace = (next: Record<string, string | undefined>) => {
     for (const key of Object.keys(process.env)) delete process.env[key];

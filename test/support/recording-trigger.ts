@@ -34,7 +34,7 @@ export class RecordingTrigger extends AutomationTrigger {
       change.kind === 'contact.created'
         ? ['SELECT 1 FROM contacts WHERE id = $1', [change.contactId]]
         : [
-            'SELECT 1 FROM contact_field_values WHERE contact_id = $1 AND field_name = $2 AND created_at = $3',
+            "SELECT 1 FROM contact_field_values WHERE contact_id = $1 AND field_name = $2 AND date_trunc('milliseconds', created_at) = $3",
             [change.contactId, change.fieldName, change.occurredAt],
           ];
     const inside: unknown[] = await manager.query(sql, params);
@@ -60,7 +60,12 @@ export class RecordingTrigger extends AutomationTrigger {
 /** The real app on a fresh database, with AutomationTrigger replaced by a RecordingTrigger. */
 export async function startAppWithRecordingTrigger(): Promise<TestApp & { trigger: RecordingTrigger }> {
   const db = await createTestDatabase();
-  const env = validateEnv({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error' });
+  const env = validateEnv({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
   const trigger = new RecordingTrigger(() => db.url);
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule.forRoot({ databaseUrl: db.url, env })],
