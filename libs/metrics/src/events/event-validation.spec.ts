@@ -1,0 +1,90 @@
+import { ValidationError } from '@app/core';
+import { parseEventBatch } from './event-validation';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const base = { sessionId: 's1', occurredAt: '2026-05-01T10:00:00Z' };
+
+describe(parseEventBatch.name, () => {
+  it('returns canonical events whose id depends on the content only', () => {
+    const [a, b, c] = parseEventBatch(
+      {
+        events: [
+          {
+            ...base,
+            type: 'session_start',
+            device: 'mobile',
+            visitorId: 'v',
+            utm: { medium: 'cpc', source: 'fb' },
+          },
+          {
+            type: 'session_start',
+            visitorId: 'v',
+            sessionId: 's1',
+            occurredAt: '2026-05-01T12:00:00+02:00',
+            utm: { source: 'fb', medium: 'cpc' },
+            device: 'mobile',
+          },
+          { ...base, type: 'session_start', device: 'mobile', visitorId: 'v', utm: { source: 'fb' } },
+        ],
+      },
+      NOW,
+    );
+    expect(a.fields).toEqual({ visitorId: 'v', device: 'mobile', utm: { source: 'fb', medium: 'cpc' } });
+    expect(a.occurredAt).toBe(Date.parse('2026-05-01T10:00:00Z'));
+    expect(b.eventId).toBe(a.eventId);
+    expect(c.eventId).not.toBe(a.eventId);
+    expect(a.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+
+  it('accepts every event type with its members', () => {
+    const events = parseEventBatch(
+      {
+        events: [
+          { ...base, type: 'page_view', pageSlug: 'start', timeOnPageMs: 0 },
+          { ...base, type: 'button_click', pageSlug: 'start', buttonId: 'b1', buttonLabel: 'Go' },
+          { ...base, type: 'answer', questionId: 'question_3', questionTitle: 'Why?', answers: ['A', 'B'] },
+          { ...base, type: 'conversion', contactId: '6F9619FF-8B86-D011-B42D-00C04FC964FF' },
+          { ...base, type: 'conversion' },
+          { ...base, type: 'completion' },
+          { ...base, type: 'message_delivered', messageId: '6f9619ff-8b86-d011-b42d-00c04fc964ff' },
+          { ...base, type: 'message_opened', messageId: '6f9619ff-8b86-d011-b42d-00c04fc964ff' },
+        ],
+      },
+      NOW,
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      'page_view',
+      'button_click',
+      'answer',
+      'conversion',
+      'conversion',
+      'completion',
+      'message_delivered',
+      'message_opened',
+    ]);
+    expect(events[3].fields).toEqual({ contactId: '6f9619ff-8b86-d011-b42d-00c04fc964ff' });
+  });
+
+  it('lists at most 20 problems', () => {
+    try {
+      parseEventBatch({ events: Array.from({ length: 30 }, () => ({ ...base, type: 'page_view' })) }, NOW);
+      throw new Error('expected a ValidationError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      const details = (error as ValidationError).details as string[];
+      expect(details).toHaveLength(21);
+      expect(details[0]).toBe('events[0].pageSlug is required');
+      expect(details[20]).toBe('... and 10 more problems');
+    }
+  });
+
+  it('refuses answers longer than 500 characters together', () => {
+    const answers = Array.from({ length: 3 }, () => 'x'.repeat(200));
+    expect(() =>
+      parseEventBatch(
+        { events: [{ ...base, type: 'answer', questionId: 'question_1', questionTitle: 'Q', answers }] },
+        NOW,
+      ),
+    ).toThrow('events[0].answers must be 1 to 20 strings of 1 to 200 characters, 500 characters in total');
+  });
+});

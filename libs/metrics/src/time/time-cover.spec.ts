@@ -1,0 +1,65 @@
+import { GRAINS } from './buckets';
+import { coverWindow } from './time-cover';
+
+const t = (iso: string) => Date.parse(iso);
+const show = (cover: ReturnType<typeof coverWindow>) => ({
+  segments: cover.segments.map(
+    (s) => `${s.grain} ${new Date(s.from).toISOString()} ${new Date(s.to).toISOString()}`,
+  ),
+  raw: cover.raw.map((r) => `${new Date(r.from).toISOString()} ${new Date(r.to).toISOString()}`),
+});
+
+describe(coverWindow.name, () => {
+  it('uses whole days inside, hours, quarters and minutes towards the edges, raw pieces below a minute', () => {
+    const cover = coverWindow(t('2026-01-01T09:47:30.250Z'), t('2026-01-04T13:31:00.001Z'), GRAINS);
+    expect(show(cover)).toEqual({
+      segments: [
+        '1 2026-01-01T09:48:00.000Z 2026-01-01T10:00:00.000Z',
+        '60 2026-01-01T10:00:00.000Z 2026-01-02T00:00:00.000Z',
+        '1440 2026-01-02T00:00:00.000Z 2026-01-04T00:00:00.000Z',
+        '60 2026-01-04T00:00:00.000Z 2026-01-04T13:00:00.000Z',
+        '15 2026-01-04T13:00:00.000Z 2026-01-04T13:30:00.000Z',
+        '1 2026-01-04T13:30:00.000Z 2026-01-04T13:31:00.000Z',
+      ],
+      raw: [
+        '2026-01-01T09:47:30.250Z 2026-01-01T09:48:00.000Z',
+        '2026-01-04T13:31:00.000Z 2026-01-04T13:31:00.001Z',
+      ],
+    });
+  });
+
+  it('covers every millisecond exactly once', () => {
+    const from = t('2026-03-30T22:13:07.001Z');
+    const to = t('2026-04-02T01:59:59.999Z');
+    const cover = coverWindow(from, to, GRAINS);
+    const pieces = [
+      ...cover.segments.map((s) => [s.from, s.to]),
+      ...cover.raw.map((r) => [r.from, r.to]),
+    ].sort((a, b) => a[0] - b[0]);
+    expect(pieces[0][0]).toBe(from);
+    expect(pieces[pieces.length - 1][1]).toBe(to);
+    for (let i = 1; i < pieces.length; i++) expect(pieces[i][0]).toBe(pieces[i - 1][1]);
+    for (const s of cover.segments) {
+      expect(s.from % (s.grain * 60_000)).toBe(0);
+      expect(s.to % (s.grain * 60_000)).toBe(0);
+    }
+  });
+
+  it('only uses the grains it is given (activity charts at a +5:45 offset)', () => {
+    const cover = coverWindow(t('2026-01-01T00:00:00Z'), t('2026-01-01T02:00:00Z'), [15, 1]);
+    expect(show(cover).segments).toEqual(['15 2026-01-01T00:00:00.000Z 2026-01-01T02:00:00.000Z']);
+  });
+
+  it('splits a window shorter than a minute at the minute boundary', () => {
+    expect(show(coverWindow(t('2026-01-01T00:00:30Z'), t('2026-01-01T00:01:20Z'), GRAINS))).toEqual({
+      segments: [],
+      raw: [
+        '2026-01-01T00:00:30.000Z 2026-01-01T00:01:00.000Z',
+        '2026-01-01T00:01:00.000Z 2026-01-01T00:01:20.000Z',
+      ],
+    });
+    expect(show(coverWindow(t('2026-01-01T00:00:00Z'), t('2026-01-01T00:00:20Z'), GRAINS)).raw).toEqual([
+      '2026-01-01T00:00:00.000Z 2026-01-01T00:00:20.000Z',
+    ]);
+  });
+});
