@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
+import type { ContactView } from '@app/contacts';
 import { ContactFieldValue } from '@app/contacts/entities';
+import { FunnelsService } from '@app/workspaces';
 import type { TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -66,7 +68,6 @@ describe('GET and PUT /v1/funnels/{funnelId}/contacts/{contactId}', () => {
 
     it('answers 404 for a contact of another funnel of the same company', async () => {
       const id = await newContact();
-      const { FunnelsService } = await import('@app/workspaces');
       const second = await t.app
         .get(FunnelsService)
         .create({ workspaceId: acme.workspaceId, name: 'Second' });
@@ -96,18 +97,18 @@ describe('GET and PUT /v1/funnels/{funnelId}/contacts/{contactId}', () => {
     });
 
     it.each([
-      ['lastName', 'Lovelace', (c: Record<string, any>) => c.lastName],
-      ['email', 'ada@lovelace.example', (c: Record<string, any>) => c.email],
-      ['phone', '+44 20 7946 0958', (c: Record<string, any>) => c.phone],
-      ['website', 'https://lovelace.example', (c: Record<string, any>) => c.website],
-      ['birthday', '1815-12-10', (c: Record<string, any>) => c.birthday],
-      ['postalCode', 'W1', (c: Record<string, any>) => c.address.postalCode],
-      ['city', 'London', (c: Record<string, any>) => c.address.city],
-      ['state', 'England', (c: Record<string, any>) => c.address.state],
-      ['country', 'United Kingdom', (c: Record<string, any>) => c.address.country],
-      ['street', 'St James Square', (c: Record<string, any>) => c.address.street],
-      ['houseNumber', '12', (c: Record<string, any>) => c.address.houseNumber],
-      ['status', 'qualified', (c: Record<string, any>) => c.status],
+      ['lastName', 'Lovelace', (c: ContactView) => c.lastName],
+      ['email', 'ada@lovelace.example', (c: ContactView) => c.email],
+      ['phone', '+44 20 7946 0958', (c: ContactView) => c.phone],
+      ['website', 'https://lovelace.example', (c: ContactView) => c.website],
+      ['birthday', '1815-12-10', (c: ContactView) => c.birthday],
+      ['postalCode', 'W1', (c: ContactView) => c.address?.postalCode],
+      ['city', 'London', (c: ContactView) => c.address?.city],
+      ['state', 'England', (c: ContactView) => c.address?.state],
+      ['country', 'United Kingdom', (c: ContactView) => c.address?.country],
+      ['street', 'St James Square', (c: ContactView) => c.address?.street],
+      ['houseNumber', '12', (c: ContactView) => c.address?.houseNumber],
+      ['status', 'qualified', (c: ContactView) => c.status],
     ])('writes %s', async (fieldName, value, pick) => {
       const id = await newContact();
       const res = await put(id, { fieldName, value });
