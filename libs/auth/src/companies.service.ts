@@ -16,6 +16,10 @@ export class CompaniesService {
     );
   }
 
+  async exists(companyId: string): Promise<boolean> {
+    return isUuid(companyId) && (await this.companies.existsBy({ id: companyId }));
+  }
+
   /** Throws 404 unless the company exists. */
   async assertExists(companyId: string): Promise<void> {
     if (!isUuid(companyId) || !(await this.companies.existsBy({ id: companyId }))) {

@@ -7,3 +7,6 @@ export * from './decorators/public.decorator';
 export * from './decorators/require-permissions.decorator';
 export * from './entities';
 export * from './guards/api-key.guard';
+export * from './guards/bearer-token.guard';
+export * from './oauth-settings';
+export * from './strategies/bearer-token.strategy';

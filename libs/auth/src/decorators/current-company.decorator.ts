@@ -1,8 +1,10 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../api-keys.service';
+import type { TokenPrincipal } from '../strategies/bearer-token.strategy';
 
 export interface AuthenticatedRequest {
-  principal?: ApiKeyPrincipal;
+  /** Set by the API-key guard (REST) or the bearer-token guard (MCP). */
+  principal?: ApiKeyPrincipal | TokenPrincipal;
 }
 
 /** The company id of the authenticated caller; every query is scoped by it. */

@@ -1,0 +1,102 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  Logger,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request, Response } from 'express';
+import passport from 'passport';
+import type { Strategy } from 'passport-jwt';
+import { AppConfigService, publicBaseUrl } from '@app/core';
+import { CompaniesService } from '../companies.service';
+import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
+import { oauthSettingsFromConfig, protectedResourceMetadataUrl } from '../oauth-settings';
+import {
+  bearerTokenFrom,
+  createBearerTokenStrategy,
+  TokenPrincipal,
+  userMetadataOf,
+} from '../strategies/bearer-token.strategy';
+
+/**
+ * Guards `@BearerAuth()` routes: the request needs an access token from the configured identity
+ * provider naming an existing company. Refusals are 401 with the `WWW-Authenticate` challenge that
+ * starts MCP clients on the OAuth discovery flow; an unreachable JWKS is a 503, never a 500.
+ */
+@Injectable()
+export class BearerTokenGuard implements CanActivate {
+  private readonly logger = new Logger(BearerTokenGuard.name);
+  private readonly strategy?: Strategy;
+
+  constructor(
+    @Inject(ConfigService) private readonly config: AppConfigService,
+    private readonly companies: CompaniesService,
+  ) {
+    const settings = oauthSettingsFromConfig(config);
+    this.strategy =
+      settings &&
+      createBearerTokenStrategy(settings, async (payload) => {
+        const metadata = userMetadataOf(payload, settings.userMetadataClaim);
+        if (!metadata || !(await this.companies.exists(metadata.companyId))) return false;
+        return { ...metadata, subject: typeof payload.sub === 'string' ? payload.sub : undefined };
+      });
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const response = context.switchToHttp().getResponse<Response>();
+    if (!this.strategy) throw new ServiceUnavailableException('OAuth is not configured on this server');
+
+    const { principal, failure } = await this.authenticate(this.strategy, request, response);
+    if (principal) {
+      request.principal = principal;
+      return true;
+    }
+    if (isJwksUnavailable(failure)) {
+      this.logger.warn(`JWKS unavailable: ${(failure as Error).message}`);
+      throw new ServiceUnavailableException('The identity provider is unavailable, try again later');
+    }
+    const tokenSent = bearerTokenFrom(request) !== null;
+    response.setHeader('WWW-Authenticate', this.challenge(request, tokenSent));
+    throw new UnauthorizedException(tokenSent ? 'Invalid token' : 'Bearer token is required');
+  }
+
+  private challenge(request: Request, tokenSent: boolean): string {
+    const baseUrl = publicBaseUrl(request, {
+      BASE_URL: this.config.get('BASE_URL', { infer: true }),
+      TRUST_PROXY: this.config.get('TRUST_PROXY', { infer: true }),
+    });
+    const params = baseUrl ? [`resource_metadata="${protectedResourceMetadataUrl(baseUrl)}"`] : [];
+    if (tokenSent) params.push('error="invalid_token"', 'error_description="Invalid token"');
+    return `Bearer ${params.join(', ')}`.trim();
+  }
+
+  private authenticate(
+    strategy: Strategy,
+    request: Request,
+    response: Response,
+  ): Promise<{ principal?: TokenPrincipal; failure?: unknown }> {
+    return new Promise((resolve, reject) => {
+      // A per-request instance: passport attaches the success/fail callbacks to the object it runs.
+      const perRequest = Object.create(strategy) as Strategy;
+      passport.authenticate(
+        perRequest,
+        { session: false },
+        (error: unknown, user: unknown, info: unknown) => {
+          if (error) reject(error);
+          else resolve(user ? { principal: user as TokenPrincipal } : { failure: info });
+        },
+      )(request, response, reject);
+    });
+  }
+}
+
+// jwks-rsa marks fetch failures `isEndpointUnavailable`; a JWKS without usable keys is a JwksError.
+function isJwksUnavailable(failure: unknown): boolean {
+  const error = failure as { isEndpointUnavailable?: boolean; name?: string } | undefined;
+  return Boolean(error?.isEndpointUnavailable || error?.name === 'JwksError');
+}
