@@ -1,20 +1,29 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigValidationError, resolveDatabase, runMigrations, validateEnv } from '@app/core';
+import { resolveIdentityProvider } from '@app/dev-idp';
 import { createApp } from './create-app';
 
 async function bootstrap(): Promise<void> {
   const env = validateEnv(process.env);
   const logger = new Logger('Bootstrap');
   const db = await resolveDatabase({ ...env, log: (line) => logger.log(line) });
+  const idp = await resolveIdentityProvider(env, db.url, (line) => logger.log(line)).catch(async (error) => {
+    await db.embedded?.release();
+    throw error;
+  });
+  // ConfigModule reads process.env: the development identity provider's settings join it.
+  Object.assign(process.env, idp.variables);
+  const appEnv = validateEnv(process.env);
   const app = await (async () => {
     // Development applies migrations on start; production runs `npm run migration:run` first.
     if (env.NODE_ENV !== 'production') {
       const applied = await runMigrations(db.url);
       if (applied.length) logger.log(`applied migrations: ${applied.join(', ')}`);
     }
-    return createApp(env, { databaseUrl: db.url });
+    return createApp(appEnv, { databaseUrl: db.url });
   })().catch(async (error) => {
+    await idp.close();
     await db.embedded?.release();
     throw error;
   });
@@ -25,6 +34,7 @@ async function bootstrap(): Promise<void> {
     closing = true;
     logger.log(`${signal} received, shutting down`);
     await app.close();
+    await idp.close();
     // The embedded PostgreSQL stops with the last process that uses it.
     await db.embedded?.release();
     process.exit(0);
@@ -38,7 +48,9 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error) => {
   console.error(
-    error instanceof ConfigValidationError ? error.message : `startup failed: ${(error as Error)?.message ?? error}`,
+    error instanceof ConfigValidationError
+      ? error.message
+      : `startup failed: ${(error as Error)?.message ?? error}`,
   );
   process.exit(1);
 });

@@ -1,0 +1,3 @@
+export * from './dev-idp';
+export * from './dev-user';
+export * from './resolve-identity-provider';
