@@ -15,50 +15,41 @@ export type Responder = (request: ReceivedRequest, index: number) => number | Pr
 /** A real HTTP endpoint on 127.0.0.1 that records every webhook it receives. */
 export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
+  url = '';
   private waiters: { count: number; resolve: () => void }[] = [];
+  private readonly server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const rawBody = Buffer.concat(chunks);
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        // kept empty; rawBody shows what arrived
+      }
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody, json };
+      const index = this.requests.push(request) - 1;
+      this.notify();
+      const status = await this.respond(request, index);
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'receiver error');
+    });
+  });
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-    public respond: Responder,
-  ) {}
+  private constructor(public respond: Responder) {}
 
   static async start(respond: Responder = () => 200, port = 0): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', async () => {
-        const rawBody = Buffer.concat(chunks);
-        let json: Record<string, unknown> = {};
-        try {
-          json = JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>;
-        } catch {
-          // kept empty; rawBody shows what arrived
-        }
-        const request = {
-          method: req.method ?? '',
-          path: req.url ?? '',
-          headers: req.headers,
-          rawBody,
-          json,
-        };
-        const index = receiver!.requests.push(request) - 1;
-        const status = await receiver!.respond(request, index);
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'receiver error');
-        receiver!.notify();
-      });
-    });
+    const receiver = new WebhookReceiver(respond);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
+      receiver.server.once('error', reject);
+      receiver.server.listen(port, '127.0.0.1', resolve);
     });
-    const { port: bound } = server.address() as { port: number };
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${bound}/hooks`, respond);
+    const { port: bound } = receiver.server.address() as { port: number };
+    receiver.url = `http://127.0.0.1:${bound}/hooks`;
     return receiver;
   }
 
-  /** Resolves once `count` requests have been answered; rejects after `timeoutMs`. */
+  /** Resolves once `count` requests have arrived (answered or not); rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs = 15_000): Promise<ReceivedRequest[]> {
     if (this.requests.length >= count) return Promise.resolve(this.requests);
     return new Promise((resolve, reject) => {
