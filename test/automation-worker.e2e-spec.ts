@@ -207,6 +207,21 @@ describe(AutomationWorker.name, () => {
     recordedBy.forEach((spy) => spy.mockRestore());
   });
 
+  it('finishes the deliveries in flight when it stops, and claims nothing afterwards', async () => {
+    receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(200), 300));
+    await webhook();
+    await createContacts(3);
+    const worker = a.app.get(AutomationWorker);
+    worker.start();
+    await receiver.waitFor(3);
+    await worker.stop();
+    expect((await runs()).map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+
+    await createContacts(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.requests).toHaveLength(3);
+  });
+
   it('takes over a run whose worker died mid-delivery once its lease expires', async () => {
     await webhook();
     await createContacts(1);
