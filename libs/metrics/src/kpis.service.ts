@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ratio, round } from './charts.service';
+import { round } from './charts.service';
 import type { KpiResult } from './dto/metrics.dto';
 import { SESSION_DIMENSIONS } from './events/session-state';
 import { KpiSubtype, kpiType } from './metric-definitions';
