@@ -3,7 +3,9 @@ import { ApiKeyAuthModule } from '@app/auth';
 import { AutomationsModule, AutomationWorkerModule } from '@app/automations';
 import { ContactsModule } from '@app/contacts';
 import { CoreModule, CoreModuleOptions, EnvironmentVariables, RateLimitModule, validateEnv } from '@app/core';
+import { McpModule } from '@app/mcp';
 import { MetricsModule } from '@app/metrics';
+import { OAuthModule } from '@app/oauth';
 import { WorkspacesModule } from '@app/workspaces';
 import { HealthController } from './health.controller';
 
@@ -22,6 +24,8 @@ export class AppModule {
         WorkspacesModule,
         ContactsModule,
         MetricsModule,
+        OAuthModule,
+        McpModule,
         AutomationsModule,
         AutomationWorkerModule,
       ],

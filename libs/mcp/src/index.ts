@@ -1,0 +1,2 @@
+export * from './mcp-server.factory';
+export * from './mcp.module';

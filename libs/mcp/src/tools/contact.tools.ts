@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { ContactsService, DEFAULT_LIMIT, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
+import type { ToolContext } from './tool-context';
+import { toolResult } from './tool-result';
+
+const funnelId = z.string().describe('The funnel (campaign) id from list_workspaces');
+const contactId = z.string().describe('The contact id');
+const optionalText = (description: string) => z.string().optional().describe(description);
+const skipAutomationTrigger = z
+  .boolean()
+  .optional()
+  .describe('true skips the automations this change would trigger (default false)');
+
+export function registerContactTools({ server, companyId }: ToolContext, contacts: ContactsService): void {
+  server.registerTool(
+    'list_contacts',
+    {
+      title: 'List contacts',
+      description:
+        "Lists a funnel's contacts one page at a time (newest conversions first by default). " +
+        'Returns {data: Contact[], meta: {page, limit, total, hasNext}}.',
+      inputSchema: {
+        funnelId,
+        page: z.number().int().min(0).default(0).describe('0-based page number'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_LIMIT)
+          .default(DEFAULT_LIMIT)
+          .describe(`Page size, 1 to ${MAX_LIMIT}`),
+        sortField: z.enum(SORT_FIELDS).default('ps_converted_at').describe('Field to sort by'),
+        sortOrder: z
+          .union([z.literal(-1), z.literal(1)])
+          .default(-1)
+          .describe('-1 descending, 1 ascending (missing values sort lowest)'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ funnelId, ...query }) => toolResult(() => contacts.list(companyId, funnelId, query)),
+  );
+
+  server.registerTool(
+    'get_contact',
+    {
+      title: 'Get a contact',
+      description: 'One contact of a funnel with its meta, UTM parameters, custom properties and messages.',
+      inputSchema: { funnelId, contactId },
+      annotations: { readOnlyHint: true },
+    },
+    ({ funnelId, contactId }) => toolResult(() => contacts.get(companyId, funnelId, contactId)),
+  );
+
+  server.registerTool(
+    'create_contact',
+    {
+      title: 'Create a contact',
+      description:
+        'Creates a contact in a funnel. email or phone is required. status must be one of the ' +
+        "funnel's statuses (default: its first). Automations for the initial status run unless " +
+        'skipAutomationTrigger is true. Custom properties are set afterwards with update_contact_value.',
+      inputSchema: {
+        funnelId,
+        email: optionalText('Email address (required when phone is absent)'),
+        phone: optionalText('Phone number, E.164 when possible (required when email is absent)'),
+        firstName: optionalText('Given name'),
+        lastName: optionalText('Family name'),
+        status: optionalText("Lifecycle status, one of the funnel's statuses (e.g. lead)"),
+        website: optionalText('Website URL'),
+        birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
+        address: z
+          .object({
+            street: z.string().optional(),
+            houseNumber: z.string().optional(),
+            postalCode: z.string().optional(),
+            city: z.string().optional(),
+            state: z.string().optional(),
+            country: z.string().optional(),
+          })
+          .optional()
+          .describe('Postal address; every part optional'),
+        skipAutomationTrigger,
+      },
+    },
+    ({ funnelId, ...input }) =>
+      toolResult(async () => (await contacts.create(companyId, funnelId, input)).contact),
+  );
+
+  server.registerTool(
+    'update_contact_value',
+    {
+      title: 'Update one contact field',
+      description:
+        'Sets one field of a contact. Standard fields: firstName, lastName, email, phone, status, ' +
+        'website, birthday, postalCode (zip is an alias), city, state, country, street, houseNumber. ' +
+        'Any other name (letters, digits, _ - ., up to 64 characters) is stored as a custom property; ' +
+        'reserved names (ps_*, id, meta, ...) are refused. Returns {id, fieldName, value, updatedAt}.',
+      inputSchema: {
+        funnelId,
+        contactId,
+        fieldName: z.string().describe('The field or custom property to set'),
+        value: z.string().describe('The new value'),
+        skipAutomationTrigger,
+      },
+    },
+    ({ funnelId, contactId, ...input }) =>
+      toolResult(() => contacts.updateValue(companyId, funnelId, contactId, input)),
+  );
+}

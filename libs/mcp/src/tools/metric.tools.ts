@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import {
+  CHART_DESCRIPTIONS,
+  CHART_SUBTYPES,
+  INSIGHT_DESCRIPTION,
+  KPI_DESCRIPTIONS,
+  KPI_SUBTYPES,
+  MetricsService,
+} from '@app/metrics';
+import { AB_TEST_FILTERS } from '@app/metrics/query/metric-query';
+import type { ToolContext } from './tool-context';
+import { toolResult } from './tool-result';
+
+const period = {
+  funnelId: z.string().describe('The funnel (campaign) id from list_workspaces'),
+  from: z.string().describe('Start of the period, ISO 8601 (e.g. 2025-01-01 or 2025-01-01T00:00:00Z)'),
+  to: z.string().describe('End of the period, ISO 8601, after from; a date alone means the end of that day'),
+  offset: z
+    .string()
+    .optional()
+    .describe(
+      'Time zone as JavaScript getTimezoneOffset() minutes, as a string: local time = UTC - offset ("-120" is UTC+2). Default "0"',
+    ),
+};
+
+const bulletList = (entries: Record<string, string>) =>
+  Object.entries(entries)
+    .map(([name, text]) => `- ${name}: ${text}`)
+    .join('\n');
+
+export function registerMetricTools({ server, companyId }: ToolContext, metrics: MetricsService): void {
+  server.registerTool(
+    'get_chart_metrics',
+    {
+      title: 'Chart data of a funnel',
+      description:
+        'Data points {key, value, name?, relativeValue?} of one chart over a period. Subtypes:\n' +
+        bulletList(CHART_DESCRIPTIONS),
+      inputSchema: {
+        ...period,
+        subtype: z.enum(CHART_SUBTYPES).describe('Which chart'),
+        abTest: z
+          .enum(AB_TEST_FILTERS)
+          .optional()
+          .describe('Only for chart_page_to_page_conversion_rate: all, original or variant sessions'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ funnelId, subtype, ...query }) => toolResult(() => metrics.chart(companyId, funnelId, subtype, query)),
+  );
+
+  server.registerTool(
+    'get_kpi_metrics',
+    {
+      title: 'A KPI of a funnel',
+      description:
+        'One figure {type, value, count?} over a period; rates are percentages 0-100 and carry count, ' +
+        'their denominator. Subtypes:\n' +
+        bulletList(KPI_DESCRIPTIONS),
+      inputSchema: { ...period, subtype: z.enum(KPI_SUBTYPES).describe('Which KPI') },
+      annotations: { readOnlyHint: true },
+    },
+    ({ funnelId, subtype, ...query }) => toolResult(() => metrics.kpi(companyId, funnelId, subtype, query)),
+  );
+
+  server.registerTool(
+    'get_insight_metrics',
+    {
+      title: 'Answers to a funnel question',
+      description: `${INSIGHT_DESCRIPTION} Returns {title, answers, groupedAnswers}; an unknown question is an error.`,
+      inputSchema: {
+        ...period,
+        insightId: z.string().describe('The question id, question_<n> (e.g. question_1)'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ funnelId, insightId, ...query }) =>
+      toolResult(() => metrics.insight(companyId, funnelId, insightId, query)),
+  );
+}

@@ -1,0 +1,291 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startTestApp, TestApp } from '../support/app';
+import { createTenant, TenantFixture } from '../support/factories';
+import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
+
+const AUDIENCE = 'https://api.funnel.example';
+const NAMESPACE = 'https://funnel.example';
+const PERIOD = { from: '2025-03-01T00:00:00Z', to: '2025-03-31T23:59:59Z' };
+
+/** Each tool answers exactly what the REST route over the same service answers, for the token's company. */
+describe('MCP tools', () => {
+  let issuer: TestTokenIssuer;
+  let t: TestApp;
+  let acme: TenantFixture;
+  let globex: TenantFixture;
+  let client: Client;
+
+  const rest = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${t.baseUrl}/v1${path}`, {
+      ...init,
+      headers: { 'x-service-api-key': acme.key, 'content-type': 'application/json', ...init.headers },
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const json = (result: CallToolResult) => {
+    expect(result.isError).toBeFalsy();
+    return JSON.parse((result.content[0] as { text: string }).text) as unknown;
+  };
+  const errorText = (result: CallToolResult) => {
+    expect(result.isError).toBe(true);
+    return (result.content[0] as { text: string }).text;
+  };
+
+  beforeAll(async () => {
+    issuer = await startTokenIssuer({ audience: AUDIENCE });
+    t = await startTestApp({
+      IDP_URL: issuer.url,
+      OAUTH_CLIENT_ID: 'shared-client-id',
+      OAUTH_AUDIENCE: AUDIENCE,
+      OAUTH_CLAIM_NAMESPACE: NAMESPACE,
+    });
+    acme = await createTenant(t.app);
+    globex = await createTenant(t.app);
+    const token = await issuer.sign({
+      [`${NAMESPACE}/user_metadata`]: { companyId: acme.companyId, subscriptionId: 's' },
+    });
+    client = new Client({ name: 'tools-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+
+    for (const [email, firstName] of [
+      ['ada@example.com', 'Ada'],
+      ['bob@example.com', 'Bob'],
+    ]) {
+      expect(
+        (
+          await rest(`/funnels/${acme.funnelId}/contacts`, {
+            method: 'POST',
+            body: JSON.stringify({ email, firstName }),
+          })
+        ).status,
+      ).toBe(201);
+    }
+    const at = (minute: number) => `2025-03-10T09:${String(minute).padStart(2, '0')}:00Z`;
+    const events = [
+      { type: 'session_start', sessionId: 's1', occurredAt: at(0), visitorId: 'v1', device: 'mobile' },
+      { type: 'page_view', sessionId: 's1', occurredAt: at(1), pageSlug: 'start', timeOnPageMs: 4000 },
+      {
+        type: 'answer',
+        sessionId: 's1',
+        occurredAt: at(2),
+        questionId: 'question_1',
+        questionTitle: 'Goal?',
+        answers: ['Grow'],
+      },
+      { type: 'conversion', sessionId: 's1', occurredAt: at(3) },
+      { type: 'session_start', sessionId: 's2', occurredAt: at(5), visitorId: 'v2', device: 'desktop' },
+    ];
+    expect(
+      (await rest(`/funnels/${acme.funnelId}/events`, { method: 'POST', body: JSON.stringify({ events }) }))
+        .status,
+    ).toBe(202);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+    await issuer?.close();
+  });
+
+  it('lists the eight tools, each with a description and an input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      [
+        'create_contact',
+        'get_chart_metrics',
+        'get_contact',
+        'get_insight_metrics',
+        'get_kpi_metrics',
+        'list_contacts',
+        'list_workspaces',
+        'update_contact_value',
+      ].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.description?.length).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const listContacts = tools.find((tool) => tool.name === 'list_contacts')!;
+    expect(listContacts.inputSchema.required).toEqual(['funnelId']);
+  });
+
+  it('list_workspaces answers like GET /v1/workspaces', async () => {
+    expect(json(await call('list_workspaces', {}))).toEqual((await rest('/workspaces')).body.data);
+  });
+
+  it('list_contacts answers like GET .../contacts, with the same paging and sorting', async () => {
+    const query = { page: 0, limit: 1, sortField: 'email', sortOrder: 1 };
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/contacts?page=0&limit=1&sortField=email&sortOrder=1`,
+    );
+    const viaTool = json(await call('list_contacts', { funnelId: acme.funnelId, ...query })) as {
+      data: { email: string }[];
+    };
+    expect(viaTool).toEqual(viaRest.body);
+    expect(viaTool.data.map((c) => c.email)).toEqual(['ada@example.com']);
+  });
+
+  it('list_contacts applies the REST defaults', async () => {
+    const viaTool = json(await call('list_contacts', { funnelId: acme.funnelId })) as { meta: unknown };
+    expect(viaTool.meta).toEqual({ page: 0, limit: 50, total: 2, hasNext: false });
+  });
+
+  it('create_contact creates through the same rules, get_contact reads it back', async () => {
+    const created = json(
+      await call('create_contact', {
+        funnelId: acme.funnelId,
+        email: 'cy@example.com',
+        lastName: 'Young',
+        address: { city: 'Berlin' },
+        skipAutomationTrigger: true,
+      }),
+    ) as { id: string; meta: Record<string, unknown> };
+    expect(created).toMatchObject({
+      email: 'cy@example.com',
+      lastName: 'Young',
+      address: { city: 'Berlin' },
+      status: 'lead',
+    });
+    expect(created.meta.ps_source).toBe('external-api');
+    const read = json(await call('get_contact', { funnelId: acme.funnelId, contactId: created.id }));
+    expect(read).toEqual((await rest(`/funnels/${acme.funnelId}/contacts/${created.id}`)).body.data);
+    expect(read).toEqual(created);
+  });
+
+  it('create_contact reports the validation problems as a tool error', async () => {
+    expect(
+      errorText(await call('create_contact', { funnelId: acme.funnelId, firstName: 'No channel' })),
+    ).toMatch(/^email or phone is required/);
+  });
+
+  it('update_contact_value writes one field and answers the field-value record', async () => {
+    const [contact] = (await rest(`/funnels/${acme.funnelId}/contacts?sortField=email&sortOrder=1`)).body
+      .data as { id: string }[];
+    const result = json(
+      await call('update_contact_value', {
+        funnelId: acme.funnelId,
+        contactId: contact.id,
+        fieldName: 'zip',
+        value: '10115',
+      }),
+    );
+    expect(result).toEqual({
+      id: expect.any(String),
+      fieldName: 'postalCode',
+      value: '10115',
+      updatedAt: expect.any(String),
+    });
+    const after = (await rest(`/funnels/${acme.funnelId}/contacts/${contact.id}`)).body.data as {
+      address: unknown;
+    };
+    expect(after.address).toMatchObject({ postalCode: '10115' });
+    expect(
+      errorText(
+        await call('update_contact_value', {
+          funnelId: acme.funnelId,
+          contactId: contact.id,
+          fieldName: 'ps_source',
+          value: 'x',
+        }),
+      ),
+    ).toMatch(/reserved/);
+  });
+
+  it('get_chart_metrics answers like GET .../metrics/charts/{subtype}', async () => {
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/charts/chart_visitor_devices?from=${PERIOD.from}&to=${PERIOD.to}`,
+    );
+    expect(viaRest.status).toBe(200);
+    const viaTool = json(
+      await call('get_chart_metrics', {
+        funnelId: acme.funnelId,
+        subtype: 'chart_visitor_devices',
+        ...PERIOD,
+      }),
+    );
+    expect(viaTool).toEqual(viaRest.body.data);
+    expect(viaTool).toContainEqual(expect.objectContaining({ key: 'mobile', value: 1 }));
+  });
+
+  it('get_chart_metrics refuses abTest on a chart that does not support it, like REST', async () => {
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/charts/chart_visitor_devices?from=${PERIOD.from}&to=${PERIOD.to}&abTest=all`,
+    );
+    expect(viaRest.status).toBe(400);
+    const text = errorText(
+      await call('get_chart_metrics', {
+        funnelId: acme.funnelId,
+        subtype: 'chart_visitor_devices',
+        abTest: 'all',
+        ...PERIOD,
+      }),
+    );
+    expect(text.split('\n')[0]).toBe(viaRest.body.error);
+  });
+
+  it('get_kpi_metrics answers like GET .../metrics/kpis/{subtype}', async () => {
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/kpis/kpi_conversion_rate?from=${PERIOD.from}&to=${PERIOD.to}&offset=-60`,
+    );
+    const viaTool = json(
+      await call('get_kpi_metrics', {
+        funnelId: acme.funnelId,
+        subtype: 'kpi_conversion_rate',
+        offset: '-60',
+        ...PERIOD,
+      }),
+    );
+    expect(viaTool).toEqual(viaRest.body.data);
+    expect(viaTool).toEqual({ type: 'kpiConversionRate', value: 50, count: 2 });
+  });
+
+  it('get_insight_metrics answers like GET .../metrics/insights/{insightId}', async () => {
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/insights/question_1?from=${PERIOD.from}&to=${PERIOD.to}`,
+    );
+    const viaTool = json(
+      await call('get_insight_metrics', { funnelId: acme.funnelId, insightId: 'question_1', ...PERIOD }),
+    );
+    expect(viaTool).toEqual(viaRest.body.data);
+    expect(viaTool).toMatchObject({ title: 'Goal?', answers: { Grow: 1 } });
+    expect(
+      errorText(
+        await call('get_insight_metrics', { funnelId: acme.funnelId, insightId: 'question_9', ...PERIOD }),
+      ),
+    ).toBe('Question question_9 not found');
+  });
+
+  it.each([
+    ['list_contacts', {}],
+    ['get_contact', { contactId: '00000000-0000-4000-8000-000000000000' }],
+    ['create_contact', { email: 'intruder@example.com' }],
+    [
+      'update_contact_value',
+      { contactId: '00000000-0000-4000-8000-000000000000', fieldName: 'city', value: 'x' },
+    ],
+    ['get_chart_metrics', { subtype: 'chart_visitor_devices', ...PERIOD }],
+    ['get_kpi_metrics', { subtype: 'kpi_total_sessions', ...PERIOD }],
+    ['get_insight_metrics', { insightId: 'question_1', ...PERIOD }],
+  ])("%s on another company's funnel is 'Funnel not found'", async (name, args) => {
+    expect(errorText(await call(name, { funnelId: globex.funnelId, ...args }))).toBe('Funnel not found');
+  });
+
+  it('leaves the other company untouched', async () => {
+    const res = await fetch(`${t.baseUrl}/v1/funnels/${globex.funnelId}/contacts`, {
+      headers: { 'x-service-api-key': globex.key },
+    });
+    expect(((await res.json()) as { meta: { total: number } }).meta.total).toBe(0);
+  });
+
+  it('refuses arguments outside the schema before any service runs', async () => {
+    const result = await call('list_contacts', { funnelId: acme.funnelId, limit: 101 });
+    expect(errorText(result)).toMatch(/limit/);
+  });
+});
