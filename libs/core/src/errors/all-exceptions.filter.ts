@@ -38,13 +38,19 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private toBody(exception: unknown, request: Request): ErrorBody {
+    // Express hands body-parser and URL errors to Nest wrapped in an HttpException (as `cause`).
+    const parserBody = this.parserErrorBody(exception instanceof HttpException ? exception.cause : exception);
+    if (parserBody) return parserBody;
     if (exception instanceof DomainException) {
       return this.withDetails({ error: exception.message, status: exception.status }, exception.details);
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const payload = exception.getResponse();
-      if (status === HttpStatus.NOT_FOUND && !(typeof payload === 'object' && (payload as ErrorBody).error && (payload as ErrorBody).status)) {
+      if (
+        status === HttpStatus.NOT_FOUND &&
+        !(typeof payload === 'object' && (payload as ErrorBody).error && (payload as ErrorBody).status)
+      ) {
         return { error: `Cannot ${request.method} ${request.path}`, status };
       }
       if (typeof payload === 'object' && payload !== null) {
@@ -60,19 +66,25 @@ export class AllExceptionsFilter implements ExceptionFilter {
                 : (STATUS_TEXT[status] ?? 'Error');
         const body: ErrorBody = { error, status };
         if (typeof p.retryAfter === 'number') body.retryAfter = p.retryAfter;
-        return this.withDetails(body, messages ?? (Array.isArray(p.details) ? (p.details as string[]) : undefined));
+        return this.withDetails(
+          body,
+          messages ?? (Array.isArray(p.details) ? (p.details as string[]) : undefined),
+        );
       }
       return { error: typeof payload === 'string' ? payload : (STATUS_TEXT[status] ?? 'Error'), status };
     }
-    // Errors raised by the body parser before routing carry their HTTP status.
-    const parserStatus = (exception as { status?: unknown; type?: unknown })?.status;
-    if (typeof parserStatus === 'number' && parserStatus >= 400 && parserStatus < 500) {
-      const type = (exception as { type?: string }).type;
-      if (type === 'entity.parse.failed') return { error: 'Malformed JSON body', status: 400 };
-      if (type === 'entity.too.large') return { error: 'Request body too large (limit 100 kB)', status: 413 };
-      return { error: STATUS_TEXT[parserStatus] ?? 'Bad request', status: parserStatus };
-    }
     return { error: STATUS_TEXT[500], status: 500 };
+  }
+
+  /** The body for an error raised while reading the request (body parser, URL decoding), if it is one. */
+  private parserErrorBody(error: unknown): ErrorBody | undefined {
+    if (error instanceof URIError) return { error: 'Malformed URL encoding', status: 400 };
+    const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
+    if (typeof status !== 'number' || status < 400 || status >= 500 || typeof type !== 'string')
+      return undefined;
+    if (type === 'entity.parse.failed') return { error: 'Malformed JSON body', status: 400 };
+    if (type === 'entity.too.large') return { error: 'Request body too large (limit 100 kB)', status: 413 };
+    return { error: STATUS_TEXT[status] ?? 'Bad request', status };
   }
 
   private withDetails(body: ErrorBody, details?: string[]): ErrorBody {
