@@ -1,4 +1,4 @@
-import { ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import { ExecutionContext, HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
 
@@ -13,6 +13,7 @@ const OUTAGE_LOG_INTERVAL_MS = 60_000;
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  protected override logger = new Logger('RateLimit');
   private lastOutageLog = 0;
 
   protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
