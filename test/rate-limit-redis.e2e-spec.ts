@@ -27,14 +27,14 @@ describe('Rate limits shared through Redis (REDIS_URL)', () => {
     afterAll(() => storage.close());
 
     it('counts in a fixed window that expires on the server', async () => {
-      expect(await storage.increment('unit:a', 400, 2, 400, 'api')).toEqual({
+      expect(await storage.increment('unit:a', 400, 2)).toEqual({
         totalHits: 1,
         timeToExpire: 1,
         isBlocked: false,
         timeToBlockExpire: 0,
       });
-      await storage.increment('unit:a', 400, 2, 400, 'api');
-      expect(await storage.increment('unit:a', 400, 2, 400, 'api')).toMatchObject({
+      await storage.increment('unit:a', 400, 2);
+      expect(await storage.increment('unit:a', 400, 2)).toMatchObject({
         totalHits: 3,
         isBlocked: true,
       });
@@ -42,7 +42,7 @@ describe('Rate limits shared through Redis (REDIS_URL)', () => {
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(400);
       await new Promise((resolve) => setTimeout(resolve, 450));
-      expect(await storage.increment('unit:a', 400, 2, 400, 'api')).toMatchObject({
+      expect(await storage.increment('unit:a', 400, 2)).toMatchObject({
         totalHits: 1,
         isBlocked: false,
       });
@@ -50,7 +50,7 @@ describe('Rate limits shared through Redis (REDIS_URL)', () => {
 
     it('counts concurrent hits exactly once each', async () => {
       const records = await Promise.all(
-        Array.from({ length: 50 }, () => storage.increment('unit:b', 60_000, 100, 60_000, 'api')),
+        Array.from({ length: 50 }, () => storage.increment('unit:b', 60_000, 100)),
       );
       expect(records.map((r) => r.totalHits).sort((a, b) => a - b)).toEqual(
         Array.from({ length: 50 }, (_, i) => i + 1),

@@ -10,7 +10,7 @@ describe(MemoryRateLimitStorage.name, () => {
   });
   afterEach(() => storage.close());
 
-  const hit = (key = 'k') => storage.increment(key, 60_000, 2, 60_000, 'api');
+  const hit = (key = 'k') => storage.increment(key, 60_000, 2);
 
   it('counts hits in a fixed window and blocks past the limit until it ends', async () => {
     expect(await hit()).toEqual({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
