@@ -54,8 +54,13 @@ export class AutomationsService extends AutomationTrigger {
         `--on status:${valid.spec.status} is not a status of this funnel (${funnel.contactStatuses.join(', ')})`,
       );
     }
-    const id = randomUUID();
     const { action } = valid;
+    if (action.action === 'webhook' && action.secret && !this.cipher.hasKey) {
+      throw new ValidationError(
+        '--secret needs AUTOMATION_SECRET_KEY to be set (it encrypts webhook secrets)',
+      );
+    }
+    const id = randomUUID();
     await this.dataSource.getRepository(Automation).insert({
       id,
       funnelId: funnel.id,

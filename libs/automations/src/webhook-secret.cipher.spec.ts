@@ -30,6 +30,11 @@ describe(WebhookSecretCipher.name, () => {
     expect(() => other.decrypt(cipher.encrypt('x', id), id)).toThrow();
   });
 
+  it('says whether it has a key', () => {
+    expect(cipher.hasKey).toBe(true);
+    expect(new WebhookSecretCipher(undefined, 'production').hasKey).toBe(false);
+  });
+
   it('refuses to work without a key in production', () => {
     expect(() => new WebhookSecretCipher(undefined, 'production').encrypt('x', id)).toThrow(
       MissingSecretKeyError,

@@ -26,6 +26,11 @@ export class WebhookSecretCipher {
     }
   }
 
+  /** False in production without AUTOMATION_SECRET_KEY: secrets can then be neither stored nor used. */
+  get hasKey(): boolean {
+    return this.key !== undefined;
+  }
+
   encrypt(secret: string, automationId: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.requireKey(), iv);
