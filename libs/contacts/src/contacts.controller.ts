@@ -1,18 +1,16 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBody,
   ApiCreatedResponse,
   ApiHeader,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
+import { ApiErrorResponse } from '@app/core';
 import { ContactsService } from './contacts.service';
 import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
@@ -30,9 +28,17 @@ const CONTACT_ID = ApiParam({
   format: 'uuid',
   description: 'Not a UUID: 400; unknown, in another funnel or another company’s: 404.',
 });
-const NOT_FOUND = ApiNotFoundResponse({
-  description: '`Funnel not found` or `Contact not found` (also for another company’s)',
-});
+const FUNNEL_NOT_FOUND = ApiErrorResponse(
+  404,
+  'The funnel does not exist or belongs to another company',
+  'Funnel not found',
+);
+const NOT_FOUND = ApiErrorResponse(
+  404,
+  'The funnel or contact does not exist or belongs to another company',
+  'Funnel not found',
+  'Contact not found',
+);
 
 @ApiTags('Contacts')
 @Controller({ path: 'funnels/:funnelId/contacts', version: '1' })
@@ -48,11 +54,17 @@ export class ContactsController {
       'offset-based: a deep page costs time proportional to page × limit.',
   })
   @FUNNEL_ID
-  @ApiOkResponse({ type: ContactListResponse })
-  @ApiBadRequestResponse({
-    description: 'Invalid query (e.g. limit out of range, unknown sortField) or funnelId',
-  })
-  @NOT_FOUND
+  @ApiOkResponse({ type: ContactListResponse, description: 'One page of contacts and the pagination meta' })
+  @ApiErrorResponse(
+    400,
+    'Invalid query parameter (integers only; unknown parameters are refused) or funnelId',
+    'limit must be an integer from 1 to 100',
+    'page must be an integer of at least 0',
+    'sortField must be one of ps_converted_at, email, firstName, lastName',
+    'sortOrder must be -1 or 1',
+    'funnelId must be a UUID',
+  )
+  @FUNNEL_NOT_FOUND
   list(
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
@@ -76,23 +88,36 @@ export class ContactsController {
     name: 'Idempotency-Key',
     required: false,
     description:
-      `Makes retries safe: 1 to 255 visible ASCII characters, scoped to the company, remembered ${IDEMPOTENCY_KEY_TTL_HOURS} h ` +
-      'after a successful creation. A retry with the same key and body answers the first response (201, ' +
-      'same body, header `Idempotent-Replayed: true`) and creates nothing; the same key with a different ' +
-      'body or funnel answers 422. A request that failed can be retried with the same key.',
+      `Makes retries safe: 1 to 255 visible ASCII characters, scoped to the company, remembered ` +
+      `${IDEMPOTENCY_KEY_TTL_HOURS} h after a successful creation. A retry with the same key and body ` +
+      'answers the first response (201, same body, header `Idempotent-Replayed: true`) and creates nothing; ' +
+      'the same key with a different body or funnel answers 422. A request that failed can be retried ' +
+      'with the same key.',
     example: '5f0c2b1e-order-4711',
   })
   @ApiBody({ type: CreateContactDto })
-  @ApiCreatedResponse({ type: ContactResponse })
-  @ApiBadRequestResponse({
-    description:
-      'Both email and phone missing, invalid email/phone/website/birthday, status not configured for the funnel, ' +
-      'a read-only or unknown member, a bad Idempotency-Key, or an invalid funnelId',
+  @ApiCreatedResponse({
+    type: ContactResponse,
+    description: 'The created contact (or, for a retry, the first response)',
   })
-  @ApiUnprocessableEntityResponse({
-    description: 'The Idempotency-Key was already used with a different request',
-  })
-  @NOT_FOUND
+  @ApiErrorResponse(
+    400,
+    'Malformed JSON, both email and phone missing, an invalid value, a status not configured for the funnel, ' +
+      'a read-only or unknown member, a bad Idempotency-Key, or an invalid funnelId. `details` lists every problem.',
+    'email or phone is required',
+    'email must be a valid email address',
+    "status must be one of the funnel's statuses: lead, converted",
+    'meta is managed by the service and cannot be set',
+    'nickname is not a recognised field',
+    'Idempotency-Key must be 1 to 255 visible ASCII characters',
+    'Malformed JSON body',
+  )
+  @ApiErrorResponse(
+    422,
+    'The Idempotency-Key was already used with a different request',
+    'Idempotency-Key was already used with a different request; send a new key for a new contact',
+  )
+  @FUNNEL_NOT_FOUND
   async create(
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
@@ -107,11 +132,16 @@ export class ContactsController {
 
   @Get(':contactId')
   @RequirePermissions('crm:read')
-  @ApiOperation({ summary: 'Get a contact' })
+  @ApiOperation({ summary: 'Get a contact', description: 'One contact of the funnel, with its messages.' })
   @FUNNEL_ID
   @CONTACT_ID
-  @ApiOkResponse({ type: ContactResponse })
-  @ApiBadRequestResponse({ description: 'funnelId or contactId is not a UUID' })
+  @ApiOkResponse({ type: ContactResponse, description: 'The contact' })
+  @ApiErrorResponse(
+    400,
+    'funnelId or contactId is not a UUID',
+    'contactId must be a UUID',
+    'funnelId must be a UUID',
+  )
   @NOT_FOUND
   async get(
     @CurrentCompany() companyId: string,
@@ -133,12 +163,19 @@ export class ContactsController {
   @FUNNEL_ID
   @CONTACT_ID
   @ApiBody({ type: UpdateContactValueDto })
-  @ApiOkResponse({ type: ContactValuesResponse })
-  @ApiBadRequestResponse({
-    description:
-      'fieldName or value missing, a reserved system field, an invalid custom property name, an invalid ' +
-      'value for the field (email, status, website, birthday, phone), or an invalid path id',
-  })
+  @ApiOkResponse({ type: ContactValuesResponse, description: 'The recorded field value' })
+  @ApiErrorResponse(
+    400,
+    'fieldName or value missing, a reserved system field, an invalid custom property name, an invalid value ' +
+      'for the field, clearing the only email or phone, or an invalid path id',
+    'fieldName is required',
+    'value is required',
+    'fieldName meta is a reserved system field and cannot be written',
+    'value must be a valid email address (fieldName email)',
+    "value must be one of the funnel's statuses: lead, converted (fieldName status)",
+    'email cannot be cleared: a contact needs an email or a phone',
+    'a contact holds at most 100 custom properties',
+  )
   @NOT_FOUND
   async updateValue(
     @CurrentCompany() companyId: string,

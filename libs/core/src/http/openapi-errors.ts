@@ -1,3 +1,4 @@
+import { ApiResponse } from '@nestjs/swagger';
 import type {
   HeaderObject,
   OpenAPIObject,
@@ -77,6 +78,33 @@ const DEFAULT_DESCRIPTIONS: Record<string, string> = {
 type Responses = Record<string, ResponseObject | ReferenceObject>;
 
 /**
+ * Documents an error response with the standard body and one example per message given (400s
+ * carry the message in `details` too, as validation errors do).
+ */
+export const ApiErrorResponse = (status: number, description: string, ...messages: string[]) =>
+  ApiResponse({
+    status,
+    description,
+    content: {
+      'application/json': {
+        schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` },
+        examples: Object.fromEntries(
+          messages.map((error) => [
+            error
+              .replace(/[^A-Za-z0-9]+/g, '-')
+              .replace(/^-|-$/g, '')
+              .slice(0, 60),
+            {
+              summary: error,
+              value: status === 400 ? { error, status, details: [error] } : { error, status },
+            },
+          ]),
+        ),
+      },
+    },
+  });
+
+/**
  * Completes every operation with the responses every route can give (500; 429 where a rate limit
  * applies; 400 and 413 where there is a body) and gives each error response the standard body
  * schema, so a route only documents what is particular to it.
@@ -117,6 +145,7 @@ export function completeErrorResponses(document: OpenAPIObject): OpenAPIObject {
 
       for (const [status, response] of Object.entries(responses)) {
         if ('$ref' in response) continue;
+        if (!response.description) response.description = Number(status) < 400 ? 'Success' : 'Error';
         if (Number(status) >= 400 && !response.content) {
           response.content = {
             'application/json': {
