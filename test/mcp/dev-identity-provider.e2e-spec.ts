@@ -7,6 +7,9 @@ import { databaseDevUser, DEV_OAUTH_DEFAULTS, resolveIdentityProvider } from '@a
 import { startTestApp, TestApp } from '../support/app';
 import { followAuthorization } from '../support/oauth-browser';
 
+// Booting real apps on a loaded machine can take longer than jest's default 5 s.
+jest.setTimeout(60_000);
+
 describe('Development identity provider', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -5,6 +5,9 @@ import { startTestApp, TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
 
+// Booting real apps on a loaded machine can take longer than jest's default 5 s.
+jest.setTimeout(60_000);
+
 const AUDIENCE = 'https://api.funnel.example';
 const NAMESPACE = 'https://funnel.example';
 const CLAIM = `${NAMESPACE}/user_metadata`;
@@ -185,6 +188,22 @@ describe('POST /mcp bearer-token validation', () => {
     }[];
     expect(workspaces.map((w) => w.id)).toEqual([acme.workspaceId]);
     expect(workspaces[0].campaigns.map((c) => c.id)).toEqual([acme.funnelId]);
+  });
+
+  it('lets browser-based clients call it: preflight answered, WWW-Authenticate readable', async () => {
+    const preflight = await fetch(`${t.baseUrl}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    const res = await postMcp(t.baseUrl);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/);
   });
 
   it.each(['GET', 'DELETE'])('answers %s /mcp with 405 and Allow: POST', async (method) => {

@@ -14,6 +14,9 @@ import { createTestDatabase } from '../support/database';
 import { createTenant, TenantFixture } from '../support/factories';
 import { FlowStep, followAuthorization } from '../support/oauth-browser';
 
+// Booting real apps on a loaded machine can take longer than jest's default 5 s.
+jest.setTimeout(60_000);
+
 const OAUTH = {
   OAUTH_CLIENT_ID: 'funnel-crm-e2e-client',
   OAUTH_AUDIENCE: 'https://api.funnel.example',

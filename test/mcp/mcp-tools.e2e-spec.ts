@@ -5,6 +5,9 @@ import { startTestApp, TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
 
+// Booting real apps on a loaded machine can take longer than jest's default 5 s.
+jest.setTimeout(60_000);
+
 const AUDIENCE = 'https://api.funnel.example';
 const NAMESPACE = 'https://funnel.example';
 const PERIOD = { from: '2025-03-01T00:00:00Z', to: '2025-03-31T23:59:59Z' };

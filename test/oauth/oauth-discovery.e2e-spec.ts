@@ -1,5 +1,8 @@
 import { startTestApp, TestApp } from '../support/app';
 
+// Booting real apps on a loaded machine can take longer than jest's default 5 s.
+jest.setTimeout(60_000);
+
 const IDP = {
   IDP_URL: 'https://tenant.idp.example',
   OAUTH_CLIENT_ID: 'shared-client-id',
@@ -103,6 +106,22 @@ describe('OAuth discovery documents', () => {
     });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
   });
+
+  it.each(['oauth-protected-resource', 'oauth-authorization-server'])(
+    'answers the CORS preflight for %s (clients send MCP-Protocol-Version)',
+    async (document) => {
+      const res = await fetch(`${derived.baseUrl}/.well-known/${document}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://localhost:6274',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'mcp-protocol-version',
+        },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-headers')).toMatch(/Mcp-Protocol-Version/);
+    },
+  );
 });
 
 describe('OAuth discovery without an identity provider', () => {

@@ -1,5 +1,8 @@
 import { startTestApp, TestApp } from '../support/app';
 
+// Booting real apps on a loaded machine can take longer than jest's default 5 s.
+jest.setTimeout(60_000);
+
 const IDP = {
   IDP_URL: 'https://tenant.idp.example/',
   OAUTH_CLIENT_ID: 'shared-client-id',

@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { AuthModule } from '@app/auth/auth.module';
 import { ContactsModule } from '@app/contacts/contacts.module';
 import { MetricsModule } from '@app/metrics/metrics.module';
@@ -15,6 +15,7 @@ import { McpController } from './mcp.controller';
 })
 export class McpModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(allowBrowserClients).forRoutes(McpController);
+    // Every method, so the browser's CORS preflight (OPTIONS) is answered too.
+    consumer.apply(allowBrowserClients).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
   }
 }

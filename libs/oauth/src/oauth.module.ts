@@ -12,8 +12,15 @@ import { WellKnownController } from './well-known.controller';
 })
 export class OAuthModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
+    // Every method, so the browser's CORS preflight (OPTIONS) is answered too.
     consumer
       .apply(allowBrowserClients)
-      .forRoutes(WellKnownController, { path: 'oauth/register', method: RequestMethod.ALL });
+      .forRoutes(
+        ...[
+          '.well-known/oauth-protected-resource',
+          '.well-known/oauth-authorization-server',
+          'oauth/register',
+        ].map((path) => ({ path, method: RequestMethod.ALL })),
+      );
   }
 }
