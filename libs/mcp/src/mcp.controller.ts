@@ -13,6 +13,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nes
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { BearerAuth, CurrentCompany, Public } from '@app/auth';
+import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { McpServerFactory } from './mcp-server.factory';
 
 const METHOD_NOT_ALLOWED = 'Method not allowed: this MCP server is stateless, send JSON-RPC with POST /mcp';
@@ -56,10 +57,7 @@ export class McpController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'Not supported (no server-initiated stream in stateless mode)' })
-  @ApiResponse({
-    status: 405,
-    description: '`{"error": "Method not allowed: ...", "status": 405}` with `Allow: POST`',
-  })
+  @ApiErrorResponse(405, 'Only POST is supported (header `Allow: POST`)', METHOD_NOT_ALLOWED)
   openStream(@Res({ passthrough: true }) response: Response): never {
     return methodNotAllowed(response);
   }
@@ -67,10 +65,7 @@ export class McpController {
   @Delete()
   @Public()
   @ApiOperation({ summary: 'Not supported (there are no sessions to end)' })
-  @ApiResponse({
-    status: 405,
-    description: '`{"error": "Method not allowed: ...", "status": 405}` with `Allow: POST`',
-  })
+  @ApiErrorResponse(405, 'Only POST is supported (header `Allow: POST`)', METHOD_NOT_ALLOWED)
   endSession(@Res({ passthrough: true }) response: Response): never {
     return methodNotAllowed(response);
   }

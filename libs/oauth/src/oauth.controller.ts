@@ -17,11 +17,11 @@ import {
   ApiFoundResponse,
   ApiOperation,
   ApiQuery,
-  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@app/auth';
+import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { ClientRegistrationError, ClientRegistrationErrorFilter } from './client-registration-error.filter';
 import {
   ClientRegistrationDto,
@@ -65,7 +65,11 @@ export class OAuthController {
   })
   @ApiAuthorizeQuery()
   @ApiFoundResponse({ description: 'Redirect to the identity provider (`Location` header)' })
-  @ApiServiceUnavailableResponse({ description: 'No identity provider is configured' })
+  @ApiErrorResponse(
+    503,
+    'No identity provider is configured (IDP_URL)',
+    'OAuth is not configured on this server',
+  )
   authorize(@Req() request: Request): { url: string; statusCode: number } {
     const rawQuery = request.originalUrl.split('?').slice(1).join('?');
     return { url: identityProviderAuthorizeUrl(rawQuery, this.oauth.settings()), statusCode: 302 };
@@ -87,7 +91,11 @@ export class OAuthController {
     type: ClientRegistrationErrorDto,
     description: '`redirect_uris` is missing, empty, not an array or holds a non-string',
   })
-  @ApiServiceUnavailableResponse({ description: 'No identity provider is configured' })
+  @ApiErrorResponse(
+    503,
+    'No identity provider is configured (IDP_URL)',
+    'OAuth is not configured on this server',
+  )
   register(@Body() body: unknown): ClientRegistrationDto {
     const registration = registerClient(body, this.oauth.settings().clientId);
     if (!registration) throw new ClientRegistrationError();

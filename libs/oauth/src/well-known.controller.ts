@@ -1,7 +1,8 @@
 import { Controller, Get, Req, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@app/auth';
+import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { AuthorizationServerMetadataDto, ProtectedResourceMetadataDto } from './dto/oauth-metadata.dto';
 import { OAuthConfigService } from './oauth-config.service';
 import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-documents';
@@ -33,7 +34,11 @@ export class WellKnownController {
       'identity provider (`IDP_URL`).',
   })
   @ApiOkResponse({ type: AuthorizationServerMetadataDto })
-  @ApiServiceUnavailableResponse({ description: 'No identity provider is configured' })
+  @ApiErrorResponse(
+    503,
+    'No identity provider is configured (IDP_URL)',
+    'OAuth is not configured on this server',
+  )
   authorizationServer(@Req() request: Request): AuthorizationServerMetadataDto {
     return authorizationServerMetadata(this.oauth.baseUrl(request), this.oauth.settings());
   }

@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiServiceUnavailableResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { BEARER_SECURITY } from '@app/core/http/swagger';
 import { BearerTokenGuard } from '../guards/bearer-token.guard';
 
@@ -14,14 +15,17 @@ export const BearerAuth = () =>
     SetMetadata(BEARER_AUTH, true),
     UseGuards(BearerTokenGuard),
     ApiBearerAuth(BEARER_SECURITY),
-    ApiUnauthorizedResponse({
-      description:
-        'Missing (`Bearer token is required`) or invalid (`Invalid token`) access token. The ' +
-        '`WWW-Authenticate` header points to the protected-resource metadata: ' +
-        '`Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource"`, plus ' +
-        '`error="invalid_token", error_description="Invalid token"` when a token was sent.',
-    }),
-    ApiServiceUnavailableResponse({
-      description: 'The identity provider (its JWKS) cannot be reached, or OAuth is not configured',
-    }),
+    ApiErrorResponse(
+      401,
+      'Missing or invalid access token. `WWW-Authenticate: Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource"` ' +
+        'points MCP clients to the OAuth discovery; when a token was sent it adds `error="invalid_token", error_description="Invalid token"`.',
+      'Bearer token is required',
+      'Invalid token',
+    ),
+    ApiErrorResponse(
+      503,
+      'The identity provider (its JWKS) cannot be reached, or no identity provider is configured',
+      'The identity provider is unavailable, try again later',
+      'OAuth is not configured on this server',
+    ),
   );
