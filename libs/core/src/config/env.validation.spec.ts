@@ -41,6 +41,20 @@ describe(validateEnv.name, () => {
     );
   });
 
+  it('needs the client, audience and claim namespace with an external IDP_URL', () => {
+    expect(() => validateEnv({ IDP_URL: 'https://tenant.idp.example', OAUTH_CLIENT_ID: 'c' })).toThrow(
+      /OAUTH_AUDIENCE is required when IDP_URL is set[\s\S]*OAUTH_CLAIM_NAMESPACE is required when IDP_URL is set/,
+    );
+  });
+
+  it('configures the development identity provider', () => {
+    expect(validateEnv({}).DEV_IDP_PORT).toBe(3001);
+    expect(validateEnv({ DEV_IDP_PORT: '0' }).DEV_IDP_PORT).toBe(0);
+    expect(() => validateEnv({ DEV_USER_COMPANY_ID: 'acme' })).toThrow(
+      /DEV_USER_COMPANY_ID must be a company id/,
+    );
+  });
+
   it('accepts a complete production configuration', () => {
     const env = validateEnv({
       NODE_ENV: 'production',
