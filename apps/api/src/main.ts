@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigValidationError, resolveDatabase, runMigrations, validateEnv } from '@app/core';
-import { resolveIdentityProvider } from '@app/dev-idp';
+import { resolveIdentityProvider } from '@app/dev-idp/resolve-identity-provider';
 import { createApp } from './create-app';
 
 async function bootstrap(): Promise<void> {

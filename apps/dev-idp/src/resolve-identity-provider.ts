@@ -1,5 +1,4 @@
 import type { EnvironmentVariables } from '@app/core';
-import { startDevIdp } from './dev-idp';
 import { databaseDevUser } from './dev-user';
 
 /** OAuth settings the service uses when the bundled development identity provider runs. */
@@ -32,6 +31,9 @@ export async function resolveIdentityProvider(
     OAUTH_AUDIENCE: env.OAUTH_AUDIENCE ?? DEV_OAUTH_DEFAULTS.OAUTH_AUDIENCE,
     OAUTH_CLAIM_NAMESPACE: env.OAUTH_CLAIM_NAMESPACE ?? DEV_OAUTH_DEFAULTS.OAUTH_CLAIM_NAMESPACE,
   };
+  // Loaded on demand: production, which never starts it, never loads oidc-provider either.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startDevIdp } = require('./dev-idp') as typeof import('./dev-idp');
   const start = (port: number) =>
     startDevIdp({
       port,
