@@ -99,6 +99,13 @@ export class ContactsController {
   @ApiCreatedResponse({
     type: ContactResponse,
     description: 'The created contact (or, for a retry, the first response)',
+    headers: {
+      'Idempotent-Replayed': {
+        description:
+          '`true` when the body is the stored response to an earlier request with the same Idempotency-Key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
   })
   @ApiErrorResponse(
     400,
