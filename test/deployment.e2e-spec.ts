@@ -110,3 +110,17 @@ describe('Kubernetes manifests', () => {
     expect(existsSync(join(root, sourceOf(command[1])))).toBe(true);
   });
 });
+
+describe('Health probes', () => {
+  it('are never rate limited', async () => {
+    const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 70 }, (_, i) => fetch(`${t.baseUrl}/health${i % 2 ? '/live' : ''}`).then((r) => r.status)),
+      );
+      expect(new Set(statuses)).toEqual(new Set([200]));
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,10 +1,14 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
+import { API_THROTTLER, PUBLIC_THROTTLER } from '@app/core';
 
 /** Probes for orchestrators: liveness (the process answers) and readiness (the database too). */
 @ApiTags('Health')
+// Probes come often and, behind a proxy, from one address: they must never be rate limited.
+@SkipThrottle({ [API_THROTTLER]: true, [PUBLIC_THROTTLER]: true })
 @Controller('health')
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
