@@ -24,7 +24,7 @@ export class MetricEvent {
   @Column({ type: 'varchar', length: 20 })
   type: string;
 
-  /** The type-specific members (pageSlug, buttonId, answers, ...). */
-  @Column({ type: 'jsonb', default: () => "'{}'" })
+  /** The type-specific members (pageSlug, buttonId, answers, ...); json, not jsonb: cheaper to write, rarely read. */
+  @Column({ type: 'json', default: () => "'{}'" })
   payload: Record<string, unknown>;
 }

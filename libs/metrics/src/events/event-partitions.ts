@@ -28,8 +28,10 @@ export class EventPartitions {
 
   async ensure(times: number[]): Promise<void> {
     const missing = new Map<string, ReturnType<typeof monthPartition>>();
-    for (const ms of times) {
-      const partition = monthPartition(ms);
+    // Events of a batch mostly share a day: look at each day once.
+    const days = new Set(times.map((ms) => Math.floor(ms / 86_400_000)));
+    for (const day of days) {
+      const partition = monthPartition(day * 86_400_000);
       if (!this.known.has(partition.name)) missing.set(partition.name, partition);
     }
     for (const partition of missing.values()) {

@@ -8,7 +8,7 @@ import {
   addEventRollups,
   addSessionRollups,
   insertEvents,
-  lockSessions,
+  readSessions,
   saveMessages,
   saveQuestions,
   saveSessions,
@@ -18,13 +18,16 @@ import { parseEventBatch } from './event-validation';
 import { applyEvents, emptySession, sameSession, SessionState } from './session-state';
 
 const SESSION_SCOPED = new Set(['session_start', 'page_view', 'answer', 'conversion', 'completion']);
-// Deadlock / serialization failure / a partition dropped meanwhile: the batch is retried as a whole.
+// A partition dropped meanwhile (23514), or a deadlock with an operator's statement: retried as a whole.
 const RETRYABLE = new Set(['40P01', '40001', '23514']);
 const ATTEMPTS = 3;
 
 /**
  * Ingestion of tracking events. One transaction per batch stores the new events and brings
- * sessions and rollups in step with them, with a handful of set-based statements.
+ * sessions and rollups in step with them, with a handful of set-based statements. Batches of one
+ * funnel take turns (a transaction-scoped advisory lock on the funnel): a session's state is read,
+ * merged and written without races, and no two batches wait on each other's rollup rows in a
+ * cycle. Batches of different funnels run in parallel.
  */
 @Injectable()
 export class EventsService {
@@ -65,6 +68,7 @@ export class EventsService {
     funnelId: string,
     events: TrackedEvent[],
   ): Promise<IngestResult> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
     const inserted = await insertEvents(manager, funnelId, events);
     const fresh = events.filter((e) => inserted.has(e.eventId));
     if (!fresh.length) return { accepted: 0 };
@@ -78,7 +82,7 @@ export class EventsService {
     }
     const changes: { before: SessionState; after: SessionState }[] = [];
     if (bySession.size) {
-      const current = await lockSessions(manager, funnelId, [...bySession.keys()]);
+      const current = await readSessions(manager, funnelId, [...bySession.keys()]);
       for (const [sessionId, sessionEvents] of bySession) {
         const before = current.get(sessionId) ?? emptySession(sessionId);
         const after = applyEvents(before, sessionEvents);

@@ -1,5 +1,5 @@
 import type { ButtonClickFields, PageViewFields, TrackedEvent } from '../events/event-types';
-import { SessionContribution, sessionContributions, SessionState } from '../events/session-state';
+import { sessionContributions, SessionState } from '../events/session-state';
 import { bucketStart, GRAINS } from '../time/buckets';
 
 export const EVENT_DIMENSIONS = {
@@ -35,8 +35,52 @@ export interface RollupRow<C> {
   counts: C;
 }
 
-const rowKey = (dimension: string, grain: number, bucket: number, key: string) =>
-  `${dimension}\u0000${grain}\u0000${bucket}\u0000${key}`;
+// Aggregation is done per minute first (each fact or session falls in one minute), then the minute
+// sums are folded into the coarser grains: far fewer map operations than one per fact and grain.
+type MinuteSums<C> = Map<number, Map<string, { dimension: string; key: string; counts: C }>>;
+
+function foldGrains<C>(
+  minutes: MinuteSums<C>,
+  empty: () => C,
+  merge: (into: C, from: C) => void,
+): RollupRow<C>[] {
+  const rows: RollupRow<C>[] = [];
+  for (const grain of GRAINS) {
+    const buckets = new Map<number, Map<string, RollupRow<C>>>();
+    for (const [minute, sums] of minutes) {
+      const bucket = bucketStart(minute, grain);
+      let inBucket = buckets.get(bucket);
+      if (!inBucket) buckets.set(bucket, (inBucket = new Map()));
+      for (const [id, sum] of sums) {
+        let row = inBucket.get(id);
+        if (!row)
+          inBucket.set(
+            id,
+            (row = { dimension: sum.dimension, grain, bucket, key: sum.key, counts: empty() }),
+          );
+        merge(row.counts, sum.counts);
+      }
+    }
+    for (const inBucket of buckets.values()) rows.push(...inBucket.values());
+  }
+  return rows;
+}
+
+function minuteEntry<C>(
+  minutes: MinuteSums<C>,
+  at: number,
+  dimension: string,
+  key: string,
+  empty: () => C,
+): C {
+  const minute = bucketStart(at, 1);
+  let sums = minutes.get(minute);
+  if (!sums) minutes.set(minute, (sums = new Map()));
+  const id = `${dimension}\u0000${key}`;
+  let entry = sums.get(id);
+  if (!entry) sums.set(id, (entry = { dimension, key, counts: empty() }));
+  return entry.counts;
+}
 
 /** Newer label wins; equal times keep the greater label so the result does not depend on order. */
 export function laterLabel(a: EventCounts, label: string | null, labelAt: number | null): void {
@@ -47,43 +91,44 @@ export function laterLabel(a: EventCounts, label: string | null, labelAt: number
   }
 }
 
+const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label: null, labelAt: null });
+const emptySessions = (): SessionCounts => ({ sessions: 0, conversions: 0, completions: 0, completionMs: 0 });
+
+function mergeEvents(into: EventCounts, from: EventCounts): void {
+  into.events += from.events;
+  into.timed += from.timed;
+  into.totalMs += from.totalMs;
+  laterLabel(into, from.label, from.labelAt);
+}
+
+function mergeSessions(into: SessionCounts, from: SessionCounts): void {
+  into.sessions += from.sessions;
+  into.conversions += from.conversions;
+  into.completions += from.completions;
+  into.completionMs += from.completionMs;
+}
+
 /** Rollup increments of new events attributed to their own time (page views, clicks), at every grain. */
 export function eventRollupDeltas(events: TrackedEvent[]): RollupRow<EventCounts>[] {
-  const rows = new Map<string, RollupRow<EventCounts>>();
-  const add = (dimension: string, key: string, at: number, timedMs: number | undefined, label?: string) => {
-    for (const grain of GRAINS) {
-      const bucket = bucketStart(at, grain);
-      const id = rowKey(dimension, grain, bucket, key);
-      let row = rows.get(id);
-      if (!row) {
-        row = {
-          dimension,
-          grain,
-          bucket,
-          key,
-          counts: { events: 0, timed: 0, totalMs: 0, label: null, labelAt: null },
-        };
-        rows.set(id, row);
-      }
-      row.counts.events += 1;
-      if (timedMs !== undefined) {
-        row.counts.timed += 1;
-        row.counts.totalMs += timedMs;
-      }
-      laterLabel(row.counts, label ?? null, label === undefined ? null : at);
-    }
-  };
+  const minutes: MinuteSums<EventCounts> = new Map();
   for (const event of events) {
     if (event.type === 'page_view') {
       const f = event.fields as PageViewFields;
-      add(EVENT_DIMENSIONS.activity, '', event.occurredAt, undefined);
-      add(EVENT_DIMENSIONS.page, f.pageSlug, event.occurredAt, f.timeOnPageMs);
+      minuteEntry(minutes, event.occurredAt, EVENT_DIMENSIONS.activity, '', emptyEvents).events += 1;
+      const page = minuteEntry(minutes, event.occurredAt, EVENT_DIMENSIONS.page, f.pageSlug, emptyEvents);
+      page.events += 1;
+      if (f.timeOnPageMs !== undefined) {
+        page.timed += 1;
+        page.totalMs += f.timeOnPageMs;
+      }
     } else if (event.type === 'button_click') {
       const f = event.fields as ButtonClickFields;
-      add(EVENT_DIMENSIONS.button, f.buttonId, event.occurredAt, undefined, f.buttonLabel);
+      const button = minuteEntry(minutes, event.occurredAt, EVENT_DIMENSIONS.button, f.buttonId, emptyEvents);
+      button.events += 1;
+      laterLabel(button, f.buttonLabel ?? null, f.buttonLabel === undefined ? null : event.occurredAt);
     }
   }
-  return [...rows.values()];
+  return foldGrains(minutes, emptyEvents, mergeEvents);
 }
 
 /**
@@ -94,36 +139,22 @@ export function eventRollupDeltas(events: TrackedEvent[]): RollupRow<EventCounts
 export function sessionRollupDeltas(
   changes: { before: SessionState; after: SessionState }[],
 ): RollupRow<SessionCounts>[] {
-  const rows = new Map<string, RollupRow<SessionCounts>>();
-  const apply = (contributions: SessionContribution[], at: number | null, sign: 1 | -1) => {
-    if (at === null) return;
-    for (const c of contributions) {
-      for (const grain of GRAINS) {
-        const bucket = bucketStart(at, grain);
-        const id = rowKey(c.dimension, grain, bucket, c.key);
-        let row = rows.get(id);
-        if (!row) {
-          row = {
-            dimension: c.dimension,
-            grain,
-            bucket,
-            key: c.key,
-            counts: { sessions: 0, conversions: 0, completions: 0, completionMs: 0 },
-          };
-          rows.set(id, row);
-        }
-        row.counts.sessions += sign * c.sessions;
-        row.counts.conversions += sign * c.conversions;
-        row.counts.completions += sign * c.completions;
-        row.counts.completionMs += sign * c.completionMs;
-      }
+  const minutes: MinuteSums<SessionCounts> = new Map();
+  const apply = (state: SessionState, sign: 1 | -1) => {
+    if (state.startedAt === null) return;
+    for (const c of sessionContributions(state)) {
+      const sum = minuteEntry(minutes, state.startedAt, c.dimension, c.key, emptySessions);
+      sum.sessions += sign * c.sessions;
+      sum.conversions += sign * c.conversions;
+      sum.completions += sign * c.completions;
+      sum.completionMs += sign * c.completionMs;
     }
   };
   for (const { before, after } of changes) {
-    apply(sessionContributions(before), before.startedAt, -1);
-    apply(sessionContributions(after), after.startedAt, 1);
+    apply(before, -1);
+    apply(after, 1);
   }
-  return [...rows.values()].filter(
+  return foldGrains(minutes, emptySessions, mergeSessions).filter(
     (r) => r.counts.sessions || r.counts.conversions || r.counts.completions || r.counts.completionMs,
   );
 }

@@ -21,8 +21,9 @@ const segmentParams = (cover: Cover) => [
 ];
 const rangeParams = (ranges: Range[]) => [ranges.map((r) => iso(r.from)), ranges.map((r) => iso(r.to))];
 
-// Whole buckets come from the rollups (one index range per segment); the sub-minute edges of the
-// window from raw rows. Neither grows with the number of events in the window.
+// Whole buckets come from the rollups, the sub-minute edges of the window from raw rows; each piece
+// is one index range scan (LATERAL keeps the planner from hashing a whole funnel's rows instead).
+// Neither grows with the number of events in the window.
 const SEGMENTS = `unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[]) AS s(grain, lo, hi)`;
 const RANGES = `unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS s(lo, hi, i)`;
 
@@ -61,8 +62,10 @@ export class RollupReader {
         `SELECT r.dimension, r.key, sum(r.sessions) AS sessions, sum(r.conversions) AS conversions,
                   sum(r.completions) AS completions, sum(r.completion_ms) AS completion_ms
            FROM ${SEGMENTS}
-           JOIN metric_session_rollups r ON r.funnel_id = $1 AND r.dimension = ANY($5::text[])
-             AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi
+           CROSS JOIN LATERAL (
+             SELECT * FROM metric_session_rollups r WHERE r.funnel_id = $1 AND r.dimension = ANY($5::text[])
+               AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi
+           ) AS r
            GROUP BY r.dimension, r.key`,
         [funnelId, ...segmentParams(cover), dimensions],
       );
@@ -78,7 +81,9 @@ export class RollupReader {
     if (cover.raw.length) {
       const rows: SessionRow[] = await this.dataSource.query(
         `SELECT ${SESSION_COLUMNS} FROM ${RANGES}
-         JOIN metric_sessions m ON m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi`,
+         CROSS JOIN LATERAL (
+           SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi
+         ) AS m`,
         [funnelId, ...rangeParams(cover.raw)],
       );
       for (const row of rows) {
@@ -129,8 +134,10 @@ export class RollupReader {
                 (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC) FILTER (WHERE r.label_at IS NOT NULL))[1] AS label,
                 max(r.label_at) AS label_at
          FROM ${SEGMENTS}
-         JOIN metric_event_rollups r ON r.funnel_id = $1 AND r.dimension = $5
-           AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi
+         CROSS JOIN LATERAL (
+           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $5
+             AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi
+         ) AS r
          GROUP BY r.key`,
         [funnelId, ...segmentParams(cover), dimension],
       );
@@ -145,11 +152,12 @@ export class RollupReader {
                 count(e.payload->'timeOnPageMs') AS timed,
                 coalesce(sum((e.payload->>'timeOnPageMs')::bigint), 0) AS total_ms,
                 (array_agg(e.payload->>'buttonLabel' ORDER BY e.occurred_at DESC, e.payload->>'buttonLabel' COLLATE "C" DESC)
-                  FILTER (WHERE e.payload ? 'buttonLabel'))[1] AS label,
-                max(e.occurred_at) FILTER (WHERE e.payload ? 'buttonLabel') AS label_at
+                  FILTER (WHERE e.payload->>'buttonLabel' IS NOT NULL))[1] AS label,
+                max(e.occurred_at) FILTER (WHERE e.payload->>'buttonLabel' IS NOT NULL) AS label_at
          FROM ${RANGES}
-         JOIN metric_events e ON e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi
-         WHERE e.type = $4
+         CROSS JOIN LATERAL (
+           SELECT * FROM metric_events e WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = $4
+         ) AS e
          GROUP BY 1`,
         [funnelId, ...rangeParams(cover.raw), type],
       );
@@ -172,8 +180,10 @@ export class RollupReader {
          FROM (
            SELECT (extract(epoch FROM r.bucket)::bigint / 60 - $6) / 60 AS h, r.events
            FROM ${SEGMENTS}
-           JOIN metric_event_rollups r ON r.funnel_id = $1 AND r.dimension = $5
-             AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi
+           CROSS JOIN LATERAL (
+             SELECT r.bucket, r.events FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $5
+               AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi
+           ) AS r
          ) AS b
          GROUP BY 1`,
         [funnelId, ...segmentParams(cover), EVENT_DIMENSIONS.activity, window.offset],
@@ -183,8 +193,10 @@ export class RollupReader {
     if (cover.raw.length) {
       const rows: { i: string; events: string }[] = await this.dataSource.query(
         `SELECT s.i, count(*) AS events FROM ${RANGES}
-         JOIN metric_events e ON e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi
-         WHERE e.type = 'page_view'
+         CROSS JOIN LATERAL (
+           SELECT 1 FROM metric_events e
+           WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = 'page_view'
+         ) AS e
          GROUP BY s.i`,
         [funnelId, ...rangeParams(cover.raw)],
       );
