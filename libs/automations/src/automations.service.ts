@@ -113,8 +113,9 @@ export class AutomationsService extends AutomationTrigger {
 
   /**
    * Inserts one run per (change, matching enabled automation) with the payload frozen now, through
-   * the caller's manager so the runs commit or roll back with the change. A funnel without
-   * automations costs one indexed query.
+   * the caller's manager so the runs commit or roll back with the change. Set-based: one query for
+   * the funnels' automations (all a funnel without automations costs), one for the contacts, and
+   * only when something matched one for their messages and one multi-row insert.
    */
   async record(manager: EntityManager, changes: ContactChange[]): Promise<void> {
     if (!changes.length) return;
@@ -125,32 +126,34 @@ export class AutomationsService extends AutomationTrigger {
     if (!automations.length) return;
     const contactIds = unique(changes.map((c) => c.contactId));
     const contacts = await manager.find(Contact, { where: { id: In(contactIds) } });
-    const byId = new Map(contacts.map((contact) => [contact.id, contact]));
+    const contactById = new Map(contacts.map((contact) => [contact.id, contact]));
+    const matches = changes.flatMap((change) => {
+      const contact = contactById.get(change.contactId);
+      if (!contact) throw new Error(`contact ${change.contactId} of an automation change does not exist`);
+      return automations
+        .filter((automation) => fires(automation, change, contact.status))
+        .map((automation) => ({ automation, change, contact }));
+    });
+    if (!matches.length) return;
+
+    // The Contact JSON includes its messages, so the payload shows what the API would show now.
     const messages = await manager.find(ContactMessage, {
       where: { contactId: In(contactIds) },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
-
-    const runs: Partial<AutomationRun>[] = [];
-    for (const change of changes) {
-      const contact = byId.get(change.contactId);
-      if (!contact) throw new Error(`contact ${change.contactId} of an automation change does not exist`);
-      let payload: RunPayload | undefined;
-      for (const automation of automations) {
-        if (automation.funnelId !== change.funnelId || automation.companyId !== change.companyId) continue;
-        const spec = parseTrigger(automation.trigger);
-        if (!spec || !triggerMatches(spec, change, contact.status)) continue;
-        payload ??= buildPayload(change, contact, messages);
-        runs.push({
-          automationId: automation.id,
-          funnelId: change.funnelId,
-          contactId: change.contactId,
-          event: payload.event,
-          payload,
-        });
-      }
-    }
-    if (runs.length) await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
+    const payloads = new Map<ContactChange, RunPayload>();
+    const runs = matches.map(({ automation, change, contact }) => {
+      const payload = payloads.get(change) ?? buildPayload(change, contact, messages);
+      payloads.set(change, payload);
+      return {
+        automationId: automation.id,
+        funnelId: change.funnelId,
+        contactId: change.contactId,
+        event: payload.event,
+        payload,
+      };
+    });
+    await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
   }
 
   private async findFunnel(funnelId: string): Promise<Funnel> {
@@ -160,6 +163,12 @@ export class AutomationsService extends AutomationTrigger {
     if (!funnel) throw new NotFoundError('Funnel not found');
     return funnel;
   }
+}
+
+function fires(automation: Automation, change: ContactChange, contactStatus: string): boolean {
+  if (automation.funnelId !== change.funnelId || automation.companyId !== change.companyId) return false;
+  const spec = parseTrigger(automation.trigger);
+  return spec !== undefined && triggerMatches(spec, change, contactStatus);
 }
 
 function buildPayload(change: ContactChange, contact: Contact, messages: ContactMessage[]): RunPayload {
