@@ -35,6 +35,7 @@ describe('Deployment files', () => {
     OAUTH_CLIENT_ID: 'client',
     OAUTH_AUDIENCE: 'https://api.example',
     OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+    AUTOMATION_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
   };
   const compose = parse(interpolate(read('docker-compose.yml'), required)) as {
     services: Record<string, ComposeService>;
@@ -87,7 +88,13 @@ describe('Kubernetes manifests', () => {
 
   it('configures the service with values it accepts in production', () => {
     const secret = load('secret.example.yaml');
-    const env = validateEnv({ ...docs.ConfigMap.data, ...secret.stringData });
+    expect(Object.keys(secret.stringData)).toContain('AUTOMATION_SECRET_KEY');
+    const env = validateEnv({
+      ...docs.ConfigMap.data,
+      ...secret.stringData,
+      // the example's placeholder is not a key; a real one is 32 random bytes
+      AUTOMATION_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
     expect(env.NODE_ENV).toBe('production');
   });
 
