@@ -89,6 +89,24 @@ describe('GET /v1/funnels/{funnelId}/metrics/kpis/{subtype} and insights/{insigh
     });
   });
 
+  it('counts messages sent within a fraction of a minute exactly', async () => {
+    // Only M3 (sent 2026-02-01T10:00:00Z, opened without a reported delivery).
+    const q = 'from=2026-02-01T09:59:59.500Z&to=2026-02-01T10:00:00.200Z';
+    const rate = async (subtype: string) =>
+      (await get(`/v1/funnels/${acme.funnelId}/metrics/kpis/${subtype}?${q}`)).body.data;
+    expect(await rate('kpi_messages_sent')).toEqual({ type: 'kpiMessagesSent', value: 1 });
+    expect(await rate('kpi_messages_delivery_rate')).toEqual({
+      type: 'kpiMessagesDeliveryRate',
+      value: 100,
+      count: 1,
+    });
+    expect(await rate('kpi_messages_open_rate')).toEqual({
+      type: 'kpiMessagesOpenRate',
+      value: 100,
+      count: 1,
+    });
+  });
+
   it('counts sessions over a quarter, including March', async () => {
     const res = await get(
       `/v1/funnels/${acme.funnelId}/metrics/kpis/kpi_total_sessions?from=2026-01-01&to=2026-03-31`,

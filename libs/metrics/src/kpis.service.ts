@@ -47,14 +47,17 @@ export class KpisService {
       case 'kpi_new_contacts':
         return { type, value: await this.crm.contacts(funnelId, window) };
       case 'kpi_messages_sent':
-        return { type, value: (await this.crm.messages(funnelId, window)).sent };
+        return { type, value: await this.crm.messagesSent(funnelId, window) };
       case 'kpi_messages_delivery_rate': {
-        const m = await this.crm.messages(funnelId, window);
-        return { type, value: percent(m.delivered, m.sent), count: m.sent };
+        const [sent, { delivered }] = await Promise.all([
+          this.crm.messagesSent(funnelId, window),
+          this.rollups.messages(funnelId, window),
+        ]);
+        return { type, value: percent(delivered, sent), count: sent };
       }
       case 'kpi_messages_open_rate': {
-        const m = await this.crm.messages(funnelId, window);
-        return { type, value: percent(m.opened, m.delivered), count: m.delivered };
+        const { delivered, opened } = await this.rollups.messages(funnelId, window);
+        return { type, value: percent(opened, delivered), count: delivered };
       }
     }
   }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { EventCounts, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
+import type { EventCounts, MessageChange, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
 import type { AnswerFields, MessageFields, TrackedEvent } from './event-types';
 import { emptySession, SessionState } from './session-state';
 
@@ -220,23 +220,36 @@ export async function saveQuestions(
   );
 }
 
-/** Keeps the first delivery and the first opening of each message. */
+/**
+ * Keeps the first delivery and the first opening of each message, and returns the messages that
+ * became delivered or opened with their send time (contact_messages.created_at): the message
+ * rollups count them there. An opening implies a delivery. Events for a message that is not a
+ * contact message of this funnel are kept but counted nowhere.
+ */
 export async function saveMessages(
   manager: EntityManager,
   funnelId: string,
   events: TrackedEvent[],
-): Promise<void> {
-  const messages = new Map<string, { delivered: number | null; opened: number | null }>();
+): Promise<MessageChange[]> {
+  const reported = new Map<string, { delivered: number | null; opened: number | null }>();
   for (const e of events) {
     if (e.type !== 'message_delivered' && e.type !== 'message_opened') continue;
     const id = (e.fields as MessageFields).messageId;
-    const m = messages.get(id) ?? { delivered: null, opened: null };
+    const m = reported.get(id) ?? { delivered: null, opened: null };
     const field = e.type === 'message_delivered' ? 'delivered' : 'opened';
     m[field] = m[field] === null ? e.occurredAt : Math.min(m[field] as number, e.occurredAt);
-    messages.set(id, m);
+    reported.set(id, m);
   }
-  if (!messages.size) return;
-  const ids = [...messages.keys()];
+  if (!reported.size) return [];
+  const ids = [...reported.keys()];
+  const known: { id: string; sent_at: Date; delivered_at: Date | null; opened_at: Date | null }[] =
+    await manager.query(
+      `SELECT c.id, c.created_at AS sent_at, m.delivered_at, m.opened_at
+     FROM contact_messages c
+     LEFT JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
+     WHERE c.funnel_id = $1 AND c.id = ANY($2::uuid[])`,
+      [funnelId, ids],
+    );
   await manager.query(
     `INSERT INTO metric_messages AS m (funnel_id, message_id, delivered_at, opened_at)
      SELECT $1, v.* FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS v(message_id, delivered_at, opened_at)
@@ -246,8 +259,18 @@ export async function saveMessages(
     [
       funnelId,
       ids,
-      ids.map((id) => iso(messages.get(id)?.delivered ?? null)),
-      ids.map((id) => iso(messages.get(id)?.opened ?? null)),
+      ids.map((id) => iso(reported.get(id)?.delivered ?? null)),
+      ids.map((id) => iso(reported.get(id)?.opened ?? null)),
     ],
   );
+  const changes: MessageChange[] = [];
+  for (const k of known) {
+    const now = reported.get(k.id) as { delivered: number | null; opened: number | null };
+    const wasOpened = k.opened_at !== null;
+    const wasDelivered = k.delivered_at !== null || wasOpened;
+    const opened = !wasOpened && now.opened !== null;
+    const delivered = !wasDelivered && (now.delivered !== null || now.opened !== null);
+    if (opened || delivered) changes.push({ sentAt: k.sent_at.getTime(), delivered, opened });
+  }
+  return changes;
 }

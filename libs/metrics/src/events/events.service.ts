@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { FunnelsService } from '@app/workspaces/funnels.service';
 import type { IngestResult } from '../dto/events.dto';
-import { eventRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
+import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import {
   addEventRollups,
@@ -94,10 +94,10 @@ export class EventsService {
         changes.map((c) => c.after),
       );
     }
-    await addEventRollups(manager, funnelId, eventRollupDeltas(fresh));
+    const messages = await saveMessages(manager, funnelId, fresh);
+    await addEventRollups(manager, funnelId, [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)]);
     await addSessionRollups(manager, funnelId, sessionRollupDeltas(changes));
     await saveQuestions(manager, funnelId, fresh);
-    await saveMessages(manager, funnelId, fresh);
     return { accepted: fresh.length };
   }
 }

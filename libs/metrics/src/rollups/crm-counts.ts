@@ -4,12 +4,6 @@ import type { MetricWindow } from '../query/metric-query';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export interface MessageCounts {
-  sent: number;
-  delivered: number;
-  opened: number;
-}
-
 /**
  * Counts read from the CRM tables: contacts by meta.ps_converted_at (index funnel_id, converted_at)
  * and contact messages by send time (index funnel_id, created_at). `to` covers its whole millisecond.
@@ -47,20 +41,12 @@ export class CrmCounts {
     return row.contacts;
   }
 
-  /**
-   * Messages sent in the window, and how many of them were delivered / opened. An opened message
-   * counts as delivered even when its delivery was never reported.
-   */
-  async messages(funnelId: string, window: MetricWindow): Promise<MessageCounts> {
-    const [row]: MessageCounts[] = await this.dataSource.query(
-      `SELECT count(*)::int AS sent,
-              count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL)::int AS delivered,
-              count(*) FILTER (WHERE m.opened_at IS NOT NULL)::int AS opened
-       FROM contact_messages c
-       LEFT JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-       WHERE c.funnel_id = $1 AND c.created_at >= $2 AND c.created_at < $3`,
+  /** Contact messages sent (created) in the window. */
+  async messagesSent(funnelId: string, window: MetricWindow): Promise<number> {
+    const [row]: { sent: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS sent FROM contact_messages WHERE funnel_id = $1 AND created_at >= $2 AND created_at < $3`,
       [funnelId, iso(window.from), iso(window.to + 1)],
     );
-    return row;
+    return row.sent;
   }
 }

@@ -9,7 +9,16 @@ export const EVENT_DIMENSIONS = {
   page: 'page',
   /** Clicks per button id, with the latest label. */
   button: 'button',
+  /** Messages that were delivered / opened (keys), counted at the message's send time. */
+  message: 'message',
 } as const;
+
+/** A contact message that became delivered and/or opened. */
+export interface MessageChange {
+  sentAt: number;
+  delivered: boolean;
+  opened: boolean;
+}
 
 export interface EventCounts {
   events: number;
@@ -127,6 +136,17 @@ export function eventRollupDeltas(events: TrackedEvent[]): RollupRow<EventCounts
       button.events += 1;
       laterLabel(button, f.buttonLabel ?? null, f.buttonLabel === undefined ? null : event.occurredAt);
     }
+  }
+  return foldGrains(minutes, emptyEvents, mergeEvents);
+}
+
+/** Rollup increments of messages newly delivered / opened, at their send time. */
+export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCounts>[] {
+  const minutes: MinuteSums<EventCounts> = new Map();
+  for (const c of changes) {
+    if (c.delivered)
+      minuteEntry(minutes, c.sentAt, EVENT_DIMENSIONS.message, 'delivered', emptyEvents).events += 1;
+    if (c.opened) minuteEntry(minutes, c.sentAt, EVENT_DIMENSIONS.message, 'opened', emptyEvents).events += 1;
   }
   return foldGrains(minutes, emptyEvents, mergeEvents);
 }
