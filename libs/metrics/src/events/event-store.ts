@@ -1,10 +1,17 @@
-import type { EntityManager } from 'typeorm';
 import type { EventCounts, MessageChange, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
 import type { AnswerFields, MessageFields, TrackedEvent } from './event-types';
 import { emptySession, SessionState } from './session-state';
 
 // These statements run inside EventsService's transaction, which holds the funnel's advisory lock:
 // one batch per funnel at a time, so they read and write without row locks or ordering concerns.
+// Each is a named prepared statement: planned once per connection, not once per batch.
+
+/** Runs a named prepared statement in the batch's transaction and returns its rows. */
+export type Sql = <T = Record<string, unknown>>(
+  name: string,
+  text: string,
+  values: unknown[],
+) => Promise<T[]>;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const ms = (value: Date | null) => (value === null ? null : value.getTime());
@@ -13,13 +20,10 @@ const ms = (value: Date | null) => (value === null ? null : value.getTime());
 // escaped array literal per column.
 
 /** Stores the events that are new; returns the ids of those (repeats of stored events are skipped). */
-export async function insertEvents(
-  manager: EntityManager,
-  funnelId: string,
-  events: TrackedEvent[],
-): Promise<Set<string>> {
+export async function insertEvents(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string>> {
   // ON CONFLICT checks each row with one probe of the primary key, whatever the table's size.
-  const rows: { event_id: string }[] = await manager.query(
+  const rows: { event_id: string }[] = await sql(
+    'metrics_insert_events',
     `INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload)
      SELECT $1, t.o, t.i, t.s, t.t, t.p
      FROM json_to_recordset($2::json) AS t(o timestamptz, i uuid, s text, t text, p json)
@@ -70,24 +74,22 @@ export function sessionFromRow(r: SessionRow): SessionState {
 
 /** The sessions' current state (absent when new). */
 export async function readSessions(
-  manager: EntityManager,
+  sql: Sql,
   funnelId: string,
   sessionIds: string[],
 ): Promise<Map<string, SessionState>> {
-  const rows: SessionRow[] = await manager.query(
+  const rows: SessionRow[] = await sql(
+    'metrics_read_sessions',
     `SELECT ${SESSION_COLUMNS} FROM metric_sessions WHERE funnel_id = $1 AND session_id = ANY($2::text[])`,
     [funnelId, sessionIds],
   );
   return new Map(rows.map((r) => [r.session_id, sessionFromRow(r)]));
 }
 
-export async function saveSessions(
-  manager: EntityManager,
-  funnelId: string,
-  sessions: SessionState[],
-): Promise<void> {
+export async function saveSessions(sql: Sql, funnelId: string, sessions: SessionState[]): Promise<void> {
   if (!sessions.length) return;
-  await manager.query(
+  await sql(
+    'metrics_save_sessions',
     `INSERT INTO metric_sessions AS s (funnel_id, session_id, started_at, start_event_id, visitor_id, device, utm_source,
                                        ab_variant, pages, converted_at, completed_at, answers)
      SELECT $1, v.* FROM json_to_recordset($2::json) AS v(session_id text, started_at timestamptz, start_event_id uuid,
@@ -120,14 +122,15 @@ export async function saveSessions(
 }
 
 export async function addEventRollups(
-  manager: EntityManager,
+  sql: Sql,
   funnelId: string,
   rows: RollupRow<EventCounts>[],
 ): Promise<void> {
   if (!rows.length) return;
   const newer = `EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
     OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C"))`;
-  await manager.query(
+  await sql(
+    'metrics_add_event_rollups',
     `INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms, label, label_at)
      SELECT $1, v.* FROM json_to_recordset($2::json) AS v(dimension text, grain smallint, bucket timestamptz, key text,
        events int, timed int, total_ms bigint, label text, label_at timestamptz)
@@ -157,12 +160,13 @@ export async function addEventRollups(
 }
 
 export async function addSessionRollups(
-  manager: EntityManager,
+  sql: Sql,
   funnelId: string,
   rows: RollupRow<SessionCounts>[],
 ): Promise<void> {
   if (!rows.length) return;
-  await manager.query(
+  await sql(
+    'metrics_add_session_rollups',
     `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms)
      SELECT $1, v.* FROM json_to_recordset($2::json) AS v(dimension text, grain smallint, bucket timestamptz, key text,
        sessions int, conversions int, completions int, completion_ms bigint)
@@ -190,11 +194,7 @@ export async function addSessionRollups(
 }
 
 /** Keeps each question's latest title (insights show it; a question never answered is unknown). */
-export async function saveQuestions(
-  manager: EntityManager,
-  funnelId: string,
-  events: TrackedEvent[],
-): Promise<void> {
+export async function saveQuestions(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<void> {
   const latest = new Map<string, { title: string; at: number }>();
   for (const e of events) {
     if (e.type !== 'answer') continue;
@@ -210,7 +210,8 @@ export async function saveQuestions(
   }
   if (!latest.size) return;
   const ids = [...latest.keys()];
-  await manager.query(
+  await sql(
+    'metrics_save_questions',
     `INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
      SELECT $1, v.* FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS v(question_id, title, title_at)
      ON CONFLICT (funnel_id, question_id) DO UPDATE SET
@@ -227,7 +228,7 @@ export async function saveQuestions(
  * contact message of this funnel are kept but counted nowhere.
  */
 export async function saveMessages(
-  manager: EntityManager,
+  sql: Sql,
   funnelId: string,
   events: TrackedEvent[],
 ): Promise<MessageChange[]> {
@@ -242,15 +243,16 @@ export async function saveMessages(
   }
   if (!reported.size) return [];
   const ids = [...reported.keys()];
-  const known: { id: string; sent_at: Date; delivered_at: Date | null; opened_at: Date | null }[] =
-    await manager.query(
-      `SELECT c.id, c.created_at AS sent_at, m.delivered_at, m.opened_at
+  const known: { id: string; sent_at: Date; delivered_at: Date | null; opened_at: Date | null }[] = await sql(
+    'metrics_read_messages',
+    `SELECT c.id, c.created_at AS sent_at, m.delivered_at, m.opened_at
      FROM contact_messages c
      LEFT JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
      WHERE c.funnel_id = $1 AND c.id = ANY($2::uuid[])`,
-      [funnelId, ids],
-    );
-  await manager.query(
+    [funnelId, ids],
+  );
+  await sql(
+    'metrics_save_messages',
     `INSERT INTO metric_messages AS m (funnel_id, message_id, delivered_at, opened_at)
      SELECT $1, v.* FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS v(message_id, delivered_at, opened_at)
      ON CONFLICT (funnel_id, message_id) DO UPDATE SET

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 import { FunnelsService } from '@app/workspaces/funnels.service';
 import type { IngestResult } from '../dto/events.dto';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
@@ -12,6 +13,7 @@ import {
   saveMessages,
   saveQuestions,
   saveSessions,
+  Sql,
 } from './event-store';
 import type { TrackedEvent } from './event-types';
 import { parseEventBatch } from './event-validation';
@@ -51,11 +53,9 @@ export class EventsService {
     for (let attempt = 1; ; attempt++) {
       await this.partitions.ensure(unique.map((e) => e.occurredAt));
       try {
-        return await this.dataSource.transaction((manager) => this.store(manager, funnelId, unique));
+        return await this.inTransaction((sql) => this.store(sql, funnelId, unique));
       } catch (error) {
-        const code =
-          (error as { driverError?: { code?: string }; code?: string }).driverError?.code ??
-          (error as { code?: string }).code;
+        const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= ATTEMPTS) throw error;
         if (code === '23514') this.partitions.reset();
         this.logger.warn(`retrying an event batch after ${code} (attempt ${attempt})`);
@@ -63,13 +63,28 @@ export class EventsService {
     }
   }
 
-  private async store(
-    manager: EntityManager,
-    funnelId: string,
-    events: TrackedEvent[],
-  ): Promise<IngestResult> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
-    const inserted = await insertEvents(manager, funnelId, events);
+  /** A transaction on a pooled connection, with named prepared statements (planned once per connection). */
+  private async inTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    const sql: Sql = async <R>(name: string, text: string, values: unknown[]) =>
+      (await client.query({ name, text, values })).rows as R[];
+    try {
+      await client.query('BEGIN');
+      const result = await work(sql);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<IngestResult> {
+    await sql('metrics_lock_funnel', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
+    const inserted = await insertEvents(sql, funnelId, events);
     const fresh = events.filter((e) => inserted.has(e.eventId));
     if (!fresh.length) return { accepted: 0 };
 
@@ -82,22 +97,22 @@ export class EventsService {
     }
     const changes: { before: SessionState; after: SessionState }[] = [];
     if (bySession.size) {
-      const current = await readSessions(manager, funnelId, [...bySession.keys()]);
+      const current = await readSessions(sql, funnelId, [...bySession.keys()]);
       for (const [sessionId, sessionEvents] of bySession) {
         const before = current.get(sessionId) ?? emptySession(sessionId);
         const after = applyEvents(before, sessionEvents);
         if (!sameSession(before, after)) changes.push({ before, after });
       }
       await saveSessions(
-        manager,
+        sql,
         funnelId,
         changes.map((c) => c.after),
       );
     }
-    const messages = await saveMessages(manager, funnelId, fresh);
-    await addEventRollups(manager, funnelId, [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)]);
-    await addSessionRollups(manager, funnelId, sessionRollupDeltas(changes));
-    await saveQuestions(manager, funnelId, fresh);
+    const messages = await saveMessages(sql, funnelId, fresh);
+    await addEventRollups(sql, funnelId, [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)]);
+    await addSessionRollups(sql, funnelId, sessionRollupDeltas(changes));
+    await saveQuestions(sql, funnelId, fresh);
     return { accepted: fresh.length };
   }
 }

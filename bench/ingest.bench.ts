@@ -1,0 +1,198 @@
+/**
+ * `npm run bench:ingest -- [events] [inFlight]` (defaults 200 000 events; 1 and 4 requests in flight)
+ *
+ * One client sends batches of 500 tracking events to POST /v1/funnels/{id}/events over real HTTP,
+ * to the service started as its own process (`npm start` code, rate limit raised) on a throwaway
+ * PostgreSQL. Traffic has the density of 10 million events a month (about 230 a minute), in time
+ * order. Prints events/s, request latency, CPU per event of the service and of PostgreSQL, and
+ * checks that every session was counted.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AuthModule } from '@app/auth';
+import { CoreModule } from '@app/core';
+import { WorkspacesModule } from '@app/workspaces';
+import { createRandom } from '../apps/admin/src/demo/demo-data';
+import { demoTraffic, RawEvent } from '../apps/admin/src/demo/demo-traffic';
+import {
+  BENCH_PAGES,
+  calibrate,
+  createBenchFunnel,
+  fmt,
+  percentile,
+  startBenchDatabase,
+} from './metrics/bench-env';
+import { postgresCpuMs, processCpuMs } from './metrics/cpu';
+
+const EVENTS = Number(process.argv[2] ?? 200_000);
+const IN_FLIGHT = process.argv[3] ? [Number(process.argv[3])] : [1, 4];
+const BATCH = 500;
+const EVENTS_PER_MINUTE = 10_000_000 / (30 * 24 * 60);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startService(databaseUrl: string, port: number): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      join(__dirname, '..', 'scripts', 'start.js'),
+    ],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        RATE_LIMIT_PER_MINUTE: '100000000',
+        LOG_LEVEL: 'warn',
+        // A placeholder identity provider: no development IdP is started, MCP is not used here.
+        IDP_URL: 'https://idp.invalid',
+        OAUTH_CLIENT_ID: 'bench',
+        OAUTH_AUDIENCE: 'https://bench.invalid',
+        OAUTH_CLAIM_NAMESPACE: 'https://bench.invalid',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return child;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  child.kill();
+  throw new Error('the service did not start');
+}
+
+/** Batches of 500 events of sessions in start-time order ending now, serialised up front. */
+function batches(
+  count: number,
+  seed: number,
+  prefix: string,
+): { bodies: string[]; sessions: number; from: number; to: number } {
+  const to = Date.now() - 60_000;
+  const from = to - (count / EVENTS_PER_MINUTE) * 60_000;
+  const bodies: string[] = [];
+  let batch: RawEvent[] = [];
+  let sessions = 0;
+  let total = 0;
+  for (const session of demoTraffic({
+    pages: BENCH_PAGES,
+    from,
+    to,
+    // More sessions than needed (about 7.8 events each); the loop stops at `count` events.
+    sessions: Math.ceil(count / 6),
+    random: createRandom(seed),
+    prefix,
+  })) {
+    if (total >= count) break;
+    sessions++;
+    for (const event of session) {
+      batch.push(event);
+      total++;
+      if (batch.length === BATCH) {
+        bodies.push(JSON.stringify({ events: batch }));
+        batch = [];
+      }
+    }
+  }
+  if (batch.length) bodies.push(JSON.stringify({ events: batch }));
+  return { bodies, sessions, from, to };
+}
+
+async function main(): Promise<void> {
+  const pg = await startBenchDatabase();
+  const port = await freePort();
+  const service = await startService(pg.url, port);
+  @Module({ imports: [CoreModule.forRoot({ databaseUrl: pg.url }), AuthModule, WorkspacesModule] })
+  class SetupModule {}
+  const setup = await NestFactory.createApplicationContext(SetupModule, { logger: ['error'] });
+  try {
+    const postmaster = await postmasterPid(pg.url);
+    console.log(
+      `machine check: PostgreSQL summed 20M integers in ${fmt(await calibrate(pg.url), 0)} ms (about 1500 ms on an idle modern core)`,
+    );
+    for (const [round, inFlight] of IN_FLIGHT.entries()) {
+      const funnel = await createBenchFunnel(setup, `ingest-${inFlight}`);
+      const plan = batches(EVENTS, 10 + round, `r${round}-`);
+      const url = `http://127.0.0.1:${port}/v1/funnels/${funnel.funnelId}/events`;
+      const latencies: number[] = [];
+      let next = 0;
+      let accepted = 0;
+      const send = async () => {
+        for (let i = next++; i < plan.bodies.length; i = next++) {
+          const t0 = performance.now();
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-service-api-key': funnel.key },
+            body: plan.bodies[i],
+          });
+          const body = (await res.json()) as { data?: { accepted: number } };
+          if (res.status !== 202) throw new Error(`batch ${i}: ${res.status} ${JSON.stringify(body)}`);
+          accepted += body.data?.accepted ?? 0;
+          latencies.push(performance.now() - t0);
+        }
+      };
+      const cpu0 = { service: processCpuMs(service.pid as number), pg: postgresCpuMs(postmaster) };
+      const started = performance.now();
+      await Promise.all(Array.from({ length: inFlight }, send));
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = {
+        service: processCpuMs(service.pid as number) - cpu0.service,
+        pg: postgresCpuMs(postmaster) - cpu0.pg,
+      };
+      latencies.sort((a, b) => a - b);
+      const query = `from=${new Date(plan.from).toISOString()}&to=${new Date(plan.to).toISOString()}`;
+      const sessions = await fetch(
+        `http://127.0.0.1:${port}/v1/funnels/${funnel.funnelId}/metrics/kpis/kpi_total_sessions?${query}`,
+        {
+          headers: { 'x-service-api-key': funnel.key },
+        },
+      ).then((r) => r.json() as Promise<{ data: { value: number } }>);
+      console.log(
+        `\n${inFlight} request(s) in flight: ${fmt(accepted, 0)} events in ${plan.bodies.length} batches of ${BATCH} in ${fmt(seconds)} s` +
+          ` = ${fmt(accepted / seconds, 0)} events/s` +
+          `\n  request latency p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms` +
+          `\n  CPU per event: service ${fmt((cpu.service * 1000) / accepted)} µs, PostgreSQL ${fmt((cpu.pg * 1000) / accepted)} µs` +
+          `\n  kpi_total_sessions over the traffic: ${fmt(sessions.data.value, 0)} (sessions sent: ${fmt(plan.sessions, 0)})`,
+      );
+    }
+  } finally {
+    await setup.close();
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+    await pg.destroy();
+  }
+}
+
+async function postmasterPid(url: string): Promise<number> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ data_directory: string }>('SHOW data_directory');
+    return Number(readFileSync(join(rows[0].data_directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } finally {
+    await client.end();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

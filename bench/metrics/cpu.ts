@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, cutime, cstime (fields 14-17 of stat; 12-15 after the command name)
+    return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  } catch {
+    return 0;
+  }
+}
+
+function children(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU milliseconds used so far by a PostgreSQL server (the postmaster and all its processes). */
+export function postgresCpuMs(postmasterPid: number): number {
+  let ticks = processTicks(postmasterPid);
+  for (const child of children(postmasterPid)) ticks += processTicks(child);
+  return ticks * TICK_MS;
+}
+
+/** CPU milliseconds used so far by another process (and its waited-for children). */
+export function processCpuMs(pid: number): number {
+  return processTicks(pid) * TICK_MS;
+}
+
+/** CPU milliseconds used so far by this Node.js process. */
+export function nodeCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
