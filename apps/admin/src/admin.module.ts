@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { AutomationsModule } from '@app/automations';
 import { CoreModule, CoreModuleOptions } from '@app/core';
+import { MetricsModule } from '@app/metrics';
 import { WorkspacesModule } from '@app/workspaces';
 import { ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './commands/apikey.command';
 import { AutomationCommand, AutomationCreateCommand, AutomationRunsCommand } from './commands/automation.command';
@@ -34,7 +35,7 @@ export class AdminModule {
   static forRoot(options: CoreModuleOptions): DynamicModule {
     return {
       module: AdminModule,
-      imports: [CoreModule.forRoot(options), AuthModule, WorkspacesModule, AutomationsModule],
+      imports: [CoreModule.forRoot(options), AuthModule, WorkspacesModule, AutomationsModule, MetricsModule],
       providers: [...COMMANDS, DemoSeedService],
     };
   }

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
 import { Contact } from '@app/contacts/entities';
+import { EventsService, parseEventBatch } from '@app/metrics';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { CITIES, createRandom, FIRST_NAMES, LAST_NAMES, pick, UTM_SOURCES } from './demo-data';
+import { demoTraffic, RawEvent } from './demo-traffic';
 
 export interface DemoSeedResult {
   companyId: string;
@@ -27,6 +29,7 @@ const DEMO_FUNNELS = [
       { slug: 'thank-you', title: 'Thank you' },
     ],
     contacts: 180,
+    sessions: 1500,
   },
   {
     name: 'Job application funnel',
@@ -38,10 +41,11 @@ const DEMO_FUNNELS = [
       { slug: 'apply', title: 'Apply' },
     ],
     contacts: 40,
+    sessions: 400,
   },
 ] as const;
 
-/** A demo company with an all-permission key, two funnels and 30 days of contacts. */
+/** A demo company with an all-permission key, two funnels, 30 days of contacts and of tracked traffic. */
 @Injectable()
 export class DemoSeedService {
   constructor(
@@ -50,6 +54,7 @@ export class DemoSeedService {
     private readonly apiKeys: ApiKeysService,
     private readonly workspaces: WorkspacesService,
     private readonly funnels: FunnelsService,
+    private readonly events: EventsService,
   ) {}
 
   async seed(now = new Date(), seed = 42): Promise<DemoSeedResult> {
@@ -68,6 +73,7 @@ export class DemoSeedService {
       });
       funnelIds.push(funnel.id);
       await this.seedContacts(company.id, funnel.id, spec, now, random);
+      await this.seedTraffic(funnel.id, spec, now, random);
     }
     return { companyId: company.id, apiKey: key, workspaceId: workspace.id, funnelIds };
   }
@@ -106,10 +112,35 @@ export class DemoSeedService {
           ps_start_slug: spec.pages[0].slug,
           ps_end_slug: spec.pages[spec.pages.length - 1].slug,
         },
-        utmParams: hasUtm ? { utm_source: pick(random, UTM_SOURCES), utm_medium: 'cpc', utm_campaign: 'autumn' } : {},
+        utmParams: hasUtm
+          ? { utm_source: pick(random, UTM_SOURCES), utm_medium: 'cpc', utm_campaign: 'autumn' }
+          : {},
         properties: random() < 0.5 ? { newsletter: random() < 0.5, score: Math.floor(random() * 100) } : {},
       });
     });
     await this.dataSource.manager.save(Contact, contacts, { chunk: 100 });
+  }
+
+  /** 30 days of sessions through the same ingestion as POST /events, so the demo charts have data. */
+  private async seedTraffic(
+    funnelId: string,
+    spec: (typeof DEMO_FUNNELS)[number],
+    now: Date,
+    random: () => number,
+  ): Promise<void> {
+    const to = now.getTime();
+    const raw: RawEvent[] = [];
+    const traffic = demoTraffic({
+      pages: spec.pages,
+      from: to - 30 * DAY,
+      to,
+      sessions: spec.sessions,
+      random,
+      prefix: `demo-${funnelId.slice(0, 8)}-`,
+    });
+    for (const session of traffic) raw.push(...session);
+    for (let i = 0; i < raw.length; i += 1000) {
+      await this.events.record(funnelId, parseEventBatch({ events: raw.slice(i, i + 1000) }, to));
+    }
   }
 }

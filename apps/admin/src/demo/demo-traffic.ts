@@ -88,13 +88,16 @@ function sessionEvents(o: TrafficOptions, sessionId: string, startedAt: number):
   for (let i = 0; i < pages.length; i++) {
     const page = pages[i];
     const leaves = i === pages.length - 1 || random() > stay;
-    const timeOnPageMs = 3000 + Math.floor(random() * random() * 90_000);
+    // Forms (pages with a question, the contact page) hold visitors longer than the welcome page.
+    const timeOnPageMs = 2000 + i * 6000 + Math.floor(random() * random() * 60_000);
     events.push({ type: 'page_view', sessionId, occurredAt: at(t), pageSlug: page.slug, timeOnPageMs });
     const question = QUESTIONS[i - 1];
     if (question && i < pages.length - 1) {
       const first = pick(random, question.options);
-      const answers =
-        i === 1 && random() < 0.3 ? [...new Set([first, pick(random, question.options)])] : [first];
+      const chosen =
+        i === 1 && random() < 0.3 ? new Set([first, pick(random, question.options)]) : new Set([first]);
+      // Clients send the options in the order the question lists them.
+      const answers = question.options.filter((option) => chosen.has(option));
       events.push({
         type: 'answer',
         sessionId,
@@ -118,8 +121,10 @@ function sessionEvents(o: TrafficOptions, sessionId: string, startedAt: number):
         buttonLabel: last ? 'Finish' : i === pages.length - 2 ? 'Send my request' : 'Next',
       });
     }
-    if (i === pages.length - 1)
+    // Most, not all, visitors who reach the last page also complete every required step.
+    if (i === pages.length - 1 && random() < 0.85) {
       events.push({ type: 'completion', sessionId, occurredAt: at(t + timeOnPageMs) });
+    }
     if (leaves) break;
     t += timeOnPageMs;
   }
