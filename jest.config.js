@@ -28,7 +28,9 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': swc },
   // NestJS 12 and a few other dependencies ship ESM only; let swc turn them into CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@modelcontextprotocol|jose|oidc-provider|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|@modelcontextprotocol|jose|oidc-provider|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)',
+  ],
   moduleNameMapper,
 };
 

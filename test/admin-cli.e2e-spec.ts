@@ -20,19 +20,46 @@ describe('Admin CLI', () => {
     const company = await admin('company', 'create', '--name', 'Acme');
     expect(company).toMatchObject({ code: 0, stderr: '' });
     expect(Object.keys(company.json)).toEqual(['id']);
-    const workspace = await admin('workspace', 'create', '--company', String(company.json.id), '--name', 'Sales');
+    const workspace = await admin(
+      'workspace',
+      'create',
+      '--company',
+      String(company.json.id),
+      '--name',
+      'Sales',
+    );
     const funnel = await admin(
-      'funnel', 'create', '--workspace', String(workspace.json.id), '--name', 'Quiz', '--status', 'online',
-      '--statuses', 'new,won', '--pages', 'start:Welcome,end:Thank you',
+      'funnel',
+      'create',
+      '--workspace',
+      String(workspace.json.id),
+      '--name',
+      'Quiz',
+      '--status',
+      'online',
+      '--statuses',
+      'new,won',
+      '--pages',
+      'start:Welcome,end:Thank you',
     );
     expect(funnel.code).toBe(0);
-    const key = await admin('apikey', 'create', '--company', String(company.json.id), '--permissions', 'crm:read', '--name', 'ci');
+    const key = await admin(
+      'apikey',
+      'create',
+      '--company',
+      String(company.json.id),
+      '--permissions',
+      'crm:read',
+      '--name',
+      'ci',
+    );
     expect(Object.keys(key.json).sort()).toEqual(['id', 'key']);
     expect(String(key.json.key)).toMatch(/^fcrm_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
 
     const t: TestApp = await startTestApp({}, db.url);
     try {
-      const list = () => fetch(`${t.baseUrl}/v1/workspaces`, { headers: { 'x-service-api-key': String(key.json.key) } });
+      const list = () =>
+        fetch(`${t.baseUrl}/v1/workspaces`, { headers: { 'x-service-api-key': String(key.json.key) } });
       expect(await (await list()).json()).toEqual({
         data: [
           {
@@ -69,11 +96,23 @@ describe('Admin CLI', () => {
 
   it.each([
     [['company', 'create'], "required option '--name <name>' not specified"],
-    [['workspace', 'create', '--company', '00000000-0000-4000-8000-000000000000', '--name', 'X'], 'Company not found'],
+    [
+      ['workspace', 'create', '--company', '00000000-0000-4000-8000-000000000000', '--name', 'X'],
+      'Company not found',
+    ],
     [['funnel', 'create', '--workspace', 'nope', '--name', 'X'], 'Workspace not found'],
-    [['funnel', 'create', '--workspace', 'nope', '--name', 'X', '--status', 'live'], 'status must be online or offline'],
-    [['funnel', 'create', '--workspace', 'nope', '--name', 'X', '--pages', 'start'], '--pages entry "start" must be slug:Title'],
-    [['apikey', 'create', '--company', 'nope', '--permissions', 'crm:delete'], 'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write'],
+    [
+      ['funnel', 'create', '--workspace', 'nope', '--name', 'X', '--status', 'live'],
+      'status must be online or offline',
+    ],
+    [
+      ['funnel', 'create', '--workspace', 'nope', '--name', 'X', '--pages', 'start'],
+      '--pages entry "start" must be slug:Title',
+    ],
+    [
+      ['apikey', 'create', '--company', 'nope', '--permissions', 'crm:delete'],
+      'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write',
+    ],
     [['apikey', 'revoke', '--id', 'nope'], 'API key not found'],
     [['bogus'], "unknown command 'bogus'"],
   ])('%j fails with one JSON error on stderr', async (args, message) => {
@@ -94,7 +133,9 @@ describe('Admin CLI', () => {
     });
     const t = await startTestApp({}, db.url);
     try {
-      const res = await fetch(`${t.baseUrl}/v1/workspaces`, { headers: { 'x-service-api-key': String(seed.json.apiKey) } });
+      const res = await fetch(`${t.baseUrl}/v1/workspaces`, {
+        headers: { 'x-service-api-key': String(seed.json.apiKey) },
+      });
       const body = (await res.json()) as { data: { id: string; campaigns: { id: string }[] }[] };
       expect(body.data.map((w) => w.id)).toEqual([seed.json.workspaceId]);
       expect(body.data[0].campaigns.map((c) => c.id)).toEqual(seed.json.funnelIds);

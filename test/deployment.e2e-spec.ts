@@ -79,7 +79,9 @@ describe('Kubernetes manifests', () => {
   const dir = 'deploy/k8s';
   const load = (file: string) => parse(read(`${dir}/${file}`)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const kustomization = load('kustomization.yaml') as { resources: string[] };
-  const docs = Object.fromEntries(kustomization.resources.map((file) => [load(file).kind as string, load(file)]));
+  const docs = Object.fromEntries(
+    kustomization.resources.map((file) => [load(file).kind as string, load(file)]),
+  );
 
   it('lists manifests that exist', () => {
     for (const file of kustomization.resources) expect(existsSync(join(root, dir, file))).toBe(true);
@@ -108,7 +110,9 @@ describe('Kubernetes manifests', () => {
     } finally {
       await t.close();
     }
-    expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(docs.Deployment.spec.selector.matchLabels);
+    expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(
+      docs.Deployment.spec.selector.matchLabels,
+    );
     expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(docs.Service.spec.selector);
   });
 
@@ -123,7 +127,9 @@ describe('Health probes', () => {
     const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '2' });
     try {
       const statuses = await Promise.all(
-        Array.from({ length: 70 }, (_, i) => fetch(`${t.baseUrl}/health${i % 2 ? '/live' : ''}`).then((r) => r.status)),
+        Array.from({ length: 70 }, (_, i) =>
+          fetch(`${t.baseUrl}/health${i % 2 ? '/live' : ''}`).then((r) => r.status),
+        ),
       );
       expect(new Set(statuses)).toEqual(new Set([200]));
     } finally {

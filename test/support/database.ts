@@ -19,7 +19,9 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${client.escapeIdentifier(template.pathname.slice(1))}`);
+    await client.query(
+      `CREATE DATABASE ${name} TEMPLATE ${client.escapeIdentifier(template.pathname.slice(1))}`,
+    );
   } finally {
     await client.end();
   }

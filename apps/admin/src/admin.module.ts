@@ -4,8 +4,17 @@ import { AutomationsModule } from '@app/automations';
 import { CoreModule, CoreModuleOptions } from '@app/core';
 import { MetricsModule } from '@app/metrics';
 import { WorkspacesModule } from '@app/workspaces';
-import { ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './commands/apikey.command';
-import { AutomationCommand, AutomationCreateCommand, AutomationRunsCommand } from './commands/automation.command';
+import {
+  ApiKeyCommand,
+  ApiKeyCreateCommand,
+  ApiKeyListCommand,
+  ApiKeyRevokeCommand,
+} from './commands/apikey.command';
+import {
+  AutomationCommand,
+  AutomationCreateCommand,
+  AutomationRunsCommand,
+} from './commands/automation.command';
 import { CompanyCommand, CompanyCreateCommand } from './commands/company.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
 import { FunnelCommand, FunnelCreateCommand } from './commands/funnel.command';

@@ -1,6 +1,12 @@
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
-import { ConfigValidationError, DomainException, resolveDatabase, runMigrations, validateEnv } from '@app/core';
+import {
+  ConfigValidationError,
+  DomainException,
+  resolveDatabase,
+  runMigrations,
+  validateEnv,
+} from '@app/core';
 import { AdminModule } from './admin.module';
 import { printError } from './output';
 
@@ -31,5 +37,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  printError(error instanceof ConfigValidationError ? error.message : `command failed: ${(error as Error).message}`);
+  printError(
+    error instanceof ConfigValidationError ? error.message : `command failed: ${(error as Error).message}`,
+  );
 });

@@ -5,6 +5,8 @@ export function printResult(result: object): void {
 
 /** ...or `{"error": ...}` on stderr, with a non-zero exit code. */
 export function printError(message: string, details?: string[]): void {
-  process.stderr.write(`${JSON.stringify(details?.length ? { error: message, details } : { error: message })}\n`);
+  process.stderr.write(
+    `${JSON.stringify(details?.length ? { error: message, details } : { error: message })}\n`,
+  );
   process.exitCode = 1;
 }

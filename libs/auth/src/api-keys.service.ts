@@ -29,7 +29,11 @@ export class ApiKeysService {
     private readonly companies: CompaniesService,
   ) {}
 
-  async create(companyId: string, permissions: string[], name?: string): Promise<{ id: string; key: string }> {
+  async create(
+    companyId: string,
+    permissions: string[],
+    name?: string,
+  ): Promise<{ id: string; key: string }> {
     const unknown = permissions.filter((p) => !PERMISSIONS.includes(p as Permission));
     if (!permissions.length || unknown.length) {
       throw new ValidationError(`permissions must be a non-empty list of ${PERMISSIONS.join(', ')}`);

@@ -3,15 +3,25 @@ import { ApiKeysService } from '@app/auth';
 import { printResult } from '../output';
 import { list, required } from './options';
 
-@SubCommand({ name: 'create', description: 'Create an API key; the key is printed once and only its hash is stored' })
+@SubCommand({
+  name: 'create',
+  description: 'Create an API key; the key is printed once and only its hash is stored',
+})
 export class ApiKeyCreateCommand extends CommandRunner {
   constructor(private readonly apiKeys: ApiKeysService) {
     super();
   }
 
-  async run(_: string[], options: { company?: string; permissions?: string[]; name?: string }): Promise<void> {
+  async run(
+    _: string[],
+    options: { company?: string; permissions?: string[]; name?: string },
+  ): Promise<void> {
     printResult(
-      await this.apiKeys.create(required(options.company, '--company'), required(options.permissions, '--permissions'), options.name),
+      await this.apiKeys.create(
+        required(options.company, '--company'),
+        required(options.permissions, '--permissions'),
+        options.name,
+      ),
     );
   }
 
@@ -45,7 +55,11 @@ export class ApiKeyRevokeCommand extends CommandRunner {
     printResult(await this.apiKeys.revoke(required(options.id, '--id')));
   }
 
-  @Option({ flags: '--id <keyId>', description: 'id of the key (from apikey create or list)', required: true })
+  @Option({
+    flags: '--id <keyId>',
+    description: 'id of the key (from apikey create or list)',
+    required: true,
+  })
   parseId(value: string): string {
     return value;
   }

@@ -2,7 +2,10 @@ import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import { DemoSeedService } from '../demo/demo-seed.service';
 import { printResult } from '../output';
 
-@SubCommand({ name: 'seed', description: 'Create a demo company with a key, funnels, contacts and 30 days of traffic' })
+@SubCommand({
+  name: 'seed',
+  description: 'Create a demo company with a key, funnels, contacts and 30 days of traffic',
+})
 export class DemoSeedCommand extends CommandRunner {
   constructor(private readonly demo: DemoSeedService) {
     super();

@@ -44,7 +44,10 @@ export class FunnelCreateCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--statuses <list>', description: 'contact statuses, first is the default (default lead,converted)' })
+  @Option({
+    flags: '--statuses <list>',
+    description: 'contact statuses, first is the default (default lead,converted)',
+  })
   parseStatuses(value: string): string[] {
     return list(value);
   }

@@ -10,7 +10,10 @@ export class WorkspaceCreateCommand extends CommandRunner {
   }
 
   async run(_: string[], options: { company?: string; name?: string }): Promise<void> {
-    const workspace = await this.workspaces.create(required(options.company, '--company'), required(options.name, '--name'));
+    const workspace = await this.workspaces.create(
+      required(options.company, '--company'),
+      required(options.name, '--name'),
+    );
     printResult({ id: workspace.id });
   }
 

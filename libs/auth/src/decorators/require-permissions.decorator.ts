@@ -11,7 +11,8 @@ export const RequirePermissions = (...permissions: Permission[]) =>
     SetMetadata(REQUIRED_PERMISSIONS, permissions),
     ApiSecurity(API_KEY_SECURITY),
     ApiUnauthorizedResponse({
-      description: 'Missing (`API key is required`) or invalid/revoked (`Invalid or unauthorized API key`) API key',
+      description:
+        'Missing (`API key is required`) or invalid/revoked (`Invalid or unauthorized API key`) API key',
     }),
     ApiForbiddenResponse({ description: `The API key lacks the permission ${permissions.join(', ')}` }),
   );

@@ -33,7 +33,10 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     // Bearer-token routes are checked by their own guard.
     if (this.reflector.getAllAndOverride<boolean>(BEARER_AUTH, targets)) return true;
-    const required = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets);
+    const required = this.reflector.getAllAndOverride<Permission[] | undefined>(
+      REQUIRED_PERMISSIONS,
+      targets,
+    );
     if (!required) throw new ForbiddenException('This route is not available');
 
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();

@@ -31,7 +31,10 @@ export function loadMigrations(): MigrationClass[] {
     });
 }
 
-export function dataSourceOptions(url: string, overrides: Partial<DataSourceOptions> = {}): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  overrides: Partial<DataSourceOptions> = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,

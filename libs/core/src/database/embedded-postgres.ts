@@ -61,7 +61,9 @@ async function postgresAccount(): Promise<{ uid: number; gid: number } | undefin
     return await ids();
   } catch {
     await run('groupadd', ['-f', 'postgres']);
-    await run('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres']).catch(() => undefined);
+    await run('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres']).catch(
+      () => undefined,
+    );
     return ids();
   }
 }

@@ -8,13 +8,19 @@ async function main(): Promise<void> {
   const db = await resolveDatabase(env);
   try {
     const applied = await runMigrations(db.url);
-    console.log(applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database is up to date');
+    console.log(
+      applied.length
+        ? `applied ${applied.length} migration(s): ${applied.join(', ')}`
+        : 'database is up to date',
+    );
   } finally {
     await db.embedded?.release();
   }
 }
 
 main().catch((error) => {
-  console.error(error instanceof ConfigValidationError ? error.message : `migration failed: ${(error as Error).message}`);
+  console.error(
+    error instanceof ConfigValidationError ? error.message : `migration failed: ${(error as Error).message}`,
+  );
   process.exit(1);
 });

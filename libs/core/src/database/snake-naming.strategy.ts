@@ -1,7 +1,10 @@
 import { DefaultNamingStrategy, NamingStrategyInterface } from 'typeorm';
 
 const snake = (value: string) =>
-  value.replace(/([a-z\d])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  value
+    .replace(/([a-z\d])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 
 /** Tables and columns in snake_case, so hand-written SQL reads naturally. */
 export class SnakeNamingStrategy extends DefaultNamingStrategy implements NamingStrategyInterface {

@@ -17,7 +17,8 @@ export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVa
   // Event batches are read first with their own limit; the general parser then skips them.
   app.useBodyParser('json', {
     limit: EVENT_BATCH_BODY_LIMIT,
-    type: (req) => EVENT_BATCH_PATH.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
+    type: (req) =>
+      EVENT_BATCH_PATH.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
   });
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
