@@ -311,6 +311,12 @@ describe('GET /v1/funnels/{funnelId}/metrics/charts/{subtype}', () => {
       expect(res.body).toMatchObject({ error, status: 400 });
     });
 
+    it('answers 400 when funnelId is not a UUID', async () => {
+      const res = await chart('chart_visitor_devices', UTC_TWO_DAYS, acme.key, 'funnel-1');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'funnelId must be a UUID', status: 400 });
+    });
+
     it('answers 403 without metrics:read', async () => {
       const res = await chart(
         'chart_visitor_devices',

@@ -211,7 +211,9 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Funnel not found', status: 404 });
     expect(await storedEvents(globex.funnelId)).toBe(before);
-    expect((await send([view('x', '2026-03-01T00:00:00Z')], 'not-a-uuid')).status).toBe(404);
+    const bad = await send([view('x', '2026-03-01T00:00:00Z')], 'not-a-uuid');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'funnelId must be a UUID', status: 400 });
   });
 
   it('counts the facts of a session whose session_start arrives after them, once it arrives', async () => {

@@ -31,7 +31,7 @@ const PERIOD =
 @ApiParam({ name: 'funnelId', format: 'uuid', description: 'A funnel of the key’s company' })
 @ApiBadRequestResponse({
   description:
-    'Missing or invalid from/to/offset, from not before to, unknown subtype, abTest where unsupported',
+    'funnelId not a UUID; missing or invalid from/to/offset; from not before to; period over 3660 days; unknown subtype; abTest where unsupported. `error` is the first problem, `details` lists them all.',
 })
 @ApiNotFoundResponse({ description: 'Funnel not found (or it belongs to another company)' })
 export class MetricsController {

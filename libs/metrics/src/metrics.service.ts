@@ -9,6 +9,7 @@ import { MetricQuestion } from './entities/metric-question.entity';
 import { SESSION_DIMENSIONS } from './events/session-state';
 import { KpisService } from './kpis.service';
 import { CHART_SUBTYPES, ChartSubtype, KPI_SUBTYPES, KpiSubtype } from './metric-definitions';
+import { assertFunnelId } from './query/funnel-id';
 import { MetricQuery, parseMetricQuery } from './query/metric-query';
 import { RollupReader } from './rollups/rollup-reader';
 
@@ -38,6 +39,7 @@ export class MetricsService {
     subtype: string,
     query: ChartQuery,
   ): Promise<ChartDataPoint[]> {
+    assertFunnelId(funnelId);
     if (!CHART_SUBTYPES.includes(subtype as ChartSubtype)) {
       throw new ValidationError(`Unknown chart subtype: ${subtype}`, [
         `subtype must be one of ${CHART_SUBTYPES.join(', ')}`,
@@ -52,6 +54,7 @@ export class MetricsService {
   }
 
   async kpi(companyId: string, funnelId: string, subtype: string, query: KpiQuery): Promise<KpiResult> {
+    assertFunnelId(funnelId);
     if (!KPI_SUBTYPES.includes(subtype as KpiSubtype)) {
       throw new ValidationError(`Unknown KPI subtype: ${subtype}`, [
         `subtype must be one of ${KPI_SUBTYPES.join(', ')}`,
@@ -69,6 +72,7 @@ export class MetricsService {
     insightId: string,
     query: KpiQuery,
   ): Promise<InsightResult> {
+    assertFunnelId(funnelId);
     if (!QUESTION_ID.test(insightId)) {
       throw new ValidationError('insightId must be a question id: question_<n>');
     }

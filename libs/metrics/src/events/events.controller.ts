@@ -32,7 +32,8 @@ export class EventsController {
   @ApiBody({ type: IngestEventsRequest })
   @ApiAcceptedResponse({ type: IngestEventsResponse })
   @ApiBadRequestResponse({
-    description: 'Invalid batch, e.g. `events[3].device must be one of mobile, desktop, tablet, other`',
+    description:
+      'funnelId not a UUID, malformed JSON, or an invalid batch: `details` lists the problems by event index (at most 20), e.g. `events[3].device must be one of mobile, desktop, tablet, other`; nothing is stored',
   })
   @ApiNotFoundResponse({ description: 'Funnel not found (or it belongs to another company)' })
   @ApiPayloadTooLargeResponse({ description: 'Body over 1 MB' })

@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { FunnelsService } from '@app/workspaces/funnels.service';
 import type { IngestResult } from '../dto/events.dto';
+import { assertFunnelId } from '../query/funnel-id';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import {
@@ -42,6 +43,7 @@ export class EventsService {
   ) {}
 
   async ingest(companyId: string, funnelId: string, body: unknown): Promise<IngestResult> {
+    assertFunnelId(funnelId);
     const events = parseEventBatch(body);
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     return this.record(funnel.id, events);
