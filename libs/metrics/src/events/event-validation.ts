@@ -207,6 +207,13 @@ const READERS: Record<EventType, { fields: string[]; read: Reader }> = {
   },
 };
 
+/** The members that are set, in reader order (an absent optional member is left out, not null). */
+function withoutUndefined(fields: EventFields): EventFields {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  return out as EventFields;
+}
+
 /** A content hash as a UUID: the same event (session, type, time and content) always gets the same id. */
 export function eventIdOf(type: string, sessionId: string, occurredAt: number, fields: EventFields): string {
   const hex = createHash('sha256')
@@ -245,7 +252,7 @@ function readEvent(raw: unknown, index: number, now: number, problems: Problems)
   }
   const fields = reader.read(raw, at, problems);
   if (problems.length > before) return undefined;
-  const canonical = JSON.parse(JSON.stringify(fields)) as EventFields;
+  const canonical = withoutUndefined(fields);
   return {
     eventId: eventIdOf(type, sessionId as string, occurredAt as number, canonical),
     type,
