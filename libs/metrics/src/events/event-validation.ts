@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isUuid, ValidationError } from '@app/core';
 import { parseIso8601 } from '../time/iso-8601';
 import {
@@ -216,9 +216,7 @@ function withoutUndefined(fields: EventFields): EventFields {
 
 /** A content hash as a UUID: the same event (session, type, time and content) always gets the same id. */
 export function eventIdOf(type: string, sessionId: string, occurredAt: number, fields: EventFields): string {
-  const hex = createHash('sha256')
-    .update(JSON.stringify([type, sessionId, occurredAt, fields]))
-    .digest('hex');
+  const hex = hash('sha256', JSON.stringify([type, sessionId, occurredAt, fields]), 'hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
