@@ -190,6 +190,15 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
     expect(res.body.error).toContain(message);
   });
 
+  it('answers 413 for a body over 1 MB', async () => {
+    const res = await api().post(`/v1/funnels/${acme.funnelId}/events`, {
+      events: [],
+      pad: 'x'.repeat(1_100_000),
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: 'Request body too large (limit 1 MB)', status: 413 });
+  });
+
   it('answers 400 for malformed JSON', async () => {
     const res = await api().post(`/v1/funnels/${acme.funnelId}/events`, '{"events": [');
     expect(res.status).toBe(400);

@@ -83,7 +83,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (typeof status !== 'number' || status < 400 || status >= 500 || typeof type !== 'string')
       return undefined;
     if (type === 'entity.parse.failed') return { error: 'Malformed JSON body', status: 400 };
-    if (type === 'entity.too.large') return { error: 'Request body too large (limit 100 kB)', status: 413 };
+    if (type === 'entity.too.large') {
+      // The event-batch route has a larger limit than the others: name the one that applied.
+      const limit = (error as { limit?: unknown }).limit;
+      const size =
+        typeof limit !== 'number'
+          ? '100 kB'
+          : limit >= 1048576
+            ? `${limit / 1048576} MB`
+            : `${limit / 1024} kB`;
+      return { error: `Request body too large (limit ${size})`, status: 413 };
+    }
     return { error: STATUS_TEXT[status] ?? 'Bad request', status };
   }
 
