@@ -8,7 +8,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
-import { ChartResponse, InsightResponse, KpiResponse, MetricsQueryDto } from './dto/metrics.dto';
+import {
+  ChartQueryDto,
+  ChartResponse,
+  InsightResponse,
+  KpiResponse,
+  MetricsQueryDto,
+} from './dto/metrics.dto';
 import {
   CHART_DESCRIPTIONS,
   CHART_SUBTYPES,
@@ -46,7 +52,7 @@ export class MetricsController {
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
     @Param('subtype') subtype: string,
-    @Query() query: MetricsQueryDto,
+    @Query() query: ChartQueryDto,
   ): Promise<ChartResponse> {
     return { data: await this.metrics.chart(companyId, funnelId, subtype, query) };
   }

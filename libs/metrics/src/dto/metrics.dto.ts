@@ -1,35 +1,63 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { AB_TEST_FILTERS, MAX_PERIOD_DAYS, OFFSET_LIMIT_MINUTES } from '../query/metric-query';
 
+const FROM = {
+  description:
+    'Start of the period (inclusive), ISO 8601. A date-time without zone, or a date alone, is read in the `offset` time zone. Must be before `to`; the period is at most ' +
+    `${MAX_PERIOD_DAYS} days.`,
+  example: '2025-01-01T00:00:00Z',
+};
+const TO = {
+  description:
+    'End of the period (inclusive, to the millisecond), ISO 8601. A date alone means the end of that day in the `offset` time zone.',
+  example: '2025-01-31T23:59:59.999Z',
+};
+const OFFSET = {
+  description: `Time zone offset in minutes with optional leading + or -, as JavaScript's Date.getTimezoneOffset(): local time = UTC − offset (-120 is UTC+2, 330 is UTC−5:30). From -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES}; default 0. Used for local days, hours and weekdays.`,
+  example: '-120',
+};
+
 /**
- * Query parameters of the metric routes. Only their type is checked here; MetricsService checks
- * their meaning, so REST and MCP callers get the same errors.
+ * Query parameters of the KPI and insight routes. Only their type is checked here; MetricsService
+ * checks their meaning, so REST and MCP callers get the same errors (abTest is accepted here only
+ * to be refused there with its own message).
  */
 export class MetricsQueryDto {
-  @ApiProperty({
-    description:
-      'Start of the period (inclusive), ISO 8601. A date-time without zone, or a date alone, is read in the `offset` time zone. Must be before `to`; the period is at most ' +
-      `${MAX_PERIOD_DAYS} days.`,
-    example: '2025-01-01T00:00:00Z',
-  })
+  @ApiProperty(FROM)
   @IsOptional()
   @IsString()
   from?: string;
 
-  @ApiProperty({
-    description:
-      'End of the period (inclusive), ISO 8601. A date alone means the end of that day in the `offset` time zone.',
-    example: '2025-01-31T23:59:59.999Z',
-  })
+  @ApiProperty(TO)
   @IsOptional()
   @IsString()
   to?: string;
 
-  @ApiPropertyOptional({
-    description: `Time zone offset in minutes with optional leading + or -, as JavaScript's Date.getTimezoneOffset(): local time = UTC − offset (-120 is UTC+2, 330 is UTC−5:30). From -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES}; default 0. Used for local days, hours and weekdays.`,
-    example: '-120',
-  })
+  @ApiPropertyOptional(OFFSET)
+  @IsOptional()
+  @IsString()
+  offset?: string;
+
+  @ApiHideProperty()
+  @IsOptional()
+  @IsString()
+  abTest?: string;
+}
+
+/** Query parameters of the chart route: those of every metric route plus abTest. */
+export class ChartQueryDto {
+  @ApiProperty(FROM)
+  @IsOptional()
+  @IsString()
+  from?: string;
+
+  @ApiProperty(TO)
+  @IsOptional()
+  @IsString()
+  to?: string;
+
+  @ApiPropertyOptional(OFFSET)
   @IsOptional()
   @IsString()
   offset?: string;
@@ -37,7 +65,7 @@ export class MetricsQueryDto {
   @ApiPropertyOptional({
     enum: AB_TEST_FILTERS,
     description:
-      'Only for chart_page_to_page_conversion_rate (400 on any other chart, KPI or insight): all (default, no filter), original or variant (sessions whose session_start carried that abVariant).',
+      'Only for chart_page_to_page_conversion_rate (400 on any other chart): all (default, no filter), original or variant (sessions whose session_start carried that abVariant).',
   })
   @IsOptional()
   @IsString()
