@@ -49,6 +49,9 @@ async function main(): Promise<void> {
         format:
           ' {funnel} [{bar}] {percentage}% | {value}/{total} events | {rate} ev/s | ETA {eta_formatted}',
         hideCursor: true,
+        // Also when the output is a log file, every 10 s.
+        noTTYOutput: true,
+        notTTYSchedule: 10_000,
       },
       Presets.shades_classic,
     );
