@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ingest -- [events] [inFlight]` (defaults 200 000 events; 1 and 4 requests in flight)
+ * `npm run bench:ingest -- [events] [inFlight,...]` (defaults 200 000 events; runs with 1 and 4 requests in flight)
  *
  * One client sends batches of 500 tracking events to POST /v1/funnels/{id}/events over real HTTP,
  * to the service started as its own process (`npm start` code, rate limit raised) on a throwaway
@@ -30,7 +30,8 @@ import {
 import { postgresCpuMs, processCpuMs } from './metrics/cpu';
 
 const EVENTS = Number(process.argv[2] ?? 200_000);
-const IN_FLIGHT = process.argv[3] ? [Number(process.argv[3])] : [1, 4];
+// Requests in flight per measured run, e.g. `4` or `1,4`.
+const IN_FLIGHT = (process.argv[3] ?? '1,4').split(',').map(Number);
 const BATCH = 500;
 const EVENTS_PER_MINUTE = 10_000_000 / (30 * 24 * 60);
 
@@ -156,9 +157,11 @@ async function main(): Promise<void> {
       return { accepted, seconds, cpu, latencies: latencies.sort((a, b) => a - b) };
     };
 
-    // Warm-up on its own funnel: connections, prepared statements, the month's partition, first vacuum.
+    // Warm-up on its own funnel, as large as a measured run: connections, prepared statements, the
+    // month's partition, and autovacuum catching up with tables that were just created (the first
+    // run after the start costs PostgreSQL about twice the CPU per event of the following ones).
     const warmup = await createBenchFunnel(setup, 'warm-up');
-    await run(2, batches(Math.min(20_000, EVENTS), 9, 'w-'), warmup);
+    await run(4, batches(EVENTS, 9, 'w-'), warmup);
 
     for (const [round, inFlight] of IN_FLIGHT.entries()) {
       const funnel = await createBenchFunnel(setup, `ingest-${inFlight}`);

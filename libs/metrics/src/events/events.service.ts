@@ -24,6 +24,7 @@ const SESSION_SCOPED = new Set(['session_start', 'page_view', 'answer', 'convers
 // A partition dropped meanwhile (23514), or a deadlock with an operator's statement: retried as a whole.
 const RETRYABLE = new Set(['40P01', '40001', '23514']);
 const ATTEMPTS = 3;
+const WRITERS_PER_FUNNEL = 2;
 
 /**
  * Ingestion of tracking events. One transaction per batch stores the new events and brings
@@ -35,6 +36,8 @@ const ATTEMPTS = 3;
 @Injectable()
 export class EventsService {
   private readonly logger = new Logger(EventsService.name);
+  /** Batches of each funnel being written (at most WRITERS_PER_FUNNEL) and those waiting for a turn. */
+  private readonly writers = new Map<string, { active: number; waiting: (() => void)[] }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -52,6 +55,23 @@ export class EventsService {
   /** Records already validated events of a funnel (the demo seed uses it directly). */
   async record(funnelId: string, events: TrackedEvent[]): Promise<IngestResult> {
     const unique = [...new Map(events.map((e) => [e.eventId, e])).values()];
+    // Batches of one funnel take turns anyway (the advisory lock). Two at a time per process keep
+    // PostgreSQL busy back to back (one writes, one waits on the lock); more would only fill the
+    // connection pool with waiters when a client sends many batches at once.
+    const slot = this.writers.get(funnelId) ?? { active: 0, waiting: [] };
+    this.writers.set(funnelId, slot);
+    if (slot.active >= WRITERS_PER_FUNNEL) await new Promise<void>((resolve) => slot.waiting.push(resolve));
+    else slot.active++;
+    try {
+      return await this.write(funnelId, unique);
+    } finally {
+      const next = slot.waiting.shift();
+      if (next) next();
+      else if (--slot.active === 0) this.writers.delete(funnelId);
+    }
+  }
+
+  private async write(funnelId: string, unique: TrackedEvent[]): Promise<IngestResult> {
     for (let attempt = 1; ; attempt++) {
       await this.partitions.ensure(unique.map((e) => e.occurredAt));
       try {
