@@ -120,7 +120,10 @@ function batches(
 async function main(): Promise<void> {
   const pg = await startBenchDatabase();
   const port = await freePort();
-  const service = await startService(pg.url, port);
+  const service = await startService(pg.url, port).catch(async (error) => {
+    await pg.destroy();
+    throw error;
+  });
   @Module({ imports: [CoreModule.forRoot({ databaseUrl: pg.url }), AuthModule, WorkspacesModule] })
   class SetupModule {}
   const setup = await NestFactory.createApplicationContext(SetupModule, { logger: ['error'] });

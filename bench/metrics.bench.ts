@@ -30,7 +30,10 @@ interface Probe {
 async function main(): Promise<void> {
   const pg = await startBenchDatabase();
   const env = validateEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '100000000' });
-  const app = await createApp(env, { databaseUrl: pg.url });
+  const app = await createApp(env, { databaseUrl: pg.url }).catch(async (error) => {
+    await pg.destroy();
+    throw error;
+  });
   try {
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
