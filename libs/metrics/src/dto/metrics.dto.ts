@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { AB_TEST_FILTERS, MAX_PERIOD_DAYS, OFFSET_LIMIT_MINUTES } from '../query/metric-query';
 
@@ -45,23 +45,8 @@ export class MetricsQueryDto {
   abTest?: string;
 }
 
-/** Query parameters of the chart route: those of every metric route plus abTest. */
-export class ChartQueryDto {
-  @ApiProperty(FROM)
-  @IsOptional()
-  @IsString()
-  from?: string;
-
-  @ApiProperty(TO)
-  @IsOptional()
-  @IsString()
-  to?: string;
-
-  @ApiPropertyOptional(OFFSET)
-  @IsOptional()
-  @IsString()
-  offset?: string;
-
+/** Query parameters of the chart route: those of every metric route plus a documented abTest. */
+export class ChartQueryDto extends OmitType(MetricsQueryDto, ['abTest'] as const) {
   @ApiPropertyOptional({
     enum: AB_TEST_FILTERS,
     description:
