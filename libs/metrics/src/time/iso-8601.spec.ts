@@ -49,7 +49,23 @@ describe(parseIso8601.name, () => {
     '0099-01-01',
     'now',
     '',
+    '2026-02-29T10:00:00.000Z',
+    '2026-04-31T10:00:00.000Z',
+    '2026-01-01T24:00:00.000Z',
+    '2026-01-01T10:00:60.000Z',
+    '2026-01-01T10:00:00.0a0Z',
+    '2026-01-01T10:00:00.000+',
+    '0999-01-01T10:00:00.000Z',
   ])('rejects %j', (value) => {
     expect(parseIso8601(value)).toBeUndefined();
+  });
+
+  it('reads Date.toISOString() values exactly, leap days included', () => {
+    const values = ['2024-02-29T23:59:59.999Z', '2000-02-29T00:00:00.000Z', '2026-12-31T12:34:56.789Z'];
+    // A spread of instants over several centuries, one every 7,919,999,999 ms.
+    for (let ms = Date.UTC(1900, 0, 1); ms < Date.UTC(2400, 0, 1); ms += 7_919_999_999)
+      values.push(new Date(ms).toISOString());
+    for (const value of values) expect(parseIso8601(value)).toBe(Date.parse(value));
+    expect(parseIso8601('1900-02-29T00:00:00.000Z')).toBeUndefined();
   });
 });

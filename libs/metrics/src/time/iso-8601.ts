@@ -15,10 +15,49 @@ export interface IsoParseOptions {
   roundUp?: boolean;
 }
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+const daysInMonth = (year: number, month: number) =>
+  month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+
+/** The number written at value[from, from + length), or NaN when a character is not a digit. */
+function digitsAt(value: string, from: number, length: number): number {
+  let n = 0;
+  for (let i = from; i < from + length; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`, the shape `Date.toISOString()` writes and tracking clients send by
+ * the thousand, read by character codes: several times cheaper than the general expression.
+ * Undefined when the value has another shape or is out of range (the general path then decides).
+ */
+function parseUtcMillis(value: string): number | undefined {
+  if (value.length !== 24 || value[10] !== 'T' || value[23] !== 'Z') return undefined;
+  if (value[4] !== '-' || value[7] !== '-' || value[13] !== ':' || value[16] !== ':' || value[19] !== '.')
+    return undefined;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 2);
+  const day = digitsAt(value, 8, 2);
+  const hour = digitsAt(value, 11, 2);
+  const minute = digitsAt(value, 14, 2);
+  const second = digitsAt(value, 17, 2);
+  const ms = digitsAt(value, 20, 3);
+  // NaN fails every comparison, so a non-digit leaves through the general path too.
+  if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59))
+    return undefined;
+  if (!(ms >= 0) || day > daysInMonth(year, month)) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
 
 /** Epoch milliseconds of an ISO 8601 calendar date or date-time, or undefined when it is not one. */
 export function parseIso8601(value: string, options: IsoParseOptions = {}): number | undefined {
+  const common = parseUtcMillis(value);
+  if (common !== undefined) return common;
   const m = ISO.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, fraction, zone] = m;
