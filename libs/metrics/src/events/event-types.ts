@@ -66,4 +66,6 @@ export interface TrackedEvent {
   /** Epoch milliseconds. */
   occurredAt: number;
   fields: EventFields;
+  /** `fields` as canonical JSON: hashed into the id and stored as the payload. */
+  fieldsJson: string;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ValidationError } from '@app/core';
 import { parseEventBatch } from './event-validation';
 
@@ -86,5 +87,47 @@ describe(parseEventBatch.name, () => {
         NOW,
       ),
     ).toThrow('events[0].answers must be 1 to 20 strings of 1 to 200 characters, 500 characters in total');
+  });
+
+  it.each([
+    ['a NUL character', 'a\u0000b'],
+    ['a lone high surrogate', 'a\ud83d'],
+    ['a lone low surrogate', '\ude00b'],
+  ])('refuses text with %s, which PostgreSQL cannot store', (_, value) => {
+    const read = (event: Record<string, unknown>) => () =>
+      parseEventBatch({ events: [{ ...base, ...event }] }, NOW);
+    expect(read({ type: 'page_view', pageSlug: 'start', sessionId: value })).toThrow(
+      'events[0].sessionId must not contain NUL characters or unpaired surrogates',
+    );
+    expect(
+      read({ type: 'answer', questionId: 'question_1', questionTitle: 'Q', answers: ['ok', value] }),
+    ).toThrow('events[0].answers must not contain NUL characters or unpaired surrogates');
+  });
+
+  it('accepts text with characters outside the Basic Multilingual Plane', () => {
+    const [event] = parseEventBatch(
+      { events: [{ ...base, type: 'button_click', pageSlug: 'p', buttonId: 'b', buttonLabel: 'Go 🚀' }] },
+      NOW,
+    );
+    expect(event.fields).toEqual({ pageSlug: 'p', buttonId: 'b', buttonLabel: 'Go 🚀' });
+  });
+
+  it('derives the id from the JSON of [type, sessionId, occurredAt, fields], so stored ids stay valid', () => {
+    const [event] = parseEventBatch(
+      { events: [{ ...base, type: 'page_view', pageSlug: 'start', timeOnPageMs: 5 }] },
+      NOW,
+    );
+    const hex = createHash('sha256')
+      .update(
+        JSON.stringify([
+          'page_view',
+          's1',
+          Date.parse(base.occurredAt),
+          { pageSlug: 'start', timeOnPageMs: 5 },
+        ]),
+      )
+      .digest('hex');
+    expect(event.eventId.replaceAll('-', '')).toBe(hex.slice(0, 32));
+    expect(event.fieldsJson).toBe('{"pageSlug":"start","timeOnPageMs":5}');
   });
 });

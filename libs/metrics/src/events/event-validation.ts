@@ -33,6 +33,10 @@ const MAX_DETAILS = 20;
 type Problems = string[];
 type Reader = (raw: Record<string, unknown>, at: string, problems: Problems) => EventFields;
 
+// PostgreSQL text holds neither NUL nor half of a surrogate pair.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_RULE = 'must not contain NUL characters or unpaired surrogates';
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -51,6 +55,10 @@ function text(
   }
   if (typeof value !== 'string' || value.length < 1 || value.length > max) {
     problems.push(`${at}.${name} must be a string of 1 to ${max} characters`);
+    return undefined;
+  }
+  if (UNSTORABLE.test(value)) {
+    problems.push(`${at}.${name} ${UNSTORABLE_RULE}`);
     return undefined;
   }
   return value;
@@ -184,6 +192,8 @@ const READERS: Record<EventType, { fields: string[]; read: Reader }> = {
         problems.push(
           `${at}.answers must be 1 to ${EVENT_LIMITS.answers} strings of 1 to ${EVENT_LIMITS.textLength} characters, ${EVENT_LIMITS.answersTotalLength} characters in total`,
         );
+      } else if ((answers as string[]).some((a) => UNSTORABLE.test(a))) {
+        problems.push(`${at}.answers ${UNSTORABLE_RULE}`);
       }
       return {
         questionId: questionId as string,
@@ -214,10 +224,33 @@ function withoutUndefined(fields: EventFields): EventFields {
   return out as EventFields;
 }
 
-/** A content hash as a UUID: the same event (session, type, time and content) always gets the same id. */
-export function eventIdOf(type: string, sessionId: string, occurredAt: number, fields: EventFields): string {
-  const hex = hash('sha256', JSON.stringify([type, sessionId, occurredAt, fields]), 'hex');
+/**
+ * A content hash as a UUID: the same event (session, type, time and content) always gets the same
+ * id. The hashed text is `JSON.stringify([type, sessionId, occurredAt, fields])`, built from the
+ * fields' JSON the event keeps anyway.
+ */
+export function eventIdOf(type: string, sessionId: string, occurredAt: number, fieldsJson: string): string {
+  const content = `[${JSON.stringify(type)},${JSON.stringify(sessionId)},${occurredAt},${fieldsJson}]`;
+  const hex = hash('sha256', content, 'hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A validated event with its content id (`fields` in canonical member order). */
+export function trackedEvent(
+  type: EventType,
+  sessionId: string,
+  occurredAt: number,
+  fields: EventFields,
+): TrackedEvent {
+  const fieldsJson = JSON.stringify(fields);
+  return {
+    eventId: eventIdOf(type, sessionId, occurredAt, fieldsJson),
+    type,
+    sessionId,
+    occurredAt,
+    fields,
+    fieldsJson,
+  };
 }
 
 function readEvent(raw: unknown, index: number, now: number, problems: Problems): TrackedEvent | undefined {
@@ -250,14 +283,7 @@ function readEvent(raw: unknown, index: number, now: number, problems: Problems)
   }
   const fields = reader.read(raw, at, problems);
   if (problems.length > before) return undefined;
-  const canonical = withoutUndefined(fields);
-  return {
-    eventId: eventIdOf(type, sessionId as string, occurredAt as number, canonical),
-    type,
-    sessionId: sessionId as string,
-    occurredAt: occurredAt as number,
-    fields: canonical,
-  };
+  return trackedEvent(type, sessionId as string, occurredAt as number, withoutUndefined(fields));
 }
 
 /**

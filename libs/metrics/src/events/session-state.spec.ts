@@ -1,15 +1,10 @@
-import { eventIdOf } from './event-validation';
+import { trackedEvent } from './event-validation';
 import type { EventFields, EventType, TrackedEvent } from './event-types';
 import { applyEvents, emptySession, sameSession, sessionContributions } from './session-state';
 
 const at = (iso: string) => Date.parse(iso);
-const event = (type: EventType, occurredAt: string, fields: EventFields = {}): TrackedEvent => ({
-  eventId: eventIdOf(type, 's1', at(occurredAt), fields),
-  type,
-  sessionId: 's1',
-  occurredAt: at(occurredAt),
-  fields,
-});
+const event = (type: EventType, occurredAt: string, fields: EventFields = {}): TrackedEvent =>
+  trackedEvent(type, 's1', at(occurredAt), fields);
 const start = (occurredAt: string, device = 'mobile', extra = {}) =>
   event('session_start', occurredAt, { visitorId: 'v', device, ...extra } as EventFields);
 

@@ -1,15 +1,10 @@
-import { eventIdOf } from '../events/event-validation';
+import { trackedEvent } from '../events/event-validation';
 import type { EventFields, EventType, TrackedEvent } from '../events/event-types';
 import { applyEvents, emptySession } from '../events/session-state';
 import { eventRollupDeltas, sessionRollupDeltas } from './rollup-deltas';
 
-const event = (type: EventType, occurredAt: string, fields: EventFields = {}): TrackedEvent => ({
-  eventId: eventIdOf(type, 's1', Date.parse(occurredAt), fields),
-  type,
-  sessionId: 's1',
-  occurredAt: Date.parse(occurredAt),
-  fields,
-});
+const event = (type: EventType, occurredAt: string, fields: EventFields = {}): TrackedEvent =>
+  trackedEvent(type, 's1', Date.parse(occurredAt), fields);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe(eventRollupDeltas.name, () => {
