@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { EventsService, trackedEvent } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
@@ -292,5 +293,48 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
       `/v1/funnels/${acme.funnelId}/metrics/charts/chart_page_to_page_conversion_rate?${q}`,
     );
     expect(pages.body.data.map((p: { value: number }) => p.value)).toEqual([50, 50, 0]);
+  });
+
+  it("answers 404 to a batch for another company's funnel sent among the owner's batches, which are stored", async () => {
+    const before = await storedEvents();
+    const batch = (n: number) => [
+      start(`g${n}`, '2026-03-21T10:00:00Z'),
+      view(`g${n}`, '2026-03-21T10:00:01Z'),
+    ];
+    const replies = await Promise.all([
+      send(batch(1)),
+      send(batch(2)),
+      send(batch(3), acme.funnelId, globex.key),
+      send(batch(4)),
+    ]);
+    expect(replies.map((r) => r.status)).toEqual([202, 202, 404, 202]);
+    expect(replies[2].body).toEqual({ error: 'Funnel not found', status: 404 });
+    expect(await storedEvents()).toBe(before + 6);
+  });
+
+  it('stores the other batches written together with one that fails, and fails only that one', async () => {
+    const events = t.app.get(EventsService);
+    const at = Date.parse('2026-03-22T10:00:00Z');
+    const good = (n: number) => [
+      trackedEvent('session_start', `w${n}`, at, { visitorId: 'v', device: 'mobile' }),
+      trackedEvent('page_view', `w${n}`, at + 1000, { pageSlug: 'start' }),
+    ];
+    // Validation keeps NUL out of requests; written directly, it makes PostgreSQL refuse the batch.
+    const broken = [trackedEvent('page_view', 'w\u0000', at, { pageSlug: 'start' })];
+    const before = await storedEvents();
+    // The first batch is written alone; the next three wait for it and are tried as one group.
+    const results = await Promise.allSettled([
+      events.record(acme.funnelId, good(1)),
+      events.record(acme.funnelId, good(2)),
+      events.record(acme.funnelId, broken),
+      events.record(acme.funnelId, [...good(3), good(2)[0]]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.accepted : null))).toEqual([2, 2, null, 2]);
+    expect(await storedEvents()).toBe(before + 6);
+    expect(await kpi('kpi_total_sessions', acme.funnelId, 'from=2026-03-22&to=2026-03-22')).toEqual({
+      type: 'kpiTotalSessions',
+      value: 3,
+    });
   });
 });

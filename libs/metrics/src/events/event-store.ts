@@ -1,10 +1,13 @@
+import { escapeLiteral } from 'pg';
 import type { EventCounts, MessageChange, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
 import type { AnswerFields, MessageFields, TrackedEvent } from './event-types';
 import { emptySession, SessionState } from './session-state';
 
 // These statements run inside EventsService's transaction, which holds the funnel's advisory lock:
-// one batch per funnel at a time, so they read and write without row locks or ordering concerns.
-// Each is a named prepared statement: planned once per connection, not once per batch.
+// one transaction per funnel at a time, so they read and write without row locks or ordering
+// concerns. A batch costs four round trips (begin and lock, insert and read, write, commit), each
+// a named prepared statement planned once per connection. Rows travel as one JSON parameter read
+// with json_to_recordset, times as epoch milliseconds: cheaper on both sides than arrays or dates.
 
 /** Runs a named prepared statement in the batch's transaction and returns its rows. */
 export type Sql = <T = Record<string, unknown>>(
@@ -13,190 +16,206 @@ export type Sql = <T = Record<string, unknown>>(
   values: unknown[],
 ) => Promise<T[]>;
 
+const at = (column: string) => `'epoch'::timestamptz + ${column} * interval '1 millisecond'`;
+const millis = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const ms = (value: Date | null) => (value === null ? null : value.getTime());
 
-// Rows travel as one JSON parameter read with json_to_recordset: cheaper on both sides than one
-// escaped array literal per column.
-
-/** Stores the events that are new; returns the ids of those (repeats of stored events are skipped). */
-export async function insertEvents(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string>> {
-  // ON CONFLICT checks each row with one probe of the primary key, whatever the table's size.
-  const rows: { event_id: string }[] = await sql(
-    'metrics_insert_events',
-    `INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload)
-     SELECT $1, 'epoch'::timestamptz + t.o * interval '1 millisecond', t.i, t.s, t.t, t.p
-     FROM json_to_recordset($2::json) AS t(o bigint, i uuid, s text, t text, p json)
-     ON CONFLICT DO NOTHING
-     RETURNING event_id`,
-    [
-      funnelId,
-      JSON.stringify(
-        // Epoch milliseconds: exact, and cheaper than formatting a date per event.
-        events.map((e) => ({ o: e.occurredAt, i: e.eventId, s: e.sessionId, t: e.type, p: e.fields })),
-      ),
-    ],
-  );
-  return new Set(rows.map((r) => r.event_id));
+/**
+ * BEGIN and the funnel's advisory lock in one round trip: a simple query, so the two UUIDs are
+ * written into it (checked by the caller, escaped all the same). Returns one row when the funnel
+ * exists (and belongs to the company, when one is given), none otherwise.
+ */
+export function beginFunnelTransaction(funnelId: string, companyId: string | null): string {
+  const company = companyId === null ? 'NULL' : escapeLiteral(companyId);
+  return `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(id::text, 0)) FROM funnels
+    WHERE id = ${escapeLiteral(funnelId)}::uuid AND (${company}::uuid IS NULL OR company_id = ${company}::uuid)`;
 }
 
 export interface SessionRow {
   session_id: string;
-  started_at: Date | null;
+  started_at: number | null;
   start_event_id: string | null;
   visitor_id: string | null;
   device: string | null;
   utm_source: string | null;
   ab_variant: string | null;
   pages: string[];
-  converted_at: Date | null;
-  completed_at: Date | null;
+  converted_at: number | null;
+  completed_at: number | null;
   answers: SessionState['answers'];
 }
 
-export const SESSION_COLUMNS = `session_id, started_at, start_event_id, visitor_id, device, utm_source, ab_variant,
-  pages, converted_at, completed_at, answers`;
+/** A session's columns, times as epoch milliseconds. */
+export const SESSION_COLUMNS = `session_id, ${millis('started_at')} AS started_at, start_event_id, visitor_id,
+  device, utm_source, ab_variant, pages, ${millis('converted_at')} AS converted_at,
+  ${millis('completed_at')} AS completed_at, answers`;
 
 export function sessionFromRow(r: SessionRow): SessionState {
   return {
     ...emptySession(r.session_id),
-    startedAt: ms(r.started_at),
+    startedAt: r.started_at,
     startEventId: r.start_event_id,
     visitorId: r.visitor_id,
     device: r.device,
     utmSource: r.utm_source,
     abVariant: r.ab_variant,
     pages: r.pages,
-    convertedAt: ms(r.converted_at),
-    completedAt: ms(r.completed_at),
+    convertedAt: r.converted_at,
+    completedAt: r.completed_at,
     answers: r.answers,
   };
 }
 
-/** The sessions' current state (absent when new). */
-export async function readSessions(
+/** One event as a json_to_recordset row; its fields are already JSON. */
+const eventJson = (e: TrackedEvent) =>
+  `{"o":${e.occurredAt},"i":"${e.eventId}","s":${JSON.stringify(e.sessionId)},"t":"${e.type}","p":${e.fieldsJson}}`;
+
+/**
+ * Stores the events that are new and reads the current state of the given sessions, in one
+ * statement. Returns the ids of the events stored (repeats of stored events are skipped) and the
+ * sessions that exist.
+ */
+export async function insertEventsAndReadSessions(
   sql: Sql,
   funnelId: string,
+  events: TrackedEvent[],
   sessionIds: string[],
-): Promise<Map<string, SessionState>> {
-  const rows: SessionRow[] = await sql(
-    'metrics_read_sessions',
-    `SELECT ${SESSION_COLUMNS} FROM metric_sessions WHERE funnel_id = $1 AND session_id = ANY($2::text[])`,
-    [funnelId, sessionIds],
+): Promise<{ inserted: Set<string>; sessions: Map<string, SessionState> }> {
+  // ON CONFLICT checks each event with one probe of the primary key, and each session is one
+  // probe of its primary key (LATERAL by id): neither grows with the funnel's volume.
+  const [row] = await sql<{ inserted: string[]; sessions: SessionRow[] }>(
+    'metrics_insert_events',
+    `WITH inserted AS (
+       INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload)
+       SELECT $1, ${at('t.o')}, t.i, t.s, t.t, t.p
+       FROM json_to_recordset($2::json) AS t(o bigint, i uuid, s text, t text, p json)
+       ON CONFLICT DO NOTHING
+       RETURNING event_id
+     )
+     SELECT ARRAY(SELECT event_id FROM inserted) AS inserted,
+       (SELECT coalesce(json_agg(s), '[]') FROM unnest($3::text[]) AS k(id)
+        CROSS JOIN LATERAL (SELECT ${SESSION_COLUMNS} FROM metric_sessions
+                            WHERE funnel_id = $1 AND session_id = k.id) AS s) AS sessions`,
+    [funnelId, `[${events.map(eventJson).join(',')}]`, sessionIds],
   );
-  return new Map(rows.map((r) => [r.session_id, sessionFromRow(r)]));
+  return {
+    inserted: new Set(row.inserted),
+    sessions: new Map(row.sessions.map((r) => [r.session_id, sessionFromRow(r)])),
+  };
 }
 
-export async function saveSessions(sql: Sql, funnelId: string, sessions: SessionState[]): Promise<void> {
-  if (!sessions.length) return;
+export interface BatchWrites {
+  sessions: SessionState[];
+  eventRollups: RollupRow<EventCounts>[];
+  sessionRollups: RollupRow<SessionCounts>[];
+  questions: QuestionTitle[];
+}
+
+const LABEL_IS_NEWER = `EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
+  OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C"))`;
+
+/** Saves the changed sessions and adds the rollup increments and question titles, in one statement. */
+export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
   await sql(
-    'metrics_save_sessions',
-    `INSERT INTO metric_sessions AS s (funnel_id, session_id, started_at, start_event_id, visitor_id, device, utm_source,
-                                       ab_variant, pages, converted_at, completed_at, answers)
-     SELECT $1, v.* FROM json_to_recordset($2::json) AS v(session_id text, started_at timestamptz, start_event_id uuid,
-       visitor_id text, device text, utm_source text, ab_variant text, pages text[], converted_at timestamptz,
-       completed_at timestamptz, answers jsonb)
-     ON CONFLICT (funnel_id, session_id) DO UPDATE SET
-       started_at = EXCLUDED.started_at, start_event_id = EXCLUDED.start_event_id, visitor_id = EXCLUDED.visitor_id,
-       device = EXCLUDED.device, utm_source = EXCLUDED.utm_source, ab_variant = EXCLUDED.ab_variant,
-       pages = EXCLUDED.pages, converted_at = EXCLUDED.converted_at, completed_at = EXCLUDED.completed_at,
-       answers = EXCLUDED.answers`,
+    'metrics_write_batch',
+    `WITH sessions AS (
+       INSERT INTO metric_sessions AS s (funnel_id, session_id, started_at, start_event_id, visitor_id, device,
+                                         utm_source, ab_variant, pages, converted_at, completed_at, answers)
+       SELECT $1, v.session_id, ${at('v.started_at')}, v.start_event_id, v.visitor_id, v.device, v.utm_source,
+              v.ab_variant, v.pages, ${at('v.converted_at')}, ${at('v.completed_at')}, v.answers
+       FROM json_to_recordset($2::json) AS v(session_id text, started_at bigint, start_event_id uuid,
+         visitor_id text, device text, utm_source text, ab_variant text, pages text[], converted_at bigint,
+         completed_at bigint, answers jsonb)
+       ON CONFLICT (funnel_id, session_id) DO UPDATE SET
+         started_at = EXCLUDED.started_at, start_event_id = EXCLUDED.start_event_id, visitor_id = EXCLUDED.visitor_id,
+         device = EXCLUDED.device, utm_source = EXCLUDED.utm_source, ab_variant = EXCLUDED.ab_variant,
+         pages = EXCLUDED.pages, converted_at = EXCLUDED.converted_at, completed_at = EXCLUDED.completed_at,
+         answers = EXCLUDED.answers
+     ), event_rollups AS (
+       INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms,
+                                              label, label_at)
+       SELECT $1, v.d, v.g, ${at('v.b')}, v.k, v.n, v.t, v.ms, v.l, ${at('v.la')}
+       FROM json_to_recordset($3::json) AS v(d text, g smallint, b bigint, k text, n int, t int, ms bigint,
+         l text, la bigint)
+       ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
+         events = r.events + EXCLUDED.events,
+         timed = r.timed + EXCLUDED.timed,
+         total_ms = r.total_ms + EXCLUDED.total_ms,
+         label = CASE WHEN ${LABEL_IS_NEWER} THEN EXCLUDED.label ELSE r.label END,
+         label_at = CASE WHEN ${LABEL_IS_NEWER} THEN EXCLUDED.label_at ELSE r.label_at END
+     ), session_rollups AS (
+       INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions,
+                                                completions, completion_ms)
+       SELECT $1, v.d, v.g, ${at('v.b')}, v.k, v.s, v.cv, v.cp, v.ms
+       FROM json_to_recordset($4::json) AS v(d text, g smallint, b bigint, k text, s int, cv int, cp int, ms bigint)
+       ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
+         sessions = r.sessions + EXCLUDED.sessions,
+         conversions = r.conversions + EXCLUDED.conversions,
+         completions = r.completions + EXCLUDED.completions,
+         completion_ms = r.completion_ms + EXCLUDED.completion_ms
+     )
+     INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
+     SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($5::json) AS v(id text, title text, at bigint)
+     ON CONFLICT (funnel_id, question_id) DO UPDATE SET
+       title = CASE WHEN EXCLUDED.title_at > q.title_at THEN EXCLUDED.title ELSE q.title END,
+       title_at = GREATEST(q.title_at, EXCLUDED.title_at)`,
     [
       funnelId,
       JSON.stringify(
-        sessions.map((s) => ({
+        w.sessions.map((s) => ({
           session_id: s.sessionId,
-          started_at: iso(s.startedAt),
+          started_at: s.startedAt,
           start_event_id: s.startEventId,
           visitor_id: s.visitorId,
           device: s.device,
           utm_source: s.utmSource,
           ab_variant: s.abVariant,
           pages: s.pages,
-          converted_at: iso(s.convertedAt),
-          completed_at: iso(s.completedAt),
+          converted_at: s.convertedAt,
+          completed_at: s.completedAt,
           answers: s.answers,
         })),
       ),
-    ],
-  );
-}
-
-export async function addEventRollups(
-  sql: Sql,
-  funnelId: string,
-  rows: RollupRow<EventCounts>[],
-): Promise<void> {
-  if (!rows.length) return;
-  const newer = `EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
-    OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C"))`;
-  await sql(
-    'metrics_add_event_rollups',
-    `INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms, label, label_at)
-     SELECT $1, v.* FROM json_to_recordset($2::json) AS v(dimension text, grain smallint, bucket timestamptz, key text,
-       events int, timed int, total_ms bigint, label text, label_at timestamptz)
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-       events = r.events + EXCLUDED.events,
-       timed = r.timed + EXCLUDED.timed,
-       total_ms = r.total_ms + EXCLUDED.total_ms,
-       label = CASE WHEN ${newer} THEN EXCLUDED.label ELSE r.label END,
-       label_at = CASE WHEN ${newer} THEN EXCLUDED.label_at ELSE r.label_at END`,
-    [
-      funnelId,
       JSON.stringify(
-        rows.map((r) => ({
-          dimension: r.dimension,
-          grain: r.grain,
-          bucket: iso(r.bucket),
-          key: r.key,
-          events: r.counts.events,
-          timed: r.counts.timed,
-          total_ms: r.counts.totalMs,
-          label: r.counts.label,
-          label_at: iso(r.counts.labelAt),
+        w.eventRollups.map(({ dimension, grain, bucket, key, counts: c }) => ({
+          d: dimension,
+          g: grain,
+          b: bucket,
+          k: key,
+          n: c.events,
+          t: c.timed,
+          ms: c.totalMs,
+          l: c.label,
+          la: c.labelAt,
         })),
       ),
-    ],
-  );
-}
-
-export async function addSessionRollups(
-  sql: Sql,
-  funnelId: string,
-  rows: RollupRow<SessionCounts>[],
-): Promise<void> {
-  if (!rows.length) return;
-  await sql(
-    'metrics_add_session_rollups',
-    `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms)
-     SELECT $1, v.* FROM json_to_recordset($2::json) AS v(dimension text, grain smallint, bucket timestamptz, key text,
-       sessions int, conversions int, completions int, completion_ms bigint)
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-       sessions = r.sessions + EXCLUDED.sessions,
-       conversions = r.conversions + EXCLUDED.conversions,
-       completions = r.completions + EXCLUDED.completions,
-       completion_ms = r.completion_ms + EXCLUDED.completion_ms`,
-    [
-      funnelId,
       JSON.stringify(
-        rows.map((r) => ({
-          dimension: r.dimension,
-          grain: r.grain,
-          bucket: iso(r.bucket),
-          key: r.key,
-          sessions: r.counts.sessions,
-          conversions: r.counts.conversions,
-          completions: r.counts.completions,
-          completion_ms: r.counts.completionMs,
+        w.sessionRollups.map(({ dimension, grain, bucket, key, counts: c }) => ({
+          d: dimension,
+          g: grain,
+          b: bucket,
+          k: key,
+          s: c.sessions,
+          cv: c.conversions,
+          cp: c.completions,
+          ms: c.completionMs,
         })),
       ),
+      JSON.stringify(w.questions),
     ],
   );
 }
 
-/** Keeps each question's latest title (insights show it; a question never answered is unknown). */
-export async function saveQuestions(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<void> {
-  const latest = new Map<string, { title: string; at: number }>();
+export interface QuestionTitle {
+  id: string;
+  title: string;
+  /** When the title was seen, epoch ms: the latest wins. */
+  at: number;
+}
+
+/** Each question's latest title among the events (insights show it; a question never answered is unknown). */
+export function latestQuestionTitles(events: TrackedEvent[]): QuestionTitle[] {
+  const latest = new Map<string, QuestionTitle>();
   for (const e of events) {
     if (e.type !== 'answer') continue;
     const f = e.fields as AnswerFields;
@@ -206,20 +225,10 @@ export async function saveQuestions(sql: Sql, funnelId: string, events: TrackedE
       e.occurredAt > current.at ||
       (e.occurredAt === current.at && f.questionTitle > current.title)
     ) {
-      latest.set(f.questionId, { title: f.questionTitle, at: e.occurredAt });
+      latest.set(f.questionId, { id: f.questionId, title: f.questionTitle, at: e.occurredAt });
     }
   }
-  if (!latest.size) return;
-  const ids = [...latest.keys()];
-  await sql(
-    'metrics_save_questions',
-    `INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
-     SELECT $1, v.* FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS v(question_id, title, title_at)
-     ON CONFLICT (funnel_id, question_id) DO UPDATE SET
-       title = CASE WHEN EXCLUDED.title_at > q.title_at THEN EXCLUDED.title ELSE q.title END,
-       title_at = GREATEST(q.title_at, EXCLUDED.title_at)`,
-    [funnelId, ids, ids.map((id) => latest.get(id)?.title), ids.map((id) => iso(latest.get(id)?.at ?? null))],
-  );
+  return [...latest.values()];
 }
 
 /**

@@ -1,20 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { NotFoundError } from '@app/core';
 import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import {
-  addEventRollups,
-  addSessionRollups,
-  insertEvents,
-  readSessions,
+  beginFunnelTransaction,
+  insertEventsAndReadSessions,
+  latestQuestionTitles,
   saveMessages,
-  saveQuestions,
-  saveSessions,
   Sql,
+  writeBatch,
 } from './event-store';
 import type { TrackedEvent } from './event-types';
 import { parseEventBatch } from './event-validation';
@@ -24,58 +22,96 @@ const SESSION_SCOPED = new Set(['session_start', 'page_view', 'answer', 'convers
 // A partition dropped meanwhile (23514), or a deadlock with an operator's statement: retried as a whole.
 const RETRYABLE = new Set(['40P01', '40001', '23514']);
 const ATTEMPTS = 3;
-const WRITERS_PER_FUNNEL = 2;
+// Batches waiting for their funnel are written together, up to this many events per transaction.
+const MAX_GROUP_EVENTS = 5000;
+
+/** A batch waiting for its funnel's turn. `companyId` null: a trusted caller (the demo seed). */
+interface PendingBatch {
+  companyId: string | null;
+  events: TrackedEvent[];
+  /** Written in a transaction of its own (after its group failed). */
+  alone?: boolean;
+  resolve: (result: IngestResult) => void;
+  reject: (error: unknown) => void;
+}
 
 /**
- * Ingestion of tracking events. One transaction per batch stores the new events and brings
- * sessions and rollups in step with them, with a handful of set-based statements. Batches of one
- * funnel take turns (a transaction-scoped advisory lock on the funnel): a session's state is read,
- * merged and written without races, and no two batches wait on each other's rollup rows in a
- * cycle. Batches of different funnels run in parallel.
+ * Ingestion of tracking events. One transaction stores the new events and brings sessions and
+ * rollups in step with them, in four round trips. Transactions of one funnel take turns (an
+ * advisory lock on the funnel): a session's state is read, merged and written without races, and
+ * no two transactions wait on each other's rollup rows in a cycle. In a process, batches that
+ * arrive for a funnel while it is being written are written together in its next transaction
+ * (a group commit): the per-transaction costs and the rollup rows they share are paid once, and
+ * each batch is answered only once its events are committed. Different funnels run in parallel.
  */
 @Injectable()
 export class EventsService {
   private readonly logger = new Logger(EventsService.name);
-  /** Batches of each funnel being written (at most WRITERS_PER_FUNNEL) and those waiting for a turn. */
-  private readonly writers = new Map<string, { active: number; waiting: (() => void)[] }>();
+  /** Per funnel: the batches waiting for the funnel's writer, which runs while any are waiting. */
+  private readonly queues = new Map<string, PendingBatch[]>();
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly funnels: FunnelsService,
     private readonly partitions: EventPartitions,
   ) {}
 
+  /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
   async ingest(companyId: string, funnelId: string, body: unknown): Promise<IngestResult> {
     assertFunnelId(funnelId);
-    const events = parseEventBatch(body);
-    const funnel = await this.funnels.findForCompany(companyId, funnelId);
-    return this.record(funnel.id, events);
+    return this.enqueue(funnelId.toLowerCase(), companyId, parseEventBatch(body));
   }
 
   /** Records already validated events of a funnel (the demo seed uses it directly). */
   async record(funnelId: string, events: TrackedEvent[]): Promise<IngestResult> {
-    const unique = [...new Map(events.map((e) => [e.eventId, e])).values()];
-    // Batches of one funnel take turns anyway (the advisory lock). Two at a time per process keep
-    // PostgreSQL busy back to back (one writes, one waits on the lock); more would only fill the
-    // connection pool with waiters when a client sends many batches at once.
-    const slot = this.writers.get(funnelId) ?? { active: 0, waiting: [] };
-    this.writers.set(funnelId, slot);
-    if (slot.active >= WRITERS_PER_FUNNEL) await new Promise<void>((resolve) => slot.waiting.push(resolve));
-    else slot.active++;
-    try {
-      return await this.write(funnelId, unique);
-    } finally {
-      const next = slot.waiting.shift();
-      if (next) next();
-      else if (--slot.active === 0) this.writers.delete(funnelId);
-    }
+    return this.enqueue(funnelId.toLowerCase(), null, events);
   }
 
-  private async write(funnelId: string, unique: TrackedEvent[]): Promise<IngestResult> {
-    for (let attempt = 1; ; attempt++) {
-      await this.partitions.ensure(unique.map((e) => e.occurredAt));
+  private enqueue(funnelId: string, companyId: string | null, events: TrackedEvent[]): Promise<IngestResult> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(funnelId);
+      const batch = { companyId, events, resolve, reject };
+      if (queue) queue.push(batch);
+      else {
+        this.queues.set(funnelId, [batch]);
+        void this.drain(funnelId);
+      }
+    });
+  }
+
+  /** Writes the funnel's waiting batches, a group per transaction, until none is left. */
+  private async drain(funnelId: string): Promise<void> {
+    const queue = this.queues.get(funnelId) as PendingBatch[];
+    while (queue.length) {
+      const group = takeGroup(queue);
       try {
-        return await this.inTransaction((sql) => this.store(sql, funnelId, unique));
+        const results = await this.writeGroup(funnelId, group);
+        group.forEach((batch, i) => batch.resolve(results[i]));
+      } catch (error) {
+        if (group.length === 1) group[0].reject(error);
+        // One batch must not fail the others: each is tried again on its own.
+        else queue.unshift(...group.map((batch) => ({ ...batch, alone: true })));
+      }
+    }
+    this.queues.delete(funnelId);
+  }
+
+  private async writeGroup(funnelId: string, group: PendingBatch[]): Promise<IngestResult[]> {
+    // Each event once; a repeat in a later batch of the group is that batch's repeat.
+    const unique = new Map<string, TrackedEvent>();
+    for (const batch of group)
+      for (const e of batch.events) if (!unique.has(e.eventId)) unique.set(e.eventId, e);
+    const events = [...unique.values()];
+    for (let attempt = 1; ; attempt++) {
+      await this.partitions.ensure(events.map((e) => e.occurredAt));
+      try {
+        const inserted = await this.inTransaction(funnelId, group[0].companyId, (sql) =>
+          this.store(sql, funnelId, events),
+        );
+        return group.map((batch) => {
+          let accepted = 0;
+          for (const e of batch.events) if (inserted.delete(e.eventId)) accepted++;
+          return { accepted };
+        });
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= ATTEMPTS) throw error;
@@ -85,14 +121,21 @@ export class EventsService {
     }
   }
 
-  /** A transaction on a pooled connection, with named prepared statements (planned once per connection). */
-  private async inTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  /** A transaction holding the funnel's lock, on a pooled connection with named prepared statements. */
+  private async inTransaction<T>(
+    funnelId: string,
+    companyId: string | null,
+    work: (sql: Sql) => Promise<T>,
+  ): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
     const sql: Sql = async <R>(name: string, text: string, values: unknown[]) =>
       (await client.query({ name, text, values })).rows as R[];
     try {
-      await client.query('BEGIN');
+      const begun = (await client.query(
+        beginFunnelTransaction(funnelId, companyId),
+      )) as unknown as QueryResult[];
+      if (!begun[1].rows.length) throw new NotFoundError('Funnel not found');
       const result = await work(sql);
       await client.query('COMMIT');
       return result;
@@ -104,37 +147,50 @@ export class EventsService {
     }
   }
 
-  private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<IngestResult> {
-    await sql('metrics_lock_funnel', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
-    const inserted = await insertEvents(sql, funnelId, events);
-    const fresh = events.filter((e) => inserted.has(e.eventId));
-    if (!fresh.length) return { accepted: 0 };
+  /** Stores the events; returns the ids of those that were new. */
+  private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string>> {
+    const sessionIds = new Set<string>();
+    for (const e of events) if (SESSION_SCOPED.has(e.type)) sessionIds.add(e.sessionId);
+    const { inserted, sessions } = await insertEventsAndReadSessions(sql, funnelId, events, [...sessionIds]);
+    const fresh = inserted.size === events.length ? events : events.filter((e) => inserted.has(e.eventId));
+    if (!fresh.length) return inserted;
 
     const bySession = new Map<string, TrackedEvent[]>();
     for (const e of fresh) {
       if (!SESSION_SCOPED.has(e.type)) continue;
-      const list = bySession.get(e.sessionId) ?? [];
-      list.push(e);
-      bySession.set(e.sessionId, list);
+      const list = bySession.get(e.sessionId);
+      if (list) list.push(e);
+      else bySession.set(e.sessionId, [e]);
     }
     const changes: { before: SessionState; after: SessionState }[] = [];
-    if (bySession.size) {
-      const current = await readSessions(sql, funnelId, [...bySession.keys()]);
-      for (const [sessionId, sessionEvents] of bySession) {
-        const before = current.get(sessionId) ?? emptySession(sessionId);
-        const after = applyEvents(before, sessionEvents);
-        if (!sameSession(before, after)) changes.push({ before, after });
-      }
-      await saveSessions(
-        sql,
-        funnelId,
-        changes.map((c) => c.after),
-      );
+    for (const [sessionId, sessionEvents] of bySession) {
+      const before = sessions.get(sessionId) ?? emptySession(sessionId);
+      const after = applyEvents(before, sessionEvents);
+      if (!sameSession(before, after)) changes.push({ before, after });
     }
     const messages = await saveMessages(sql, funnelId, fresh);
-    await addEventRollups(sql, funnelId, [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)]);
-    await addSessionRollups(sql, funnelId, sessionRollupDeltas(changes));
-    await saveQuestions(sql, funnelId, fresh);
-    return { accepted: fresh.length };
+    await writeBatch(sql, funnelId, {
+      sessions: changes.map((c) => c.after),
+      eventRollups: [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)],
+      sessionRollups: sessionRollupDeltas(changes),
+      questions: latestQuestionTitles(fresh),
+    });
+    return inserted;
   }
+}
+
+/** The next batches to write together: the first waiting one and those after it of the same caller. */
+function takeGroup(queue: PendingBatch[]): PendingBatch[] {
+  const first = queue.shift() as PendingBatch;
+  const group: PendingBatch[] = [first];
+  if (first.alone) return group;
+  let size = first.events.length;
+  while (queue.length) {
+    const next = queue[0];
+    if (next.alone || next.companyId !== first.companyId || size + next.events.length > MAX_GROUP_EVENTS)
+      break;
+    group.push(queue.shift() as PendingBatch);
+    size += next.events.length;
+  }
+  return group;
 }
