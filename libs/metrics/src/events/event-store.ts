@@ -72,18 +72,18 @@ const eventJson = (e: TrackedEvent) =>
 
 /**
  * Stores the events that are new and reads the current state of the given sessions, in one
- * statement. Returns the ids of the events stored (repeats of stored events are skipped) and the
- * sessions that exist.
+ * statement. Returns the ids of the events stored, or `all` when none was a repeat of a stored
+ * event (the usual case, which saves sending 500 ids back), and the sessions that exist.
  */
 export async function insertEventsAndReadSessions(
   sql: Sql,
   funnelId: string,
   events: TrackedEvent[],
   sessionIds: string[],
-): Promise<{ inserted: Set<string>; sessions: Map<string, SessionState> }> {
+): Promise<{ inserted: Set<string> | 'all'; sessions: Map<string, SessionState> }> {
   // ON CONFLICT checks each event with one probe of the primary key, and each session is one
   // probe of its primary key (LATERAL by id): neither grows with the funnel's volume.
-  const [row] = await sql<{ inserted: string[]; sessions: SessionRow[] }>(
+  const [row] = await sql<{ repeats: boolean; inserted: string | null; sessions: SessionRow[] }>(
     'metrics_insert_events',
     `WITH inserted AS (
        INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload)
@@ -91,15 +91,17 @@ export async function insertEventsAndReadSessions(
        FROM json_to_recordset($2::json) AS t(o bigint, i uuid, s text, t text, p json)
        ON CONFLICT DO NOTHING
        RETURNING event_id
-     )
-     SELECT ARRAY(SELECT event_id FROM inserted) AS inserted,
+     ), counted AS (SELECT count(*) <> $4 AS repeats FROM inserted)
+     SELECT counted.repeats,
+       CASE WHEN counted.repeats THEN (SELECT string_agg(event_id::text, ',') FROM inserted) END AS inserted,
        (SELECT coalesce(json_agg(s), '[]') FROM unnest($3::text[]) AS k(id)
         CROSS JOIN LATERAL (SELECT ${SESSION_COLUMNS} FROM metric_sessions
-                            WHERE funnel_id = $1 AND session_id = k.id) AS s) AS sessions`,
-    [funnelId, `[${events.map(eventJson).join(',')}]`, sessionIds],
+                            WHERE funnel_id = $1 AND session_id = k.id) AS s) AS sessions
+     FROM counted`,
+    [funnelId, `[${events.map(eventJson).join(',')}]`, sessionIds, events.length],
   );
   return {
-    inserted: new Set(row.inserted),
+    inserted: !row.repeats ? 'all' : new Set(row.inserted ? row.inserted.split(',') : []),
     sessions: new Map(row.sessions.map((r) => [r.session_id, sessionFromRow(r)])),
   };
 }

@@ -96,10 +96,17 @@ export class EventsService {
   }
 
   private async writeGroup(funnelId: string, group: PendingBatch[]): Promise<IngestResult[]> {
-    // Each event once; a repeat in a later batch of the group is that batch's repeat.
+    // Each event once: a repeat in the same or a later batch of the group is that batch's repeat.
     const unique = new Map<string, TrackedEvent>();
-    for (const batch of group)
-      for (const e of batch.events) if (!unique.has(e.eventId)) unique.set(e.eventId, e);
+    const firsts = group.map((batch) => {
+      let count = 0;
+      for (const e of batch.events) {
+        if (unique.has(e.eventId)) continue;
+        unique.set(e.eventId, e);
+        count++;
+      }
+      return count;
+    });
     const events = [...unique.values()];
     for (let attempt = 1; ; attempt++) {
       await this.partitions.ensure(events.map((e) => e.occurredAt));
@@ -107,6 +114,7 @@ export class EventsService {
         const inserted = await this.inTransaction(funnelId, group[0].companyId, (sql) =>
           this.store(sql, funnelId, events),
         );
+        if (inserted === 'all') return firsts.map((accepted) => ({ accepted }));
         return group.map((batch) => {
           let accepted = 0;
           for (const e of batch.events) if (inserted.delete(e.eventId)) accepted++;
@@ -147,12 +155,12 @@ export class EventsService {
     }
   }
 
-  /** Stores the events; returns the ids of those that were new. */
-  private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string>> {
+  /** Stores the events; returns the ids of those that were new, or `all`. */
+  private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string> | 'all'> {
     const sessionIds = new Set<string>();
     for (const e of events) if (SESSION_SCOPED.has(e.type)) sessionIds.add(e.sessionId);
     const { inserted, sessions } = await insertEventsAndReadSessions(sql, funnelId, events, [...sessionIds]);
-    const fresh = inserted.size === events.length ? events : events.filter((e) => inserted.has(e.eventId));
+    const fresh = inserted === 'all' ? events : events.filter((e) => inserted.has(e.eventId));
     if (!fresh.length) return inserted;
 
     const bySession = new Map<string, TrackedEvent[]>();
