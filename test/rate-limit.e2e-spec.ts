@@ -81,6 +81,35 @@ describe('Rate limits (in-process counts)', () => {
     expect(last!.headers.get('retry-after')).toBe(String(last!.body.retryAfter));
   });
 
+  it('counts /mcp requests per bearer token, before the token is checked', async () => {
+    const post = (token: string) =>
+      fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post('not-a-jwt')).status);
+    // This app has no identity provider configured (503), which does not matter to the count.
+    expect(statuses).toEqual([503, 503, 503, 429]);
+    const refused = await post('not-a-jwt');
+    expect(await refused.json()).toEqual({
+      error: 'Rate limit exceeded',
+      status: 429,
+      retryAfter: expect.any(Number),
+    });
+    expect(refused.headers.get('ratelimit-limit')).toBe('3');
+    // Another token has its own count, and API keys are not charged for MCP traffic.
+    expect((await post('another-token')).status).toBe(503);
+    expect((await httpClient(t.baseUrl, await acme.keyFor('crm:read')).get('/v1/workspaces')).status).toBe(
+      200,
+    );
+  });
+
   it('leaves unknown routes and the API docs alone', async () => {
     const api = httpClient(t.baseUrl, acme.key);
     const res = await api.get('/v1/no-such-route');

@@ -20,7 +20,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'routes, in fixed one-minute windows. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and ' +
           '`RateLimit-Reset` (seconds until the window ends); a 429 adds `Retry-After` and the body ' +
           '`{"error":"Rate limit exceeded","status":429,"retryAfter":<seconds>}`. Unauthenticated routes ' +
-          '(OAuth discovery, registration, authorize) allow 60 requests a minute per client address.',
+          '(OAuth discovery, registration, authorize) allow 60 requests a minute per client address; `POST /mcp` ' +
+          'allows `RATE_LIMIT_PER_MINUTE` per bearer token.',
         'Call `GET /v1/workspaces` first and use a campaign id as `funnelId`.',
       ].join('\n\n'),
     )

@@ -4,3 +4,4 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** Throttler names, usable with `@SkipThrottle({ [name]: true })`. */
 export const API_THROTTLER = 'api';
 export const PUBLIC_THROTTLER = 'public';
+export const MCP_THROTTLER = 'mcp';

@@ -14,6 +14,7 @@ import type { Request } from 'express';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
 import {
   API_THROTTLER,
+  MCP_THROTTLER,
   PUBLIC_RATE_LIMIT_PER_MINUTE,
   PUBLIC_THROTTLER,
   RATE_LIMIT_WINDOW_MS,
@@ -28,9 +29,10 @@ export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 const IS_PUBLIC = 'auth:public';
 const API_KEY_HEADER = 'x-service-api-key';
 const VERSIONED_PATH = /^\/v\d+\//;
+const MCP_PATH = '/mcp';
 
 export interface RateLimitOptions {
-  /** RATE_LIMIT_PER_MINUTE: requests a minute per API key across all /v1 routes. */
+  /** RATE_LIMIT_PER_MINUTE: requests a minute per API key across all /v1 routes, and per token on /mcp. */
   perMinute: number;
   /** REDIS_URL: shared counts for several replicas; unset = counts in this process. */
   redisUrl?: string;
@@ -48,6 +50,13 @@ export function apiKeyTracker(req: Request): string {
   const presented = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!presented) return clientAddress(req);
   return `key:${createHash('sha256').update(presented).digest('hex')}`;
+}
+
+/** The bearer token as presented, hashed, like API keys: counted before the token is checked. */
+export function bearerTracker(req: Request): string {
+  const token = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+  if (!token) return clientAddress(req);
+  return `token:${createHash('sha256').update(token).digest('hex')}`;
 }
 
 class StorageLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -80,7 +89,8 @@ class StorageLifecycle implements OnModuleInit, OnApplicationShutdown {
 
 /**
  * Rate limits (product decisions §4): `api` counts per API key on every /v1 route,
- * `public` counts per client address on `@Public()` routes. Import it before the auth guard so
+ * `public` counts per client address on `@Public()` routes, `mcp` counts per bearer token on /mcp
+ * (the same allowance as a key: a tool call costs what its REST twin does). Import it before the auth guard so
  * a request is counted (and refused with 429) before its key is looked up.
  */
 @Module({})
@@ -92,8 +102,8 @@ export class RateLimitModule {
     const reflector = new Reflector();
     const isPublic = (context: ExecutionContext) =>
       !!reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    const isVersioned = (context: ExecutionContext) =>
-      VERSIONED_PATH.test(context.switchToHttp().getRequest<Request>().path);
+    const path = (context: ExecutionContext) => context.switchToHttp().getRequest<Request>().path;
+    const isVersioned = (context: ExecutionContext) => VERSIONED_PATH.test(path(context));
 
     return {
       module: RateLimitModule,
@@ -107,6 +117,13 @@ export class RateLimitModule {
               ttl: RATE_LIMIT_WINDOW_MS,
               getTracker: (req) => apiKeyTracker(req as Request),
               skipIf: (context) => context.getType() !== 'http' || !isVersioned(context),
+            },
+            {
+              name: MCP_THROTTLER,
+              limit: options.perMinute,
+              ttl: RATE_LIMIT_WINDOW_MS,
+              getTracker: (req) => bearerTracker(req as Request),
+              skipIf: (context) => context.getType() !== 'http' || path(context) !== MCP_PATH,
             },
             {
               name: PUBLIC_THROTTLER,
