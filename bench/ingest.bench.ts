@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ingest -- [events] [inFlight,...]` (defaults 200 000 events; runs with 1 and 4 requests in flight)
+ * `npm run bench:ingest -- [events] [inFlight,...]` (defaults 200 000 events; runs with 1, 4 and 8 requests in flight)
  *
  * One client sends batches of 500 tracking events to POST /v1/funnels/{id}/events over real HTTP,
  * to the service started as its own process (`npm start` code, rate limit raised) on a throwaway
@@ -31,7 +31,7 @@ import { postgresCpuMs, processCpuMs } from './metrics/cpu';
 
 const EVENTS = Number(process.argv[2] ?? 200_000);
 // Requests in flight per measured run, e.g. `4` or `1,4`.
-const IN_FLIGHT = (process.argv[3] ?? '1,4').split(',').map(Number);
+const IN_FLIGHT = (process.argv[3] ?? '1,4,8').split(',').map(Number);
 const BATCH = 500;
 const EVENTS_PER_MINUTE = 10_000_000 / (30 * 24 * 60);
 
