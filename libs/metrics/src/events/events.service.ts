@@ -97,29 +97,24 @@ export class EventsService {
 
   private async writeGroup(funnelId: string, group: PendingBatch[]): Promise<IngestResult[]> {
     // Each event once: a repeat in the same or a later batch of the group is that batch's repeat.
-    const unique = new Map<string, TrackedEvent>();
-    const firsts = group.map((batch) => {
-      let count = 0;
-      for (const e of batch.events) {
-        if (unique.has(e.eventId)) continue;
-        unique.set(e.eventId, e);
-        count++;
-      }
-      return count;
-    });
-    const events = [...unique.values()];
+    const seen = new Set<string>();
+    const firsts = group.map((batch) =>
+      batch.events.filter((e) => {
+        if (seen.has(e.eventId)) return false;
+        seen.add(e.eventId);
+        return true;
+      }),
+    );
+    const events = firsts.flat();
     for (let attempt = 1; ; attempt++) {
       await this.partitions.ensure(events.map((e) => e.occurredAt));
       try {
         const inserted = await this.inTransaction(funnelId, group[0].companyId, (sql) =>
           this.store(sql, funnelId, events),
         );
-        if (inserted === 'all') return firsts.map((accepted) => ({ accepted }));
-        return group.map((batch) => {
-          let accepted = 0;
-          for (const e of batch.events) if (inserted.delete(e.eventId)) accepted++;
-          return { accepted };
-        });
+        return firsts.map((own) => ({
+          accepted: inserted === 'all' ? own.length : own.filter((e) => inserted.has(e.eventId)).length,
+        }));
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= ATTEMPTS) throw error;

@@ -88,10 +88,10 @@ class StorageLifecycle implements OnModuleInit, OnApplicationShutdown {
 }
 
 /**
- * Rate limits (product decisions §4): `api` counts per API key on every /v1 route,
- * `public` counts per client address on `@Public()` routes, `mcp` counts per bearer token on /mcp
- * (the same allowance as a key: a tool call costs what its REST twin does). Import it before the auth guard so
- * a request is counted (and refused with 429) before its key is looked up.
+ * Rate limits (product decisions §4): `api` counts per API key on every /v1 route, `public` counts
+ * per client address on `@Public()` routes, `mcp` counts per bearer token on /mcp (the allowance of
+ * a key: a tool call costs what its REST twin does). Import it before the auth guard so a request
+ * is counted (and refused with 429) before its key or token is checked.
  */
 @Module({})
 export class RateLimitModule {
