@@ -1,10 +1,10 @@
 /**
- * `npm run bench:metrics -- [events] [scale]` (defaults 1 000 000 and 10)
+ * `npm run bench:metrics -- [events] [scale] [days]` (defaults 1 000 000, 10 and 30)
  *
- * Builds two funnels in a throwaway PostgreSQL: one with `events` tracking events over the last 30
- * days and one with `scale` times as many over the same days (realistic traffic through
+ * Builds two funnels in a throwaway PostgreSQL: one with `events` tracking events over the last
+ * `days` days and one with `scale` times as many over the same days (realistic traffic through
  * EventsService, the code behind POST /events), plus the same contacts and messages for both. Then
- * asks every chart, KPI and insight over a 30-day window through real HTTP and prints p50/p95 per
+ * asks every chart, KPI and insight over that window through real HTTP and prints p50/p95 per
  * funnel and the ratio, next to a simple indexed request (GET /v1/workspaces) on the same server.
  */
 import { MultiBar, Presets } from 'cli-progress';
@@ -17,6 +17,8 @@ import { ingestTraffic, seedContactsAndMessages } from './metrics/dataset';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const SCALE = Number(process.argv[3] ?? 10);
+// Fewer days give the density of a larger data set with a shorter build (what sub-minute edges cost).
+const DAYS = Number(process.argv[4] ?? 30);
 const CONTACTS = 20_000;
 const WARMUP = 5;
 const RUNS = 30;
@@ -43,9 +45,9 @@ async function main(): Promise<void> {
     const small = await createBenchFunnel(app, 'x1');
     const large = await createBenchFunnel(app, `x${SCALE}`);
     const now = Math.floor(Date.now() / 60_000) * 60_000;
-    const window = { from: now - 30 * DAY, to: now };
+    const window = { from: now - DAYS * DAY, to: now };
 
-    console.log(`building ${fmt(EVENTS, 0)} and ${fmt(EVENTS * SCALE, 0)} events over the last 30 days`);
+    console.log(`building ${fmt(EVENTS, 0)} and ${fmt(EVENTS * SCALE, 0)} events over the last ${DAYS} days`);
     const started = performance.now();
     const bars = new MultiBar(
       {
@@ -88,10 +90,10 @@ async function main(): Promise<void> {
 
     const local = (ms: number, offset: number) => new Date(ms - offset * 60_000).toISOString().slice(0, 10);
     const windows = {
-      // A dashboard: the last 30 whole local days at UTC+2 (date-only from/to).
-      'days+2': `from=${local(now - 30 * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
+      // A dashboard: the last whole local days at UTC+2 (date-only from/to).
+      'days+2': `from=${local(now - DAYS * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
       // A rolling window to the millisecond at UTC+5:30: sub-minute edges are read from raw events.
-      'roll+5:30': `from=${new Date(now - 30 * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
+      'roll+5:30': `from=${new Date(now - DAYS * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
     };
     const probes = (funnelId: string, query: string): Probe[] => [
       ...CHART_SUBTYPES.map((s) => ({

@@ -137,7 +137,10 @@ export function sameSession(a: SessionState, b: SessionState): boolean {
   );
 }
 
-/** The rollup rows a session adds at its start time; none while it is pending. */
+/**
+ * The rollup rows a session adds at its start time; none while it is pending. Mirrored in SQL by
+ * rawSessionSums() in rollups/raw-sessions.ts (a spec compares the two on random sessions).
+ */
 export function sessionContributions(state: SessionState): SessionContribution[] {
   if (state.startedAt === null) return [];
   const one = (dimension: string, key: string): SessionContribution => ({

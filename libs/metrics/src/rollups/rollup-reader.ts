@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { sessionContributions } from '../events/session-state';
-import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '../events/event-store';
 import type { MetricWindow } from '../query/metric-query';
 import { GRAINS } from '../time/buckets';
 import { weekdayHourSlot, SLOTS } from '../time/local-time';
 import { Cover, coverWindow, Range } from '../time/time-cover';
+import { rawSessionSums } from './raw-sessions';
 import { EVENT_DIMENSIONS, EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
 type Sums<C> = Map<string, C>;
@@ -28,6 +27,17 @@ const rangeParams = (ranges: Range[]) => [ranges.map((r) => iso(r.from)), ranges
 const SEGMENTS = `unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[]) AS s(grain, lo, hi)`;
 const RANGES = `unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS s(lo, hi, i)`;
 const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
+
+type SessionSumRow = Record<
+  'dimension' | 'key' | 'sessions' | 'conversions' | 'completions' | 'completion_ms',
+  string
+>;
+const sessionCounts = (r: SessionSumRow): SessionCounts => ({
+  sessions: Number(r.sessions),
+  conversions: Number(r.conversions),
+  completions: Number(r.completions),
+  completionMs: Number(r.completion_ms),
+});
 
 type EventRow = {
   key: string;
@@ -62,10 +72,7 @@ export class RollupReader {
       sums.set(key, total);
     };
     if (cover.segments.length) {
-      const rows: Record<
-        'dimension' | 'key' | 'sessions' | 'conversions' | 'completions' | 'completion_ms',
-        string
-      >[] = await this.dataSource.query(
+      const rows: SessionSumRow[] = await this.dataSource.query(
         `SELECT r.dimension, r.key, sum(r.sessions) AS sessions, sum(r.conversions) AS conversions,
                   sum(r.completions) AS completions, sum(r.completion_ms) AS completion_ms
            FROM ${SEGMENTS}
@@ -76,26 +83,21 @@ export class RollupReader {
            GROUP BY r.dimension, r.key`,
         [funnelId, ...segmentParams(cover), dimensions],
       );
-      for (const r of rows) {
-        add(r.dimension, r.key, {
-          sessions: Number(r.sessions),
-          conversions: Number(r.conversions),
-          completions: Number(r.completions),
-          completionMs: Number(r.completion_ms),
-        });
-      }
+      for (const r of rows) add(r.dimension, r.key, sessionCounts(r));
     }
     if (cover.raw.length) {
-      const rows: SessionRow[] = await this.dataSource.query(
-        `SELECT ${SESSION_COLUMNS} FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi OFFSET 0
-         ) AS m`,
-        [funnelId, ...rangeParams(cover.raw)],
+      const sums = rawSessionSums(dimensions, 4);
+      const rows: SessionSumRow[] = await this.dataSource.query(
+        `WITH m AS (
+           SELECT m.* FROM ${RANGES}
+           CROSS JOIN LATERAL (
+             SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi OFFSET 0
+           ) AS m
+         )
+         ${sums.sql}`,
+        [funnelId, ...rangeParams(cover.raw), ...sums.params],
       );
-      for (const row of rows) {
-        for (const c of sessionContributions(sessionFromRow(row))) add(c.dimension, c.key, c);
-      }
+      for (const r of rows) add(r.dimension, r.key, sessionCounts(r));
     }
     for (const sums of result.values()) {
       for (const [key, c] of sums) if (!c.sessions) sums.delete(key);

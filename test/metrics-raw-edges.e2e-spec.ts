@@ -1,0 +1,169 @@
+import { DataSource } from 'typeorm';
+import { EventsService, parseEventBatch } from '@app/metrics';
+import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events/event-store';
+import { SESSION_DIMENSIONS, sessionContributions } from '@app/metrics/events/session-state';
+import { RollupReader } from '@app/metrics/rollups/rollup-reader';
+import type { SessionCounts } from '@app/metrics/rollups/rollup-deltas';
+import { createRandom } from '../apps/admin/src/demo/demo-data';
+import { startTestApp, TestApp } from './support/app';
+import { createTenant, TenantFixture } from './support/factories';
+
+// Three minutes of random traffic; windows cut inside minutes, so their edges are read raw.
+const T0 = Date.parse('2026-05-10T10:00:00Z');
+const SPAN = 3 * 60_000;
+const QUESTIONS = ['question_1', 'question_2'];
+const DIMENSIONS = [
+  SESSION_DIMENSIONS.all,
+  SESSION_DIMENSIONS.device,
+  SESSION_DIMENSIONS.source,
+  SESSION_DIMENSIONS.page,
+  SESSION_DIMENSIONS.pageOf('original'),
+  SESSION_DIMENSIONS.pageOf('variant'),
+  ...QUESTIONS.flatMap((q) => [SESSION_DIMENSIONS.answer(q), SESSION_DIMENSIONS.answerGroup(q)]),
+];
+
+/** Random sessions: every attribute optional, answers repeated and re-answered, completions before starts. */
+function randomTraffic(seed: number, sessions: number): Record<string, unknown>[] {
+  const random = createRandom(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const at = (ms: number) => new Date(Math.max(T0, Math.min(T0 + SPAN - 1, ms))).toISOString();
+  const events: Record<string, unknown>[] = [];
+  for (let s = 0; s < sessions; s++) {
+    const sessionId = `r-${s}`;
+    const start = T0 + Math.floor(random() * SPAN);
+    const utm = random() < 0.6 ? { utm: { source: pick(['google', 'facebook', 'Google', 'ads; x']) } } : {};
+    const variant = random() < 0.5 ? { abVariant: pick(['original', 'variant']) } : {};
+    events.push({
+      type: 'session_start',
+      sessionId,
+      occurredAt: at(start),
+      visitorId: `v-${s}`,
+      device: pick(['mobile', 'desktop', 'tablet', 'other']),
+      ...utm,
+      ...variant,
+    });
+    // A second, later session_start does not change the session.
+    if (random() < 0.1)
+      events.push({
+        type: 'session_start',
+        sessionId,
+        occurredAt: at(start + 500),
+        visitorId: 'late',
+        device: 'other',
+      });
+    for (const slug of ['start', 'details', 'done']) {
+      if (random() < 0.6)
+        events.push({ type: 'page_view', sessionId, occurredAt: at(start + 1000), pageSlug: slug });
+    }
+    for (const questionId of QUESTIONS) {
+      const times = random() < 0.5 ? 0 : 1 + Math.floor(random() * 3);
+      for (let n = 0; n < times; n++) {
+        const answers = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+          pick(['A', 'B', 'C', 'a', 'Ä']),
+        );
+        events.push({
+          type: 'answer',
+          sessionId,
+          occurredAt: at(start + 2000 + Math.floor(random() * 3) * 1000),
+          questionId,
+          questionTitle: `Title of ${questionId}`,
+          answers,
+        });
+      }
+    }
+    if (random() < 0.4) events.push({ type: 'conversion', sessionId, occurredAt: at(start + 5000) });
+    if (random() < 0.3)
+      events.push({
+        type: 'completion',
+        sessionId,
+        occurredAt: at(start + Math.floor(random() * 40_000) - 2000),
+      });
+  }
+  return events;
+}
+
+type Totals = Map<string, Map<string, SessionCounts>>;
+
+describe('metrics: raw sessions at sub-minute edges are summed exactly like whole buckets', () => {
+  let t: TestApp;
+  let tenant: TenantFixture;
+  let reader: RollupReader;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenant = await createTenant(t.app);
+    reader = t.app.get(RollupReader);
+    db = t.app.get(DataSource);
+    const raw = randomTraffic(42, 400);
+    const events = t.app.get(EventsService);
+    for (let i = 0; i < raw.length; i += 1000) {
+      await events.record(tenant.funnelId, parseEventBatch({ events: raw.slice(i, i + 1000) }));
+    }
+  });
+
+  afterAll(() => t.close());
+
+  /** The reference: every session of the window read back whole, counted by sessionContributions(). */
+  async function expected(from: number, to: number): Promise<Totals> {
+    const rows: SessionRow[] = await db.query(
+      `SELECT ${SESSION_COLUMNS} FROM metric_sessions WHERE funnel_id = $1 AND started_at >= $2 AND started_at <= $3`,
+      [tenant.funnelId, new Date(from), new Date(to)],
+    );
+    const totals: Totals = new Map(DIMENSIONS.map((d) => [d, new Map()]));
+    for (const row of rows) {
+      for (const c of sessionContributions(sessionFromRow(row))) {
+        const sums = totals.get(c.dimension) as Map<string, SessionCounts>;
+        const total = sums.get(c.key) ?? { sessions: 0, conversions: 0, completions: 0, completionMs: 0 };
+        total.sessions += c.sessions;
+        total.conversions += c.conversions;
+        total.completions += c.completions;
+        total.completionMs += c.completionMs;
+        sums.set(c.key, total);
+      }
+    }
+    return totals;
+  }
+
+  it('has sessions in every dimension to compare', async () => {
+    const all = await expected(T0, T0 + SPAN);
+    expect(all.get(SESSION_DIMENSIONS.all)?.get('')?.sessions).toBe(400);
+    for (const dimension of DIMENSIONS) expect(all.get(dimension)?.size).toBeGreaterThan(0);
+    // Duplicate answers within one answer event exist, so the distinct-answer rule is exercised.
+    const groups = all.get(SESSION_DIMENSIONS.answerGroup('question_1')) as Map<string, SessionCounts>;
+    expect([...groups.keys()].some((k) => k.includes('; '))).toBe(true);
+  });
+
+  it.each([
+    ['inside one minute', 15_250, 47_999],
+    ['across a minute boundary', 30_001, 75_500],
+    ['two partial minutes around a whole one', 59_999, 120_001],
+    ['the whole span less a millisecond at each end', 1, SPAN - 2],
+    ['one millisecond', 100_123, 100_123],
+  ])('%s', async (_name, fromOffset, toOffset) => {
+    const window = { from: T0 + fromOffset, to: T0 + toOffset, offset: 0 };
+    const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
+    const want = await expected(window.from, window.to);
+    for (const dimension of DIMENSIONS) {
+      expect({ dimension, sums: Object.fromEntries(got.get(dimension) ?? []) }).toEqual({
+        dimension,
+        sums: Object.fromEntries(want.get(dimension) ?? []),
+      });
+    }
+  });
+
+  it('agrees on 30 random windows', async () => {
+    const random = createRandom(7);
+    for (let n = 0; n < 30; n++) {
+      const a = Math.floor(random() * SPAN);
+      const b = Math.floor(random() * SPAN);
+      const window = { from: T0 + Math.min(a, b), to: T0 + Math.max(a, b), offset: 0 };
+      const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
+      const want = await expected(window.from, window.to);
+      for (const dimension of DIMENSIONS)
+        expect(Object.fromEntries(got.get(dimension) ?? [])).toEqual(
+          Object.fromEntries(want.get(dimension) ?? []),
+        );
+    }
+  });
+});
