@@ -92,8 +92,11 @@ async function main(): Promise<void> {
     const windows = {
       // A dashboard: the last whole local days at UTC+2 (date-only from/to).
       'days+2': `from=${local(now - DAYS * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
-      // A rolling window to the millisecond at UTC+5:30: sub-minute edges are read from raw events.
+      // A rolling window to the millisecond at UTC+5:30: sub-minute edges (here 47.7 s and 55.7 s)
+      // are read as whole minutes less 12.3 s and 4.3 s of raw rows.
       'roll+5:30': `from=${new Date(now - DAYS * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
+      // The worst case for raw rows: both edges exactly half a minute, read raw.
+      'half+5:30': `from=${new Date(now - DAYS * DAY + 30_000).toISOString()}&to=${new Date(now - 30_001).toISOString()}&offset=-330`,
     };
     const probes = (funnelId: string, query: string): Probe[] => [
       ...CHART_SUBTYPES.map((s) => ({

@@ -3,7 +3,8 @@ import { EventsService, parseEventBatch } from '@app/metrics';
 import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events/event-store';
 import { SESSION_DIMENSIONS, sessionContributions } from '@app/metrics/events/session-state';
 import { RollupReader } from '@app/metrics/rollups/rollup-reader';
-import type { SessionCounts } from '@app/metrics/rollups/rollup-deltas';
+import type { EventCounts, SessionCounts } from '@app/metrics/rollups/rollup-deltas';
+import { weekdayHourSlot } from '@app/metrics/time/local-time';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
@@ -53,7 +54,25 @@ function randomTraffic(seed: number, sessions: number): Record<string, unknown>[
       });
     for (const slug of ['start', 'details', 'done']) {
       if (random() < 0.6)
-        events.push({ type: 'page_view', sessionId, occurredAt: at(start + 1000), pageSlug: slug });
+        events.push({
+          type: 'page_view',
+          sessionId,
+          occurredAt: at(start + Math.floor(random() * 20_000)),
+          pageSlug: slug,
+          ...(random() < 0.7 ? { timeOnPageMs: Math.floor(random() * 60_000) } : {}),
+        });
+    }
+    for (let n = Math.floor(random() * 3); n > 0; n--) {
+      const label = pick(['Next', 'Go', 'Weiter', 'Zzz', null]);
+      events.push({
+        type: 'button_click',
+        sessionId,
+        // Whole seconds: clicks of different sessions share times, so label ties are exercised.
+        occurredAt: at(Math.floor((start + random() * 20_000) / 1000) * 1000),
+        pageSlug: 'start',
+        buttonId: pick(['cta-1', 'cta-2', 'cta-3']),
+        ...(label ? { buttonLabel: label } : {}),
+      });
     }
     for (const questionId of QUESTIONS) {
       const times = random() < 0.5 ? 0 : 1 + Math.floor(random() * 3);
@@ -83,8 +102,9 @@ function randomTraffic(seed: number, sessions: number): Record<string, unknown>[
 }
 
 type Totals = Map<string, Map<string, SessionCounts>>;
+type EventTotals = Record<string, { events: number; timed: number; totalMs: number; label: string | null }>;
 
-describe('metrics: raw sessions at sub-minute edges are summed exactly like whole buckets', () => {
+describe('metrics: sub-minute edges (raw rows, or a whole minute less raw rows) sum exactly', () => {
   let t: TestApp;
   let tenant: TenantFixture;
   let reader: RollupReader;
@@ -125,6 +145,45 @@ describe('metrics: raw sessions at sub-minute edges are summed exactly like whol
     return totals;
   }
 
+  /** The reference for page views, clicks and activity: the window's raw events, counted in Node. */
+  async function expectedEvents(from: number, to: number, offset: number) {
+    const rows: { type: string; at: Date; payload: Record<string, unknown> }[] = await db.query(
+      `SELECT type, occurred_at AS at, payload FROM metric_events
+       WHERE funnel_id = $1 AND occurred_at >= $2 AND occurred_at <= $3 AND type IN ('page_view', 'button_click')`,
+      [tenant.funnelId, new Date(from), new Date(to)],
+    );
+    const page: EventTotals = {};
+    const button: EventTotals = {};
+    const latest: Record<string, { at: number; label: string }> = {};
+    const slots = new Array<number>(168).fill(0);
+    for (const { type, at, payload } of rows) {
+      const key = String(type === 'page_view' ? payload.pageSlug : payload.buttonId);
+      const sums = type === 'page_view' ? page : button;
+      const total = (sums[key] ??= { events: 0, timed: 0, totalMs: 0, label: null });
+      total.events++;
+      if (typeof payload.timeOnPageMs === 'number') {
+        total.timed++;
+        total.totalMs += payload.timeOnPageMs;
+      }
+      const label = payload.buttonLabel as string | undefined;
+      const was = latest[key];
+      if (label && (!was || at.getTime() > was.at || (at.getTime() === was.at && label > was.label))) {
+        latest[key] = { at: at.getTime(), label };
+        total.label = label;
+      }
+      if (type === 'page_view') slots[weekdayHourSlot(at.getTime(), offset)]++;
+    }
+    return { page, button, slots };
+  }
+
+  const plain = (sums: Map<string, EventCounts>): EventTotals =>
+    Object.fromEntries(
+      [...sums].map(([key, c]) => [
+        key,
+        { events: c.events, timed: c.timed, totalMs: c.totalMs, label: c.label },
+      ]),
+    );
+
   it('has sessions in every dimension to compare', async () => {
     const all = await expected(T0, T0 + SPAN);
     expect(all.get(SESSION_DIMENSIONS.all)?.get('')?.sessions).toBe(400);
@@ -150,20 +209,28 @@ describe('metrics: raw sessions at sub-minute edges are summed exactly like whol
         sums: Object.fromEntries(want.get(dimension) ?? []),
       });
     }
+    const events = await expectedEvents(window.from, window.to, window.offset);
+    expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
+    expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
+    expect(await reader.activity(tenant.funnelId, window)).toEqual(events.slots);
   });
 
-  it('agrees on 30 random windows', async () => {
+  it('agrees on 40 random windows at whole-hour and half-hour offsets', async () => {
     const random = createRandom(7);
-    for (let n = 0; n < 30; n++) {
+    for (let n = 0; n < 40; n++) {
       const a = Math.floor(random() * SPAN);
       const b = Math.floor(random() * SPAN);
-      const window = { from: T0 + Math.min(a, b), to: T0 + Math.max(a, b), offset: 0 };
+      const window = { from: T0 + Math.min(a, b), to: T0 + Math.max(a, b), offset: n % 2 ? -330 : 60 };
       const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
       const want = await expected(window.from, window.to);
       for (const dimension of DIMENSIONS)
         expect(Object.fromEntries(got.get(dimension) ?? [])).toEqual(
           Object.fromEntries(want.get(dimension) ?? []),
         );
+      const events = await expectedEvents(window.from, window.to, window.offset);
+      expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
+      expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
+      expect(await reader.activity(tenant.funnelId, window)).toEqual(events.slots);
     }
   });
 });

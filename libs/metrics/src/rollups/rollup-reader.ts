@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { MetricWindow } from '../query/metric-query';
 import { GRAINS } from '../time/buckets';
-import { weekdayHourSlot, SLOTS } from '../time/local-time';
-import { Cover, coverWindow, Range } from '../time/time-cover';
+import { SLOTS } from '../time/local-time';
+import { Cover, coverWindow, shortEdges } from '../time/time-cover';
 import { rawSessionSums } from './raw-sessions';
 import { EVENT_DIMENSIONS, EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
@@ -13,31 +13,36 @@ const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label
 const emptySessions = (): SessionCounts => ({ sessions: 0, conversions: 0, completions: 0, completionMs: 0 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const segmentParams = (cover: Cover) => [
+
+// Every read is one statement over the cover of its window, so it sees one snapshot: whole
+// buckets come from the rollups ($2..$6: grain, start, end, and the part of the bucket inside the
+// window), the sub-minute edges from raw rows ($7..$9: start, end, sign). Each piece is one index
+// range scan, so neither grows with the number of events in the window. Pieces are joined LATERAL
+// with OFFSET 0, which keeps the subquery from being flattened: the planner cannot hash a whole
+// funnel's rows instead of scanning a few ranges. Further parameters start at $10.
+const coverParams = (cover: Cover) => [
   cover.segments.map((s) => s.grain),
   cover.segments.map((s) => iso(s.from)),
   cover.segments.map((s) => iso(s.to)),
+  cover.segments.map((s) => iso(s.within?.from ?? s.from)),
+  cover.segments.map((s) => iso(s.within?.to ?? s.to)),
+  cover.raw.map((r) => iso(r.from)),
+  cover.raw.map((r) => iso(r.to)),
+  cover.raw.map((r) => r.sign),
 ];
-const rangeParams = (ranges: Range[]) => [ranges.map((r) => iso(r.from)), ranges.map((r) => iso(r.to))];
-
-// Whole buckets come from the rollups, the sub-minute edges of the window from raw rows; each piece
-// is one index range scan, so neither grows with the number of events in the window. The pieces
-// are joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner
-// cannot hash a whole funnel's rows instead of scanning a few ranges.
-const SEGMENTS = `unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[]) AS s(grain, lo, hi)`;
-const RANGES = `unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS s(lo, hi, i)`;
+const SEGMENTS = `unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+  AS s(grain, lo, hi, inside_lo, inside_hi)`;
+const RANGES = `unnest($7::timestamptz[], $8::timestamptz[], $9::int[]) AS s(lo, hi, sign)`;
 const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
+// Local hours since the epoch of a time given in minutes since the epoch, and its weekday-hour
+// slot (0..167); 1970-01-01 was a Thursday (ISO weekday 4). $10 is the offset.
+const localHour = (minutes: string) => `(${minutes} - $10) / 60`;
+const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
 type SessionSumRow = Record<
   'dimension' | 'key' | 'sessions' | 'conversions' | 'completions' | 'completion_ms',
   string
 >;
-const sessionCounts = (r: SessionSumRow): SessionCounts => ({
-  sessions: Number(r.sessions),
-  conversions: Number(r.conversions),
-  completions: Number(r.completions),
-  completionMs: Number(r.completion_ms),
-});
 
 type EventRow = {
   key: string;
@@ -59,48 +64,42 @@ export class RollupReader {
     window: MetricWindow,
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const cover = coverWindow(window.from, window.to + 1, GRAINS);
+    const cover = shortEdges(coverWindow(window.from, window.to + 1, GRAINS));
+    const raw = rawSessionSums(dimensions, 11);
+    const rows: SessionSumRow[] = await this.dataSource.query(
+      `WITH m AS (
+         SELECT m.*, s.sign FROM ${RANGES}
+         CROSS JOIN LATERAL (
+           SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi OFFSET 0
+         ) AS m
+       )
+       SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
+              sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
+       FROM (
+         SELECT r.dimension, r.key, r.sessions, r.conversions, r.completions, r.completion_ms
+         FROM ${SEGMENTS}
+         CROSS JOIN LATERAL (
+           SELECT * FROM metric_session_rollups r
+           WHERE r.funnel_id = $1 AND r.dimension = ANY($10::text[]) AND ${IN_SEGMENT} OFFSET 0
+         ) AS r
+         UNION ALL
+         ${raw.sql}
+       ) AS t
+       GROUP BY t.dimension, t.key`,
+      [funnelId, ...coverParams(cover), dimensions, ...raw.params],
+    );
     const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
-    const add = (dimension: string, key: string, c: SessionCounts) => {
-      const sums = result.get(dimension);
-      if (!sums) return;
-      const total = sums.get(key) ?? emptySessions();
-      total.sessions += c.sessions;
-      total.conversions += c.conversions;
-      total.completions += c.completions;
-      total.completionMs += c.completionMs;
-      sums.set(key, total);
-    };
-    if (cover.segments.length) {
-      const rows: SessionSumRow[] = await this.dataSource.query(
-        `SELECT r.dimension, r.key, sum(r.sessions) AS sessions, sum(r.conversions) AS conversions,
-                  sum(r.completions) AS completions, sum(r.completion_ms) AS completion_ms
-           FROM ${SEGMENTS}
-           CROSS JOIN LATERAL (
-             SELECT * FROM metric_session_rollups r
-             WHERE r.funnel_id = $1 AND r.dimension = ANY($5::text[]) AND ${IN_SEGMENT} OFFSET 0
-           ) AS r
-           GROUP BY r.dimension, r.key`,
-        [funnelId, ...segmentParams(cover), dimensions],
-      );
-      for (const r of rows) add(r.dimension, r.key, sessionCounts(r));
-    }
-    if (cover.raw.length) {
-      const sums = rawSessionSums(dimensions, 4);
-      const rows: SessionSumRow[] = await this.dataSource.query(
-        `WITH m AS (
-           SELECT m.* FROM ${RANGES}
-           CROSS JOIN LATERAL (
-             SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi OFFSET 0
-           ) AS m
-         )
-         ${sums.sql}`,
-        [funnelId, ...rangeParams(cover.raw), ...sums.params],
-      );
-      for (const r of rows) add(r.dimension, r.key, sessionCounts(r));
-    }
-    for (const sums of result.values()) {
-      for (const [key, c] of sums) if (!c.sessions) sums.delete(key);
+    for (const r of rows) {
+      const sessions = Number(r.sessions);
+      // A key whose sessions all lie in a subtracted part of a minute nets to zero.
+      if (!sessions) continue;
+      result.get(r.dimension)?.set(r.key, {
+        ...emptySessions(),
+        sessions,
+        conversions: Number(r.conversions),
+        completions: Number(r.completions),
+        completionMs: Number(r.completion_ms),
+      });
     }
     return result;
   }
@@ -111,120 +110,128 @@ export class RollupReader {
     window: MetricWindow,
     dimension: 'page' | 'button',
   ): Promise<Sums<EventCounts>> {
-    const cover = coverWindow(window.from, window.to + 1, GRAINS);
+    const cover = shortEdges(coverWindow(window.from, window.to + 1, GRAINS));
+    const [type, keyField] =
+      dimension === EVENT_DIMENSIONS.page ? ['page_view', 'pageSlug'] : ['button_click', 'buttonId'];
+    const label = `e.payload->>'buttonLabel'`;
+    // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
+    // label counts only when it lies inside the window. A minute read whole whose latest label lies
+    // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
+    // index scan backwards from that end, which stops at the first match.
+    const rows: EventRow[] = await this.dataSource.query(
+      `WITH r AS (
+         SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
+         FROM ${SEGMENTS}
+         CROSS JOIN LATERAL (
+           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
+         ) AS r
+       )
+       SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
+              (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
+                FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi))[1] AS label,
+              max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
+       FROM r GROUP BY r.key
+       UNION ALL
+       SELECT r.key, 0, 0, 0, l.label, l.occurred_at
+       FROM r CROSS JOIN LATERAL (
+         SELECT ${label} AS label, e.occurred_at FROM metric_events e
+         WHERE e.funnel_id = $1 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
+           AND e.type = $11 AND e.payload->>'${keyField}' = r.key AND ${label} IS NOT NULL
+         ORDER BY e.occurred_at DESC, ${label} COLLATE "C" DESC LIMIT 1
+       ) AS l
+       WHERE r.label_at >= r.inside_hi
+       UNION ALL
+       SELECT e.payload->>'${keyField}', sum(s.sign), sum(s.sign) FILTER (WHERE e.payload->'timeOnPageMs' IS NOT NULL),
+              coalesce(sum(s.sign * (e.payload->>'timeOnPageMs')::bigint), 0),
+              (array_agg(${label} ORDER BY e.occurred_at DESC, ${label} COLLATE "C" DESC)
+                FILTER (WHERE ${label} IS NOT NULL AND s.sign > 0))[1],
+              max(e.occurred_at) FILTER (WHERE ${label} IS NOT NULL AND s.sign > 0)
+       FROM ${RANGES}
+       CROSS JOIN LATERAL (
+         SELECT * FROM metric_events e
+         WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = $11 OFFSET 0
+       ) AS e
+       GROUP BY 1`,
+      [funnelId, ...coverParams(cover), dimension, type],
+    );
     const sums: Sums<EventCounts> = new Map();
-    const add = (r: EventRow) => {
+    for (const r of rows) {
       const total = sums.get(r.key) ?? emptyEvents();
       total.events += Number(r.events);
-      total.timed += Number(r.timed);
+      total.timed += Number(r.timed ?? 0);
       total.totalMs += Number(r.total_ms);
       laterLabel(total, r.label, r.label_at?.getTime() ?? null);
       sums.set(r.key, total);
-    };
-    if (cover.segments.length) (await this.eventSegments(funnelId, cover, dimension)).forEach(add);
-    if (cover.raw.length) {
-      const [type, keyField] =
-        dimension === EVENT_DIMENSIONS.page ? ['page_view', 'pageSlug'] : ['button_click', 'buttonId'];
-      const label = `e.payload->>'buttonLabel'`;
-      const rows: EventRow[] = await this.dataSource.query(
-        `SELECT e.payload->>'${keyField}' AS key, count(*) AS events, count(e.payload->'timeOnPageMs') AS timed,
-                coalesce(sum((e.payload->>'timeOnPageMs')::bigint), 0) AS total_ms,
-                (array_agg(${label} ORDER BY e.occurred_at DESC, ${label} COLLATE "C" DESC)
-                  FILTER (WHERE ${label} IS NOT NULL))[1] AS label,
-                max(e.occurred_at) FILTER (WHERE ${label} IS NOT NULL) AS label_at
-         FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT * FROM metric_events e
-           WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = $4 OFFSET 0
-         ) AS e
-         GROUP BY 1`,
-        [funnelId, ...rangeParams(cover.raw), type],
-      );
-      rows.forEach(add);
     }
+    // A key whose events all lie in a subtracted part of a minute nets to zero.
+    for (const [key, c] of sums) if (!c.events) sums.delete(key);
     return sums;
   }
 
   /** Messages sent in the window that were delivered (or opened) and opened, by send time. */
   async messages(funnelId: string, window: MetricWindow): Promise<{ delivered: number; opened: number }> {
+    // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
     const cover = coverWindow(window.from, window.to + 1, GRAINS);
-    const counts = { delivered: 0, opened: 0 };
-    if (cover.segments.length) {
-      for (const r of await this.eventSegments(funnelId, cover, EVENT_DIMENSIONS.message)) {
-        if (r.key === 'delivered' || r.key === 'opened') counts[r.key] += Number(r.events);
-      }
-    }
-    if (cover.raw.length) {
-      const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
-        `SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) AS delivered,
-                count(*) FILTER (WHERE m.opened_at IS NOT NULL) AS opened
-         FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT m.delivered_at, m.opened_at FROM contact_messages c
-           JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-           WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi OFFSET 0
-         ) AS m`,
-        [funnelId, ...rangeParams(cover.raw)],
-      );
-      counts.delivered += Number(row.delivered);
-      counts.opened += Number(row.opened);
-    }
-    return counts;
+    const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
+      `SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0)
+               FROM ${SEGMENTS}
+               CROSS JOIN LATERAL (
+                 SELECT r.key, r.events FROM metric_event_rollups r
+                 WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
+               ) AS r) +
+              (SELECT count(*) FROM ${RANGES}
+               CROSS JOIN LATERAL (
+                 SELECT 1 FROM contact_messages c
+                 JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
+                 WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi
+                   AND (m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) OFFSET 0
+               ) AS m) AS delivered,
+              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'opened'), 0)
+               FROM ${SEGMENTS}
+               CROSS JOIN LATERAL (
+                 SELECT r.key, r.events FROM metric_event_rollups r
+                 WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
+               ) AS r) +
+              (SELECT count(*) FROM ${RANGES}
+               CROSS JOIN LATERAL (
+                 SELECT 1 FROM contact_messages c
+                 JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
+                 WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi
+                   AND m.opened_at IS NOT NULL OFFSET 0
+               ) AS m) AS opened`,
+      [funnelId, ...coverParams(cover), EVENT_DIMENSIONS.message],
+    );
+    return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
 
   /** Page views per local weekday-hour slot (0..167). */
   async activity(funnelId: string, window: MetricWindow): Promise<number[]> {
     // A bucket must not straddle a local hour: whole hours only when the offset is whole hours, etc.
     const grains = [60, 15, 1].filter((g) => window.offset % g === 0);
-    const cover = coverWindow(window.from, window.to + 1, grains);
-    const slots = new Array<number>(SLOTS).fill(0);
-    if (cover.segments.length) {
-      // h: local hours since the epoch; 1970-01-01 was a Thursday (ISO weekday 4).
-      const rows: { slot: number; events: string }[] = await this.dataSource.query(
-        `SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(events) AS events
-         FROM (
-           SELECT (extract(epoch FROM r.bucket)::bigint / 60 - $6) / 60 AS h, r.events
-           FROM ${SEGMENTS}
-           CROSS JOIN LATERAL (
-             SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r
-             WHERE r.funnel_id = $1 AND r.dimension = $5 AND ${IN_SEGMENT} OFFSET 0
-           ) AS r
-         ) AS b
-         GROUP BY 1`,
-        [funnelId, ...segmentParams(cover), EVENT_DIMENSIONS.activity, window.offset],
-      );
-      for (const r of rows) slots[Number(r.slot)] += Number(r.events);
-    }
-    if (cover.raw.length) {
-      const rows: { i: string; events: string }[] = await this.dataSource.query(
-        `SELECT s.i, count(*) AS events FROM ${RANGES}
+    const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
+    // A raw piece lies within one minute, hence within one local hour: its minute gives the slot.
+    const rows: { slot: number; events: string }[] = await this.dataSource.query(
+      `SELECT ${SLOT} AS slot, sum(b.events) AS events
+       FROM (
+         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, r.events
+         FROM ${SEGMENTS}
+         CROSS JOIN LATERAL (
+           SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r
+           WHERE r.funnel_id = $1 AND r.dimension = $11 AND ${IN_SEGMENT} OFFSET 0
+         ) AS r
+         UNION ALL
+         SELECT ${localHour('floor(extract(epoch FROM s.lo) / 60)::bigint')}, s.sign
+         FROM ${RANGES}
          CROSS JOIN LATERAL (
            SELECT 1 FROM metric_events e
            WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = 'page_view' OFFSET 0
          ) AS e
-         GROUP BY s.i`,
-        [funnelId, ...rangeParams(cover.raw)],
-      );
-      // A raw piece lies within one minute, hence within one local hour.
-      for (const r of rows)
-        slots[weekdayHourSlot(cover.raw[Number(r.i) - 1].from, window.offset)] += Number(r.events);
-    }
-    return slots;
-  }
-
-  private eventSegments(funnelId: string, cover: Cover, dimension: string): Promise<EventRow[]> {
-    // The latest label of the window: the label of the bucket row with the latest label time.
-    return this.dataSource.query(
-      `SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
-              (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
-                FILTER (WHERE r.label_at IS NOT NULL))[1] AS label,
-              max(r.label_at) AS label_at
-       FROM ${SEGMENTS}
-       CROSS JOIN LATERAL (
-         SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $5 AND ${IN_SEGMENT} OFFSET 0
-       ) AS r
-       GROUP BY r.key`,
-      [funnelId, ...segmentParams(cover), dimension],
+       ) AS b
+       GROUP BY 1`,
+      [funnelId, ...coverParams(cover), window.offset, EVENT_DIMENSIONS.activity],
     );
+    const slots = new Array<number>(SLOTS).fill(0);
+    for (const r of rows) slots[Number(r.slot)] += Number(r.events);
+    return slots;
   }
 }

@@ -1,5 +1,5 @@
 import { GRAINS } from './buckets';
-import { coverWindow } from './time-cover';
+import { coverWindow, shortEdges } from './time-cover';
 
 const t = (iso: string) => Date.parse(iso);
 const show = (cover: ReturnType<typeof coverWindow>) => ({
@@ -61,5 +61,59 @@ describe(coverWindow.name, () => {
     expect(show(coverWindow(t('2026-01-01T00:00:00Z'), t('2026-01-01T00:00:20Z'), GRAINS)).raw).toEqual([
       '2026-01-01T00:00:00.000Z 2026-01-01T00:00:20.000Z',
     ]);
+  });
+
+  describe(shortEdges.name, () => {
+    const weight = (cover: ReturnType<typeof coverWindow>, ms: number) =>
+      cover.segments.filter((s) => s.from <= ms && ms < s.to).length +
+      cover.raw.filter((r) => r.from <= ms && ms < r.to).reduce((sum, r) => sum + r.sign, 0);
+
+    it('reads a piece longer than half a minute as its minute less the rest of it', () => {
+      const cover = shortEdges(
+        coverWindow(t('2026-01-01T09:47:12.345Z'), t('2026-01-01T10:02:55.679Z'), GRAINS),
+      );
+      expect(show(cover)).toEqual({
+        segments: [
+          '1 2026-01-01T09:48:00.000Z 2026-01-01T10:02:00.000Z',
+          '1 2026-01-01T09:47:00.000Z 2026-01-01T09:48:00.000Z',
+          '1 2026-01-01T10:02:00.000Z 2026-01-01T10:03:00.000Z',
+        ],
+        raw: [
+          '2026-01-01T09:47:00.000Z 2026-01-01T09:47:12.345Z',
+          '2026-01-01T10:02:55.679Z 2026-01-01T10:03:00.000Z',
+        ],
+      });
+      expect(cover.raw.map((r) => r.sign)).toEqual([-1, -1]);
+      expect(cover.segments.slice(1).map((s) => s.within)).toEqual([
+        { from: t('2026-01-01T09:47:12.345Z'), to: t('2026-01-01T09:48:00.000Z') },
+        { from: t('2026-01-01T10:02:00.000Z'), to: t('2026-01-01T10:02:55.679Z') },
+      ]);
+    });
+
+    it('keeps pieces of half a minute or less as they are', () => {
+      const plain = coverWindow(t('2026-01-01T09:47:30.000Z'), t('2026-01-01T09:50:29.999Z'), GRAINS);
+      expect(shortEdges(plain)).toEqual(plain);
+    });
+
+    it('counts every millisecond of the window once and nothing outside it, with at most 30 s of raw rows per edge', () => {
+      for (const [from, to] of [
+        ['2026-01-01T09:47:12.345Z', '2026-01-01T10:02:55.679Z'],
+        ['2026-01-01T09:47:05.000Z', '2026-01-01T09:47:50.000Z'],
+        ['2026-01-01T09:47:50.000Z', '2026-01-01T09:48:45.000Z'],
+      ]) {
+        const cover = shortEdges(coverWindow(t(from), t(to), GRAINS));
+        // Every boundary of every piece and its neighbours, and a sweep in between.
+        const points = [
+          ...[...cover.segments, ...cover.raw, { from: t(from), to: t(to) }].flatMap((p) =>
+            [p.from, p.to].flatMap((b) => [b - 1, b, b + 1]),
+          ),
+        ];
+        for (let ms = t(from) - 90_000; ms < t(to) + 90_000; ms += 997) points.push(ms);
+        for (const ms of points)
+          expect([ms, weight(cover, ms)]).toEqual([ms, ms >= t(from) && ms < t(to) ? 1 : 0]);
+        const rawMs = cover.raw.reduce((sum, r) => sum + r.to - r.from, 0);
+        expect(rawMs).toBeLessThanOrEqual(60_000);
+      }
+    });
   });
 });
