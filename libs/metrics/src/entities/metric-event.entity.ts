@@ -11,6 +11,10 @@ export class MetricEvent {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
+  /** Leads the time in the key: reads of one type at the edges of a window visit only that type. */
+  @PrimaryColumn({ type: 'varchar', length: 20 })
+  type: string;
+
   @PrimaryColumn({ type: 'timestamptz' })
   occurredAt: Date;
 
@@ -21,10 +25,19 @@ export class MetricEvent {
   @Column({ type: 'varchar', length: 128 })
   sessionId: string;
 
-  @Column({ type: 'varchar', length: 20 })
-  type: string;
-
   /** The type-specific members (pageSlug, buttonId, answers, ...); json, not jsonb: cheaper to write, rarely read. */
   @Column({ type: 'json', default: () => "'{}'" })
   payload: Record<string, unknown>;
+
+  /** The rollup key, copied from the payload: pageSlug of a page view, buttonId of a click. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  key: string | null;
+
+  /** buttonLabel of a click, copied from the payload. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  buttonLabel: string | null;
+
+  /** timeOnPageMs of a page view, copied from the payload. */
+  @Column({ type: 'integer', nullable: true })
+  timeOnPageMs: number | null;
 }

@@ -1,6 +1,12 @@
 import { escapeLiteral } from 'pg';
 import type { EventCounts, MessageChange, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
-import type { AnswerFields, MessageFields, TrackedEvent } from './event-types';
+import type {
+  AnswerFields,
+  ButtonClickFields,
+  MessageFields,
+  PageViewFields,
+  TrackedEvent,
+} from './event-types';
 import { emptySession, SessionState } from './session-state';
 
 // These statements run inside EventsService's transaction, which holds the funnel's advisory lock:
@@ -66,9 +72,22 @@ export function sessionFromRow(r: SessionRow): SessionState {
   };
 }
 
-/** One event as a json_to_recordset row; its fields are already JSON. */
-const eventJson = (e: TrackedEvent) =>
-  `{"o":${e.occurredAt},"i":"${e.eventId}","s":${JSON.stringify(e.sessionId)},"t":"${e.type}","p":${e.fieldsJson}}`;
+/**
+ * One event as a json_to_recordset row; its fields are already JSON. Page views and clicks also
+ * carry the columns that edge reads aggregate (k: key, l: button label, m: time on page).
+ */
+function eventJson(e: TrackedEvent): string {
+  const row = `{"o":${e.occurredAt},"i":"${e.eventId}","s":${JSON.stringify(e.sessionId)},"t":"${e.type}","p":${e.fieldsJson}`;
+  if (e.type === 'page_view') {
+    const f = e.fields as PageViewFields;
+    return `${row},"k":${JSON.stringify(f.pageSlug)}${f.timeOnPageMs === undefined ? '' : `,"m":${f.timeOnPageMs}`}}`;
+  }
+  if (e.type === 'button_click') {
+    const f = e.fields as ButtonClickFields;
+    return `${row},"k":${JSON.stringify(f.buttonId)}${f.buttonLabel === undefined ? '' : `,"l":${JSON.stringify(f.buttonLabel)}`}}`;
+  }
+  return `${row}}`;
+}
 
 /**
  * Stores the events that are new and reads the current state of the given sessions, in one
@@ -86,9 +105,9 @@ export async function insertEventsAndReadSessions(
   const [row] = await sql<{ repeats: boolean; inserted: string | null; sessions: SessionRow[] }>(
     'metrics_insert_events',
     `WITH inserted AS (
-       INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload)
-       SELECT $1, ${at('t.o')}, t.i, t.s, t.t, t.p
-       FROM json_to_recordset($2::json) AS t(o bigint, i uuid, s text, t text, p json)
+       INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload, key, button_label, time_on_page_ms)
+       SELECT $1, ${at('t.o')}, t.i, t.s, t.t, t.p, t.k, t.l, t.m
+       FROM json_to_recordset($2::json) AS t(o bigint, i uuid, s text, t text, p json, k text, l text, m integer)
        ON CONFLICT DO NOTHING
        RETURNING event_id
      ), counted AS (SELECT count(*) <> $4 AS repeats FROM inserted)

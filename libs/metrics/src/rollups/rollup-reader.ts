@@ -111,13 +111,12 @@ export class RollupReader {
     dimension: 'page' | 'button',
   ): Promise<Sums<EventCounts>> {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, GRAINS));
-    const [type, keyField] =
-      dimension === EVENT_DIMENSIONS.page ? ['page_view', 'pageSlug'] : ['button_click', 'buttonId'];
-    const label = `e.payload->>'buttonLabel'`;
+    const type = dimension === EVENT_DIMENSIONS.page ? 'page_view' : 'button_click';
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
     // label counts only when it lies inside the window. A minute read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
-    // index scan backwards from that end, which stops at the first match.
+    // index scan backwards from that end, which stops at the first match. Raw rows are read by the
+    // key (funnel, type, time) and aggregated from plain columns, never from the json payload.
     const rows: EventRow[] = await this.dataSource.query(
       `WITH r AS (
          SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
@@ -132,26 +131,32 @@ export class RollupReader {
               max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
        FROM r GROUP BY r.key
        UNION ALL
-       SELECT r.key, 0, 0, 0, l.label, l.occurred_at
+       SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
        FROM r CROSS JOIN LATERAL (
-         SELECT ${label} AS label, e.occurred_at FROM metric_events e
-         WHERE e.funnel_id = $1 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
-           AND e.type = $11 AND e.payload->>'${keyField}' = r.key AND ${label} IS NOT NULL
-         ORDER BY e.occurred_at DESC, ${label} COLLATE "C" DESC LIMIT 1
+         SELECT e.button_label, e.occurred_at FROM metric_events e
+         WHERE e.funnel_id = $1 AND e.type = $11 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
+           AND e.key = r.key AND e.button_label IS NOT NULL
+         ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1
        ) AS l
        WHERE r.label_at >= r.inside_hi
        UNION ALL
-       SELECT e.payload->>'${keyField}', sum(s.sign), sum(s.sign) FILTER (WHERE e.payload->'timeOnPageMs' IS NOT NULL),
-              coalesce(sum(s.sign * (e.payload->>'timeOnPageMs')::bigint), 0),
-              (array_agg(${label} ORDER BY e.occurred_at DESC, ${label} COLLATE "C" DESC)
-                FILTER (WHERE ${label} IS NOT NULL AND s.sign > 0))[1],
-              max(e.occurred_at) FILTER (WHERE ${label} IS NOT NULL AND s.sign > 0)
-       FROM ${RANGES}
-       CROSS JOIN LATERAL (
-         SELECT * FROM metric_events e
-         WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = $11 OFFSET 0
-       ) AS e
-       GROUP BY 1`,
+       SELECT raw.key, raw.events, raw.timed, raw.total_ms,
+              -- The label of the latest labelled click: one probe of the key at that time.
+              (SELECT max(x.button_label COLLATE "C") FROM metric_events x
+               WHERE x.funnel_id = $1 AND x.type = $11 AND x.occurred_at = raw.label_at AND x.key = raw.key
+                 AND x.button_label IS NOT NULL),
+              raw.label_at
+       FROM (
+         SELECT e.key, sum(s.sign) AS events, sum(s.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
+                coalesce(sum(s.sign * e.time_on_page_ms), 0) AS total_ms,
+                max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL AND s.sign > 0) AS label_at
+         FROM ${RANGES}
+         CROSS JOIN LATERAL (
+           SELECT e.key, e.button_label, e.time_on_page_ms, e.occurred_at FROM metric_events e
+           WHERE e.funnel_id = $1 AND e.type = $11 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi OFFSET 0
+         ) AS e
+         GROUP BY e.key
+       ) AS raw`,
       [funnelId, ...coverParams(cover), dimension, type],
     );
     const sums: Sums<EventCounts> = new Map();
