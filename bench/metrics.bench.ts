@@ -87,6 +87,20 @@ async function main(): Promise<void> {
         `x${SCALE} ${fmt(builtLarge.events, 0)} events / ${fmt(builtLarge.sessions, 0)} sessions, ${CONTACTS} contacts each`,
     );
     await printSizes(dataSource);
+    // What the sub-minute edges of the windows below read: the traffic of their minutes.
+    for (const [label, funnel] of [
+      ['x1', small],
+      [`x${SCALE}`, large],
+    ] as const) {
+      const [edge]: { events: string; sessions: string }[] = await dataSource.query(
+        `SELECT (SELECT count(*) FROM metric_events WHERE funnel_id = $1 AND occurred_at >= $2 AND occurred_at < $3) AS events,
+                (SELECT count(*) FROM metric_sessions WHERE funnel_id = $1 AND started_at >= $2 AND started_at < $3) AS sessions`,
+        [funnel.funnelId, new Date(now - 60_000), new Date(now)],
+      );
+      console.log(
+        `  ${label} in the last minute (the windows' right edge): ${edge.events} events, ${edge.sessions} sessions`,
+      );
+    }
 
     const local = (ms: number, offset: number) => new Date(ms - offset * 60_000).toISOString().slice(0, 10);
     const windows = {
