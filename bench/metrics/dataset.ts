@@ -58,7 +58,6 @@ export async function ingestTraffic(
     prefix: plan.prefix,
   });
   let written = 0;
-  let queued = 0;
   let sessions = 0;
   let done = false;
   const nextBatch = (): RawEvent[] | undefined => {
@@ -66,14 +65,15 @@ export async function ingestTraffic(
     const batch: RawEvent[] = [];
     while (batch.length < BATCH) {
       const next = traffic.next();
-      if (next.done || queued + batch.length >= plan.events) {
+      // Every generated session is sent: cutting at exactly plan.events would end the traffic
+      // before the end of the window, leaving its last minutes empty.
+      if (next.done) {
         done = true;
         break;
       }
       batch.push(...next.value);
       sessions++;
     }
-    queued += batch.length;
     return batch.length ? batch : undefined;
   };
   const worker = async () => {

@@ -2,18 +2,38 @@ import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
 
 /**
  * The sums of sessionContributions() (events/session-state.ts) over the sessions of a relation `m`
- * (rows of metric_sessions with a `sign` column, 1 or −1), per dimension and key, computed by
- * PostgreSQL. Used for the sub-minute
- * edges of a window, which at high traffic hold thousands of sessions: summing them where they are
- * costs a fraction of sending them to Node. One set-based branch per requested dimension; values
- * are bound as parameters from `$first` on. Columns: dimension, key, sessions, conversions,
- * completions, completion_ms.
+ * (rows of metric_sessions with a `sign` column, 1 or −1, and the given `columns`), per dimension
+ * and key, computed by PostgreSQL. Used for the sub-minute edges of a window, which at high
+ * traffic hold thousands of sessions: summing them where they are costs a fraction of sending them
+ * to Node. One set-based branch per requested dimension; values are bound as parameters from
+ * `$first` on. `columns` are what `m` must add to its metric_sessions row `m` (a question's
+ * distinct answers, computed once per session for both of its dimensions). Result columns:
+ * dimension, key, sessions, conversions, completions, completion_ms.
  */
-export function rawSessionSums(dimensions: string[], first: number): { sql: string; params: string[] } {
+export function rawSessionSums(
+  dimensions: string[],
+  first: number,
+): { columns: string; sql: string; params: string[] } {
   const params: string[] = [];
   const bind = (value: string) => {
     params.push(value);
     return `$${first + params.length - 1}::text`;
+  };
+  const questions = new Map<string, string>();
+  const columns: string[] = [];
+  // The session's latest answers to a question, each once, in the order first given (null when
+  // the session did not answer it).
+  const answersOf = (questionId: string) => {
+    let column = questions.get(questionId);
+    if (!column) {
+      column = `q${questions.size}`;
+      questions.set(questionId, column);
+      columns.push(`(SELECT array_agg(d.answer ORDER BY d.first)
+        FROM (SELECT a.answer, min(a.i) AS first
+              FROM jsonb_array_elements_text(m.answers -> ${bind(questionId)} -> 'answers') WITH ORDINALITY AS a(answer, i)
+              GROUP BY a.answer) AS d) AS ${column}`);
+    }
+    return `m.${column}`;
   };
   const counted = (dimension: string, key: string, from: string, sign = 'm.sign') =>
     `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(${sign}) AS sessions, 0 AS conversions,
@@ -39,30 +59,20 @@ export function rawSessionSums(dimensions: string[], first: number): { sql: stri
         'p.slug',
         `FROM m CROSS JOIN unnest(m.pages) AS p(slug) WHERE m.ab_variant = ${bind(value)}`,
       );
-    // The session's latest answers to the question; an answer given twice counts once.
-    const answers = (q: string) =>
-      `FROM m CROSS JOIN jsonb_array_elements_text(m.answers -> ${q} -> 'answers') WITH ORDINALITY AS a(answer, i)`;
     if (kind === SESSION_DIMENSIONS.answer(''))
+      return counted(dimension, 'a.answer', `FROM m CROSS JOIN unnest(${answersOf(value)}) AS a(answer)`);
+    if (kind === SESSION_DIMENSIONS.answerGroup('')) {
+      // The distinct answers joined: the key of the session's answer group.
+      const answers = answersOf(value);
       return counted(
         dimension,
-        'd.answer',
-        `FROM (SELECT DISTINCT m.session_id, m.sign, a.answer ${answers(bind(value))}) AS d`,
-        'd.sign',
+        `array_to_string(${answers}, '${GROUP_SEPARATOR}')`,
+        `FROM m WHERE ${answers} IS NOT NULL`,
       );
-    if (kind === SESSION_DIMENSIONS.answerGroup(''))
-      // Distinct answers in the order first given, joined: the key of the session's answer group.
-      return counted(
-        dimension,
-        'g.key',
-        `FROM (SELECT d.sign, string_agg(d.answer, '${GROUP_SEPARATOR}' ORDER BY d.first) AS key
-               FROM (SELECT m.session_id, m.sign, a.answer, min(a.i) AS first ${answers(bind(value))}
-                     GROUP BY m.session_id, m.sign, a.answer) AS d
-               GROUP BY d.session_id, d.sign) AS g`,
-        'g.sign',
-      );
+    }
     throw new Error(`unknown session dimension ${dimension}`);
   });
-  return { sql: branches.join('\nUNION ALL\n'), params };
+  return { columns: columns.map((c) => `, ${c}`).join(''), sql: branches.join('\nUNION ALL\n'), params };
 }
 
 /** 'answer:question_1' → ['answer:', 'question_1']. */
