@@ -28,10 +28,12 @@ export function rawSessionSums(
     if (!column) {
       column = `q${questions.size}`;
       questions.set(questionId, column);
-      columns.push(`(SELECT array_agg(d.answer ORDER BY d.first)
+      const q = bind(questionId);
+      // Unpacked only for sessions that answered the question (about half did in the benchmark).
+      columns.push(`CASE WHEN m.answers ? ${q} THEN (SELECT array_agg(d.answer ORDER BY d.first)
         FROM (SELECT a.answer, min(a.i) AS first
-              FROM jsonb_array_elements_text(m.answers -> ${bind(questionId)} -> 'answers') WITH ORDINALITY AS a(answer, i)
-              GROUP BY a.answer) AS d) AS ${column}`);
+              FROM jsonb_array_elements_text(m.answers -> ${q} -> 'answers') WITH ORDINALITY AS a(answer, i)
+              GROUP BY a.answer) AS d) END AS ${column}`);
     }
     return `m.${column}`;
   };
