@@ -12,8 +12,9 @@ import { emptySession, SessionState } from './session-state';
 // These statements run inside EventsService's transaction, which holds the funnel's advisory lock:
 // one transaction per funnel at a time, so they read and write without row locks or ordering
 // concerns. A batch costs four round trips (begin and lock, insert and read, write, commit; two
-// more when it reports messages), each a named prepared statement planned once per connection. Rows travel as one JSON parameter read
-// with json_to_recordset, times as epoch milliseconds: cheaper on both sides than arrays or dates.
+// more when it reports messages), each a named prepared statement planned once per connection.
+// Rows travel as one JSON parameter read with json_to_recordset, times as epoch milliseconds:
+// cheaper on both sides than arrays or dates.
 
 /** Runs a named prepared statement in the batch's transaction and returns its rows. */
 export type Sql = <T = Record<string, unknown>>(

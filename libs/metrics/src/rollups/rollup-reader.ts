@@ -10,7 +10,6 @@ import { EVENT_DIMENSIONS, EventCounts, laterLabel, SessionCounts } from './roll
 type Sums<C> = Map<string, C>;
 
 const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label: null, labelAt: null });
-const emptySessions = (): SessionCounts => ({ sessions: 0, conversions: 0, completions: 0, completionMs: 0 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -94,7 +93,6 @@ export class RollupReader {
       // A key whose sessions all lie in a subtracted part of a minute nets to zero.
       if (!sessions) continue;
       result.get(r.dimension)?.set(r.key, {
-        ...emptySessions(),
         sessions,
         conversions: Number(r.conversions),
         completions: Number(r.completions),
@@ -178,32 +176,24 @@ export class RollupReader {
     // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
     const cover = coverWindow(window.from, window.to + 1, GRAINS);
     const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
-      `SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0)
-               FROM ${SEGMENTS}
-               CROSS JOIN LATERAL (
-                 SELECT r.key, r.events FROM metric_event_rollups r
-                 WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
-               ) AS r) +
-              (SELECT count(*) FROM ${RANGES}
-               CROSS JOIN LATERAL (
-                 SELECT 1 FROM contact_messages c
-                 JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-                 WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi
-                   AND (m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) OFFSET 0
-               ) AS m) AS delivered,
-              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'opened'), 0)
-               FROM ${SEGMENTS}
-               CROSS JOIN LATERAL (
-                 SELECT r.key, r.events FROM metric_event_rollups r
-                 WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
-               ) AS r) +
-              (SELECT count(*) FROM ${RANGES}
-               CROSS JOIN LATERAL (
-                 SELECT 1 FROM contact_messages c
-                 JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-                 WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi
-                   AND m.opened_at IS NOT NULL OFFSET 0
-               ) AS m) AS opened`,
+      `WITH r AS (
+         SELECT r.key, r.events FROM ${SEGMENTS}
+         CROSS JOIN LATERAL (
+           SELECT r.key, r.events FROM metric_event_rollups r
+           WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
+         ) AS r
+       ), m AS (
+         SELECT m.delivered_at, m.opened_at FROM ${RANGES}
+         CROSS JOIN LATERAL (
+           SELECT m.delivered_at, m.opened_at FROM contact_messages c
+           JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
+           WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi OFFSET 0
+         ) AS m
+       )
+       SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0) FROM r) +
+              (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
+              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'opened'), 0) FROM r) +
+              (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
       [funnelId, ...coverParams(cover), EVENT_DIMENSIONS.message],
     );
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
