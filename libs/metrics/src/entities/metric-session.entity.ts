@@ -7,7 +7,9 @@ import type { LatestAnswer } from '../events/session-state';
  * pending and counted nowhere.
  */
 @Entity('metric_sessions')
-@Index('idx_metric_sessions_started', ['funnelId', 'startedAt'])
+// Partial: reads by start time never want pending sessions, and a lookup by (funnel, session id)
+// then has only the primary key to use, whatever the planner estimates (see event-store.ts).
+@Index('idx_metric_sessions_started', ['funnelId', 'startedAt'], { where: '"started_at" IS NOT NULL' })
 export class MetricSession {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;

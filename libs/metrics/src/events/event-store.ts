@@ -29,12 +29,19 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /**
  * BEGIN and the funnel's advisory lock in one round trip: a simple query, so the two UUIDs are
- * written into it (checked by the caller, escaped all the same). Returns one row when the funnel
- * exists (and belongs to the company, when one is given), none otherwise.
+ * written into it (checked by the caller, escaped all the same). Its last result has one row when
+ * the funnel exists (and belongs to the company, when one is given), none otherwise.
+ *
+ * Every statement of the transaction finds rows by their key, and only a probe of that key's index
+ * keeps a batch's cost independent of the funnel's size. Each lookup is written so that no other
+ * index applies, and sequential scans are ruled out for the transaction (SET LOCAL ends with it):
+ * a prepared statement keeps the generic plan made on its sixth run, and while a table is small a
+ * scan costs less than a probe, so that plan would later scan all of a funnel's sessions.
  */
 export function beginFunnelTransaction(funnelId: string, companyId: string | null): string {
   const company = companyId === null ? 'NULL' : escapeLiteral(companyId);
-  return `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(id::text, 0)) FROM funnels
+  return `BEGIN; SET LOCAL enable_seqscan = off;
+    SELECT pg_advisory_xact_lock(hashtextextended(id::text, 0)) FROM funnels
     WHERE id = ${escapeLiteral(funnelId)}::uuid AND (${company}::uuid IS NULL OR company_id = ${company}::uuid)`;
 }
 
@@ -101,8 +108,9 @@ export async function insertEventsAndReadSessions(
   events: TrackedEvent[],
   sessionIds: string[],
 ): Promise<{ inserted: Set<string> | 'all'; sessions: Map<string, SessionState> }> {
-  // ON CONFLICT checks each event with one probe of the primary key, and each session is one
-  // probe of its primary key (LATERAL by id): neither grows with the funnel's volume.
+  // ON CONFLICT checks each event with one probe of the primary key, and the sessions are read
+  // through theirs (the only index that serves a lookup by id): neither grows with the funnel's
+  // volume.
   const [row] = await sql<{ repeats: boolean; inserted: string | null; sessions: SessionRow[] }>(
     'metrics_insert_events',
     `WITH inserted AS (
@@ -114,9 +122,8 @@ export async function insertEventsAndReadSessions(
      ), counted AS (SELECT count(*) <> $4 AS repeats FROM inserted)
      SELECT counted.repeats,
        CASE WHEN counted.repeats THEN (SELECT string_agg(event_id::text, ',') FROM inserted) END AS inserted,
-       (SELECT coalesce(json_agg(s), '[]') FROM unnest($3::text[]) AS k(id)
-        CROSS JOIN LATERAL (SELECT ${SESSION_COLUMNS} FROM metric_sessions
-                            WHERE funnel_id = $1 AND session_id = k.id) AS s) AS sessions
+       (SELECT coalesce(json_agg(s), '[]') FROM (SELECT ${SESSION_COLUMNS} FROM metric_sessions
+                                                 WHERE funnel_id = $1 AND session_id = ANY($3::text[])) AS s) AS sessions
      FROM counted`,
     [funnelId, `[${events.map(eventJson).join(',')}]`, sessionIds, events.length],
   );
@@ -277,10 +284,15 @@ export async function saveMessages(
   const ids = [...reported.keys()];
   const known: { id: string; sent_at: Date; delivered_at: Date | null; opened_at: Date | null }[] = await sql(
     'metrics_read_messages',
+    // By primary keys only: the funnel is checked after the lookup by id (OFFSET 0 keeps the
+    // condition out of it, where the funnel's index by send time would serve it too), and each
+    // message's state is one probe (LATERAL).
     `SELECT c.id, c.created_at AS sent_at, m.delivered_at, m.opened_at
-     FROM contact_messages c
-     LEFT JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-     WHERE c.funnel_id = $1 AND c.id = ANY($2::uuid[])`,
+     FROM (SELECT id, funnel_id, created_at FROM contact_messages WHERE id = ANY($2::uuid[]) OFFSET 0) AS c
+     LEFT JOIN LATERAL (
+       SELECT delivered_at, opened_at FROM metric_messages WHERE funnel_id = $1 AND message_id = c.id LIMIT 1
+     ) AS m ON true
+     WHERE c.funnel_id = $1`,
     [funnelId, ids],
   );
   await sql(

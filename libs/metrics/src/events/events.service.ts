@@ -138,7 +138,7 @@ export class EventsService {
       const begun = (await client.query(
         beginFunnelTransaction(funnelId, companyId),
       )) as unknown as QueryResult[];
-      if (!begun[1].rows.length) throw new NotFoundError('Funnel not found');
+      if (!(begun.at(-1) as QueryResult).rows.length) throw new NotFoundError('Funnel not found');
       const result = await work(sql);
       await client.query('COMMIT');
       return result;

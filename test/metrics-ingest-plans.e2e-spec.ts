@@ -1,0 +1,140 @@
+import { Client, escapeLiteral, QueryResult } from 'pg';
+import { trackedEvent, TrackedEvent } from '@app/metrics';
+import {
+  beginFunnelTransaction,
+  insertEventsAndReadSessions,
+  saveMessages,
+  Sql,
+} from '@app/metrics/events/event-store';
+import { startTestApp, TestApp } from './support/app';
+import { insertContacts, insertMessage } from './support/contacts';
+import { createTenant, TenantFixture } from './support/factories';
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** A parameter written as a literal (EXECUTE takes no bind parameters), arrays in array syntax. */
+function literal(value: unknown): string {
+  if (value === null) return 'NULL';
+  if (!Array.isArray(value)) return escapeLiteral(String(value));
+  const items = value.map((v) => (v === null ? 'NULL' : `"${String(v).replace(/["\\]/g, '\\$&')}"`));
+  return escapeLiteral(`{${items.join(',')}}`);
+}
+
+/** Rows a plan read from the table: returned by its scans plus those their filters threw away. */
+function rowsRead(node: PlanNode, table: string): number {
+  const own =
+    node['Relation Name'] === table
+      ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node['Rows Removed by Index Recheck'] ?? 0)
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
+}
+
+// Ingestion runs named prepared statements, and PostgreSQL keeps the generic plan it makes on a
+// statement's sixth run. Made while the funnel was new, that plan must still read only the rows
+// of the batch once the funnel has tens of thousands of sessions and messages, and before any
+// ANALYZE has shown the planner so.
+describe('Ingestion statements on a grown funnel', () => {
+  let t: TestApp;
+  let acme: TenantFixture;
+  let client: Client;
+  const explained = new Map<string, PlanNode>();
+  const sql: Sql = async <R>(name: string, text: string, values: unknown[]) =>
+    (await client.query({ name, text, values })).rows as R[];
+  // The same statements, first run through their prepared plans under EXPLAIN ANALYZE.
+  const explain: Sql = async <R>(name: string, text: string, values: unknown[]) => {
+    const args = values.map(literal).join(', ');
+    const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${args})`);
+    explained.set(name, (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+    return sql<R>(name, text, values);
+  };
+
+  const inTransaction = async (work: () => Promise<unknown>) => {
+    const begun = (await client.query(
+      beginFunnelTransaction(acme.funnelId, acme.companyId),
+    )) as unknown as QueryResult[];
+    expect(begun.at(-1)?.rows).toHaveLength(1);
+    await work();
+    await client.query('ROLLBACK');
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    acme = await createTenant(t.app);
+    client = new Client({ connectionString: t.databaseUrl });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.end();
+    await t.close();
+  });
+
+  it('reads sessions and message states by key, not by scanning the funnel', async () => {
+    const [contact] = await insertContacts(t.app, acme, [{ email: 'ada@example.com' }]);
+    const message = await insertMessage(t.app, contact, {});
+    const batch = (n: number): TrackedEvent[] => [
+      trackedEvent('session_start', `s-${n}`, Date.UTC(2026, 2, 1, 10, n), {
+        visitorId: `v-${n}`,
+        device: 'mobile',
+      }),
+      trackedEvent('page_view', `s-${n}`, Date.UTC(2026, 2, 1, 10, n, 5), { pageSlug: 'start' }),
+      trackedEvent('message_delivered', `s-${n}`, Date.UTC(2026, 2, 1, 10, n, 6), { messageId: message.id }),
+    ];
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS metric_events_p2026_03 PARTITION OF metric_events
+       FOR VALUES FROM ('2026-03-01T00:00:00Z') TO ('2026-04-01T00:00:00Z')`,
+    );
+    // Eight batches on the new funnel: from the sixth on, the statements run their generic plans.
+    for (let n = 0; n < 8; n++) {
+      await inTransaction(async () => {
+        await insertEventsAndReadSessions(sql, acme.funnelId, batch(n), [`s-${n}`]);
+        await saveMessages(sql, acme.funnelId, batch(n));
+      });
+    }
+    const plans: { name: string; generic_plans: string }[] = (
+      await client.query(`SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'metrics_%'`)
+    ).rows;
+    expect(
+      plans
+        .filter((p) => Number(p.generic_plans) > 0)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['metrics_insert_events', 'metrics_read_messages', 'metrics_save_messages']);
+
+    // The funnel grows to 20,000 sessions and 20,000 messages.
+    await client.query(
+      `INSERT INTO metric_sessions (funnel_id, session_id, started_at, visitor_id, device)
+       SELECT $1, 'bulk-' || i, timestamptz '2026-03-02' + i * interval '1 second', 'v-' || i, 'desktop'
+       FROM generate_series(1, 20000) AS i`,
+      [acme.funnelId],
+    );
+    await client.query(
+      `INSERT INTO contact_messages (contact_id, funnel_id, name, type, content, created_at)
+       SELECT $1, $2, 'Reminder', 'email', 'Hello', timestamptz '2026-03-02' + i * interval '1 second'
+       FROM generate_series(1, 20000) AS i`,
+      [contact.id, acme.funnelId],
+    );
+
+    const next = [
+      ...batch(8),
+      trackedEvent('page_view', 'bulk-7', Date.UTC(2026, 2, 3, 9), { pageSlug: 'start' }),
+    ];
+    await inTransaction(async () => {
+      const { sessions } = await insertEventsAndReadSessions(explain, acme.funnelId, next, ['s-8', 'bulk-7']);
+      expect([...sessions.keys()]).toEqual(['bulk-7']);
+      await saveMessages(explain, acme.funnelId, next);
+    });
+    // Each session and message is one probe of its key: the rows read are the batch's own.
+    expect(rowsRead(explained.get('metrics_insert_events') as PlanNode, 'metric_sessions')).toBe(1);
+    expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'contact_messages')).toBe(1);
+    expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'metric_messages')).toBe(0);
+  });
+});
