@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { EventsService, trackedEvent } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
@@ -295,6 +296,36 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
     expect(pages.body.data.map((p: { value: number }) => p.value)).toEqual([50, 50, 0]);
   });
 
+  it("stores a batch's events while another transaction has the funnel's turn, and counts them after it", async () => {
+    const holder = new Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [acme.funnelId]);
+      const reply = send([start('h1', '2026-03-23T10:00:00Z'), view('h1', '2026-03-23T10:00:01Z')]);
+      // The batch waits for the turn with its events already written to the month's partition.
+      let waiting: { pid: number; wrote: boolean }[] = [];
+      for (let i = 0; i < 100 && !waiting.length; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        // Another connection: a transaction sees the activity of others as of its first look.
+        waiting = await db.query(
+          `SELECT a.pid, EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.mode = 'RowExclusiveLock'
+                                   AND l.relation = to_regclass('metric_events_p2026_03')) AS wrote
+             FROM pg_stat_activity a WHERE a.wait_event = 'advisory' AND a.query LIKE '%pg_advisory_xact_lock%'`,
+        );
+      }
+      expect(waiting).toEqual([{ pid: expect.any(Number), wrote: true }]);
+      await holder.query('COMMIT');
+      expect((await reply).status).toBe(202);
+      expect(await kpi('kpi_total_sessions', acme.funnelId, 'from=2026-03-23&to=2026-03-23')).toEqual({
+        type: 'kpiTotalSessions',
+        value: 1,
+      });
+    } finally {
+      await holder.end();
+    }
+  });
+
   it("answers 404 to a batch for another company's funnel sent among the owner's batches, which are stored", async () => {
     const before = await storedEvents();
     const batch = (n: number) => [
@@ -321,20 +352,35 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
     ];
     // Validation keeps NUL out of requests; written directly, it makes PostgreSQL refuse the batch.
     const broken = [trackedEvent('page_view', 'w\u0000', at, { pageSlug: 'start' })];
+    await events.record(acme.funnelId, good(0));
     const before = await storedEvents();
-    // The first batch is written alone; the next three wait for it and are tried as one group.
+    // A funnel has two writers: they take the first two batches alone, and the next three wait
+    // for them and are tried as one group. The third batch repeats an event stored before.
     const results = await Promise.allSettled([
       events.record(acme.funnelId, good(1)),
       events.record(acme.funnelId, good(2)),
+      events.record(acme.funnelId, [...good(3), good(0)[0]]),
       events.record(acme.funnelId, broken),
-      events.record(acme.funnelId, [...good(3), good(2)[0]]),
+      events.record(acme.funnelId, good(4)),
     ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.accepted : null))).toEqual([2, 2, null, 2]);
-    expect(await storedEvents()).toBe(before + 6);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.accepted : null))).toEqual([
+      2,
+      2,
+      2,
+      null,
+      2,
+    ]);
+    expect(await storedEvents()).toBe(before + 8);
     expect(await kpi('kpi_total_sessions', acme.funnelId, 'from=2026-03-22&to=2026-03-22')).toEqual({
       type: 'kpiTotalSessions',
-      value: 3,
+      value: 5,
     });
   });
 });

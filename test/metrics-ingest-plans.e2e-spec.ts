@@ -2,7 +2,8 @@ import { Client, escapeLiteral, QueryResult } from 'pg';
 import { trackedEvent, TrackedEvent } from '@app/metrics';
 import {
   beginFunnelTransaction,
-  insertEventsAndReadSessions,
+  insertEvents,
+  lockFunnelAndReadSessions,
   saveMessages,
   Sql,
 } from '@app/metrics/events/event-store';
@@ -95,7 +96,8 @@ describe('Ingestion statements on a grown funnel', () => {
     // Eight batches on the new funnel: from the sixth on, the statements run their generic plans.
     for (let n = 0; n < 8; n++) {
       await inTransaction(async () => {
-        await insertEventsAndReadSessions(sql, acme.funnelId, batch(n), [`s-${n}`]);
+        await insertEvents(sql, acme.funnelId, batch(n));
+        await lockFunnelAndReadSessions(sql, acme.funnelId, [`s-${n}`]);
         await saveMessages(sql, acme.funnelId, batch(n));
       });
     }
@@ -107,7 +109,13 @@ describe('Ingestion statements on a grown funnel', () => {
         .filter((p) => Number(p.generic_plans) > 0)
         .map((p) => p.name)
         .sort(),
-    ).toEqual(['metrics_insert_events', 'metrics_read_messages', 'metrics_save_messages']);
+    ).toEqual([
+      'metrics_insert_events',
+      'metrics_lock_funnel',
+      'metrics_read_messages',
+      'metrics_read_sessions',
+      'metrics_save_messages',
+    ]);
 
     // The funnel grows to 20,000 sessions and 20,000 messages.
     await client.query(
@@ -128,12 +136,13 @@ describe('Ingestion statements on a grown funnel', () => {
       trackedEvent('page_view', 'bulk-7', Date.UTC(2026, 2, 3, 9), { pageSlug: 'start' }),
     ];
     await inTransaction(async () => {
-      const { sessions } = await insertEventsAndReadSessions(explain, acme.funnelId, next, ['s-8', 'bulk-7']);
+      await insertEvents(sql, acme.funnelId, next);
+      const sessions = await lockFunnelAndReadSessions(explain, acme.funnelId, ['s-8', 'bulk-7']);
       expect([...sessions.keys()]).toEqual(['bulk-7']);
       await saveMessages(explain, acme.funnelId, next);
     });
     // Each session and message is one probe of its key: the rows read are the batch's own.
-    expect(rowsRead(explained.get('metrics_insert_events') as PlanNode, 'metric_sessions')).toBe(1);
+    expect(rowsRead(explained.get('metrics_read_sessions') as PlanNode, 'metric_sessions')).toBe(1);
     expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'contact_messages')).toBe(1);
     expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'metric_messages')).toBe(0);
   });

@@ -9,12 +9,14 @@ import type {
 } from './event-types';
 import { emptySession, SessionState } from './session-state';
 
-// These statements run inside EventsService's transaction, which holds the funnel's advisory lock:
-// one transaction per funnel at a time, so they read and write without row locks or ordering
-// concerns. A batch costs four round trips (begin and lock, insert and read, write, commit; two
-// more when it reports messages), each a named prepared statement planned once per connection.
-// Rows travel as one JSON parameter read with json_to_recordset, times as epoch milliseconds:
-// cheaper on both sides than arrays or dates.
+// A batch is one transaction in two phases. First it stores its events, without any lock: the
+// primary key counts each event once, even against a concurrent batch (which waits for the other
+// to end). Then it takes the funnel's advisory lock and brings sessions and rollups in step:
+// transactions of one funnel take turns there, so they read and write sessions without row locks
+// or ordering concerns, while the next batch's events are already being stored. A batch costs six
+// round trips (begin, insert, lock, read, write, commit; two more when it reports messages), each
+// a named prepared statement planned once per connection. Rows travel as one JSON parameter read
+// with json_to_recordset, times as epoch milliseconds: cheaper on both sides than arrays or dates.
 
 /** Runs a named prepared statement in the batch's transaction and returns its rows. */
 export type Sql = <T = Record<string, unknown>>(
@@ -28,9 +30,9 @@ const millis = (column: string) => `(extract(epoch FROM ${column}) * 1000)::floa
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * BEGIN and the funnel's advisory lock in one round trip: a simple query, so the two UUIDs are
- * written into it (checked by the caller, escaped all the same). Its last result has one row when
- * the funnel exists (and belongs to the company, when one is given), none otherwise.
+ * BEGIN and the funnel check in one round trip: a simple query, so the two UUIDs are written into
+ * it (checked by the caller, escaped all the same). Its last result has one row when the funnel
+ * exists (and belongs to the company, when one is given), none otherwise.
  *
  * Every statement of the transaction finds rows by their key, and only a probe of that key's index
  * keeps a batch's cost independent of the funnel's size. Each lookup is written so that no other
@@ -41,7 +43,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export function beginFunnelTransaction(funnelId: string, companyId: string | null): string {
   const company = companyId === null ? 'NULL' : escapeLiteral(companyId);
   return `BEGIN; SET LOCAL enable_seqscan = off;
-    SELECT pg_advisory_xact_lock(hashtextextended(id::text, 0)) FROM funnels
+    SELECT 1 FROM funnels
     WHERE id = ${escapeLiteral(funnelId)}::uuid AND (${company}::uuid IS NULL OR company_id = ${company}::uuid)`;
 }
 
@@ -98,20 +100,16 @@ function eventJson(e: TrackedEvent): string {
 }
 
 /**
- * Stores the events that are new and reads the current state of the given sessions, in one
- * statement. Returns the ids of the events stored, or `all` when none was a repeat of a stored
- * event (the usual case, which saves sending 500 ids back), and the sessions that exist.
+ * Stores the events that are new. Returns their ids, or `all` when none was a repeat of a stored
+ * event (the usual case, which saves sending 500 ids back).
  */
-export async function insertEventsAndReadSessions(
+export async function insertEvents(
   sql: Sql,
   funnelId: string,
   events: TrackedEvent[],
-  sessionIds: string[],
-): Promise<{ inserted: Set<string> | 'all'; sessions: Map<string, SessionState> }> {
-  // ON CONFLICT checks each event with one probe of the primary key, and the sessions are read
-  // through theirs (the only index that serves a lookup by id): neither grows with the funnel's
-  // volume.
-  const [row] = await sql<{ repeats: boolean; inserted: string | null; sessions: SessionRow[] }>(
+): Promise<Set<string> | 'all'> {
+  // ON CONFLICT checks each event with one probe of the primary key.
+  const [row] = await sql<{ repeats: boolean; inserted: string | null }>(
     'metrics_insert_events',
     `WITH inserted AS (
        INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload, key, button_label, time_on_page_ms)
@@ -119,18 +117,34 @@ export async function insertEventsAndReadSessions(
        FROM json_to_recordset($2::json) AS t(o bigint, i uuid, s text, t text, p json, k text, l text, m integer)
        ON CONFLICT DO NOTHING
        RETURNING event_id
-     ), counted AS (SELECT count(*) <> $4 AS repeats FROM inserted)
+     ), counted AS (SELECT count(*) <> $3 AS repeats FROM inserted)
      SELECT counted.repeats,
-       CASE WHEN counted.repeats THEN (SELECT string_agg(event_id::text, ',') FROM inserted) END AS inserted,
-       (SELECT coalesce(json_agg(s), '[]') FROM (SELECT ${SESSION_COLUMNS} FROM metric_sessions
-                                                 WHERE funnel_id = $1 AND session_id = ANY($3::text[])) AS s) AS sessions
+       CASE WHEN counted.repeats THEN (SELECT string_agg(event_id::text, ',') FROM inserted) END AS inserted
      FROM counted`,
-    [funnelId, `[${events.map(eventJson).join(',')}]`, sessionIds, events.length],
+    [funnelId, `[${events.map(eventJson).join(',')}]`, events.length],
   );
-  return {
-    inserted: !row.repeats ? 'all' : new Set(row.inserted ? row.inserted.split(',') : []),
-    sessions: new Map(row.sessions.map((r) => [r.session_id, sessionFromRow(r)])),
-  };
+  return !row.repeats ? 'all' : new Set(row.inserted ? row.inserted.split(',') : []);
+}
+
+/**
+ * Waits for the funnel's turn (its advisory lock, held to the end of the transaction), then reads
+ * the sessions that exist among the given ones: two statements, so the read sees what the
+ * previous holder committed.
+ */
+export async function lockFunnelAndReadSessions(
+  sql: Sql,
+  funnelId: string,
+  sessionIds: string[],
+): Promise<Map<string, SessionState>> {
+  await sql('metrics_lock_funnel', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
+  if (!sessionIds.length) return new Map();
+  // Read through the primary key, the only index that serves a lookup by id: one probe each.
+  const rows = await sql<SessionRow>(
+    'metrics_read_sessions',
+    `SELECT ${SESSION_COLUMNS} FROM metric_sessions WHERE funnel_id = $1 AND session_id = ANY($2::text[])`,
+    [funnelId, sessionIds],
+  );
+  return new Map(rows.map((r) => [r.session_id, sessionFromRow(r)]));
 }
 
 export interface BatchWrites {

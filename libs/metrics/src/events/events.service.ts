@@ -8,8 +8,9 @@ import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../
 import { EventPartitions } from './event-partitions';
 import {
   beginFunnelTransaction,
-  insertEventsAndReadSessions,
+  insertEvents,
   latestQuestionTitles,
+  lockFunnelAndReadSessions,
   saveMessages,
   Sql,
   writeBatch,
@@ -24,6 +25,9 @@ const RETRYABLE = new Set(['40P01', '40001', '23514']);
 const ATTEMPTS = 3;
 // Batches waiting for their funnel are written together, up to this many events per transaction.
 const MAX_GROUP_EVENTS = 5000;
+// Transactions of a funnel in flight from this process: one storing its events while another
+// holds the funnel's turn. More would only wait for the turn.
+const WRITERS_PER_FUNNEL = 2;
 
 /** A batch waiting for its funnel's turn. `companyId` null: a trusted caller (the demo seed). */
 interface PendingBatch {
@@ -36,19 +40,20 @@ interface PendingBatch {
 }
 
 /**
- * Ingestion of tracking events. One transaction stores the new events and brings sessions and
- * rollups in step with them, in four round trips. Transactions of one funnel take turns (an
- * advisory lock on the funnel): a session's state is read, merged and written without races, and
- * no two transactions wait on each other's rollup rows in a cycle. In a process, batches that
- * arrive for a funnel while it is being written are written together in its next transaction
- * (a group commit): the per-transaction costs and the rollup rows they share are paid once, and
- * each batch is answered only once its events are committed. Different funnels run in parallel.
+ * Ingestion of tracking events. One transaction stores the new events, then takes the funnel's
+ * turn (an advisory lock) to bring sessions and rollups in step with them: a session's state is
+ * read, merged and written without races, and no two transactions wait on each other's rollup
+ * rows in a cycle. Storing events needs no turn, so a funnel's next transaction stores its events
+ * while the current one holds the turn. In a process, batches that arrive for a funnel while it is
+ * being written are written together in its next transaction (a group commit): the per-transaction
+ * costs and the rollup rows they share are paid once, and each batch is answered only once its
+ * events are committed. Different funnels run in parallel.
  */
 @Injectable()
 export class EventsService {
   private readonly logger = new Logger(EventsService.name);
-  /** Per funnel: the batches waiting for the funnel's writer, which runs while any are waiting. */
-  private readonly queues = new Map<string, PendingBatch[]>();
+  /** Per funnel: the batches waiting for a writer, and the writers running (while any are waiting). */
+  private readonly queues = new Map<string, { waiting: PendingBatch[]; writers: number }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -68,31 +73,30 @@ export class EventsService {
 
   private enqueue(funnelId: string, companyId: string | null, events: TrackedEvent[]): Promise<IngestResult> {
     return new Promise((resolve, reject) => {
-      const queue = this.queues.get(funnelId);
-      const batch = { companyId, events, resolve, reject };
-      if (queue) queue.push(batch);
-      else {
-        this.queues.set(funnelId, [batch]);
-        void this.drain(funnelId);
+      let queue = this.queues.get(funnelId);
+      if (!queue) this.queues.set(funnelId, (queue = { waiting: [], writers: 0 }));
+      queue.waiting.push({ companyId, events, resolve, reject });
+      if (queue.writers < WRITERS_PER_FUNNEL) {
+        queue.writers++;
+        void this.drain(funnelId, queue);
       }
     });
   }
 
-  /** Writes the funnel's waiting batches, a group per transaction, until none is left. */
-  private async drain(funnelId: string): Promise<void> {
-    const queue = this.queues.get(funnelId) as PendingBatch[];
-    while (queue.length) {
-      const group = takeGroup(queue);
+  /** A writer: writes the funnel's waiting batches, a group per transaction, until none is left. */
+  private async drain(funnelId: string, queue: { waiting: PendingBatch[]; writers: number }): Promise<void> {
+    while (queue.waiting.length) {
+      const group = takeGroup(queue.waiting);
       try {
         const results = await this.writeGroup(funnelId, group);
         group.forEach((batch, i) => batch.resolve(results[i]));
       } catch (error) {
         if (group.length === 1) group[0].reject(error);
         // One batch must not fail the others: each is tried again on its own.
-        else queue.unshift(...group.map((batch) => ({ ...batch, alone: true })));
+        else queue.waiting.unshift(...group.map((batch) => ({ ...batch, alone: true })));
       }
     }
-    this.queues.delete(funnelId);
+    if (--queue.writers === 0) this.queues.delete(funnelId);
   }
 
   private async writeGroup(funnelId: string, group: PendingBatch[]): Promise<IngestResult[]> {
@@ -124,7 +128,7 @@ export class EventsService {
     }
   }
 
-  /** A transaction holding the funnel's lock, on a pooled connection with named prepared statements. */
+  /** A transaction on the funnel (checked first), on a pooled connection with named prepared statements. */
   private async inTransaction<T>(
     funnelId: string,
     companyId: string | null,
@@ -150,13 +154,18 @@ export class EventsService {
     }
   }
 
-  /** Stores the events; returns the ids of those that were new, or `all`. */
+  /**
+   * Stores the events, then in the funnel's turn merges the sessions and adds the rollups of those
+   * that were new; returns their ids, or `all`.
+   */
   private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string> | 'all'> {
-    const sessionIds = new Set<string>();
-    for (const e of events) if (SESSION_SCOPED.has(e.type)) sessionIds.add(e.sessionId);
-    const { inserted, sessions } = await insertEventsAndReadSessions(sql, funnelId, events, [...sessionIds]);
+    const inserted = await insertEvents(sql, funnelId, events);
     const fresh = inserted === 'all' ? events : events.filter((e) => inserted.has(e.eventId));
     if (!fresh.length) return inserted;
+
+    const sessionIds = new Set<string>();
+    for (const e of fresh) if (SESSION_SCOPED.has(e.type)) sessionIds.add(e.sessionId);
+    const sessions = await lockFunnelAndReadSessions(sql, funnelId, [...sessionIds]);
 
     const bySession = new Map<string, TrackedEvent[]>();
     for (const e of fresh) {
