@@ -2,13 +2,14 @@ import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
 
 /**
  * The sums of sessionContributions() (events/session-state.ts) over the sessions of a relation `m`
- * (rows of metric_sessions with a `sign` column, 1 or −1, and the given `columns`), per dimension
- * and key, computed by PostgreSQL. Used for the sub-minute edges of a window, which at high
- * traffic hold thousands of sessions: summing them where they are costs a fraction of sending them
- * to Node. One set-based branch per requested dimension; values are bound as parameters from
- * `$first` on. `columns` are what `m` must add to its metric_sessions row `m` (a question's
- * distinct answers, computed once per session for both of its dimensions). Result columns:
- * dimension, key, sessions, conversions, completions, completion_ms.
+ * per dimension and key, computed by PostgreSQL. Used for the sub-minute edges of a window, which
+ * at high traffic hold thousands of sessions: summing them where they are costs a fraction of
+ * sending them to Node. One set-based branch per requested dimension; values are bound as
+ * parameters from `$first` on. `columns` is the select list that builds `m` from a metric_sessions
+ * row `m` and its piece's `s.sign` (1 or −1): the sign, the columns the branches read and nothing
+ * else (edge reads materialise `m`), and a question's distinct answers, computed once per session
+ * for both of its dimensions. Result columns: dimension, key, sessions, conversions, completions,
+ * completion_ms.
  */
 export function rawSessionSums(
   dimensions: string[],
@@ -19,21 +20,25 @@ export function rawSessionSums(
     params.push(value);
     return `$${first + params.length - 1}::text`;
   };
+  const read = new Set<string>();
+  const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
   const questions = new Map<string, string>();
   const columns: string[] = [];
   // The session's latest answers to a question, each once, in the order first given (null when
-  // the session did not answer it).
+  // the session did not answer it). Most give one answer, taken as it is; more are deduplicated.
   const answersOf = (questionId: string) => {
     let column = questions.get(questionId);
     if (!column) {
       column = `q${questions.size}`;
       questions.set(questionId, column);
       const q = bind(questionId);
-      // Unpacked only for sessions that answered the question (about half did in the benchmark).
-      columns.push(`CASE WHEN m.answers ? ${q} THEN (SELECT array_agg(d.answer ORDER BY d.first)
-        FROM (SELECT a.answer, min(a.i) AS first
-              FROM jsonb_array_elements_text(m.answers -> ${q} -> 'answers') WITH ORDINALITY AS a(answer, i)
-              GROUP BY a.answer) AS d) END AS ${column}`);
+      const given = `(m.answers -> ${q} -> 'answers')`;
+      columns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
+        WHEN jsonb_array_length(${given}) = 1 THEN ARRAY[${given} ->> 0]
+        ELSE (SELECT array_agg(d.answer ORDER BY d.first)
+              FROM (SELECT a.answer, min(a.i) AS first
+                    FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
+                    GROUP BY a.answer) AS d) END AS ${column}`);
     }
     return `m.${column}`;
   };
@@ -41,28 +46,44 @@ export function rawSessionSums(
     `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(${sign}) AS sessions, 0 AS conversions,
             0 AS completions, 0 AS completion_ms ${from} GROUP BY 2`;
   const branches = dimensions.map((dimension) => {
-    if (dimension === SESSION_DIMENSIONS.all)
+    if (dimension === SESSION_DIMENSIONS.all) {
+      use('converted_at', 'completed_at', 'started_at');
       return `SELECT ${bind(dimension)} AS dimension, '' AS key, sum(m.sign) AS sessions,
                      coalesce(sum(m.sign) FILTER (WHERE m.converted_at IS NOT NULL), 0) AS conversions,
                      coalesce(sum(m.sign) FILTER (WHERE m.completed_at IS NOT NULL), 0) AS completions,
                      coalesce(sum(m.sign * greatest(0, extract(epoch FROM m.completed_at - m.started_at) * 1000)), 0)
                        AS completion_ms
               FROM m HAVING count(*) > 0`;
-    if (dimension === SESSION_DIMENSIONS.device)
+    }
+    if (dimension === SESSION_DIMENSIONS.device) {
+      use('device');
       return counted(dimension, 'm.device', 'FROM m WHERE m.device IS NOT NULL');
-    if (dimension === SESSION_DIMENSIONS.source)
+    }
+    if (dimension === SESSION_DIMENSIONS.source) {
+      use('utm_source');
       return counted(dimension, 'm.utm_source', 'FROM m WHERE m.utm_source IS NOT NULL');
-    if (dimension === SESSION_DIMENSIONS.page)
+    }
+    if (dimension === SESSION_DIMENSIONS.page) {
+      use('pages');
       return counted(dimension, 'p.slug', 'FROM m CROSS JOIN unnest(m.pages) AS p(slug)');
+    }
     const [kind, value] = splitDimension(dimension);
-    if (kind === SESSION_DIMENSIONS.pageOf(''))
+    if (kind === SESSION_DIMENSIONS.pageOf('')) {
+      use('pages', 'ab_variant');
       return counted(
         dimension,
         'p.slug',
         `FROM m CROSS JOIN unnest(m.pages) AS p(slug) WHERE m.ab_variant = ${bind(value)}`,
       );
-    if (kind === SESSION_DIMENSIONS.answer(''))
-      return counted(dimension, 'a.answer', `FROM m CROSS JOIN unnest(${answersOf(value)}) AS a(answer)`);
+    }
+    if (kind === SESSION_DIMENSIONS.answer('')) {
+      const answers = answersOf(value);
+      return counted(
+        dimension,
+        'a.answer',
+        `FROM m CROSS JOIN unnest(${answers}) AS a(answer) WHERE ${answers} IS NOT NULL`,
+      );
+    }
     if (kind === SESSION_DIMENSIONS.answerGroup('')) {
       // The distinct answers joined: the key of the session's answer group.
       const answers = answersOf(value);
@@ -74,7 +95,11 @@ export function rawSessionSums(
     }
     throw new Error(`unknown session dimension ${dimension}`);
   });
-  return { columns: columns.map((c) => `, ${c}`).join(''), sql: branches.join('\nUNION ALL\n'), params };
+  return {
+    columns: ['s.sign', ...read, ...columns].join(', '),
+    sql: branches.join('\nUNION ALL\n'),
+    params,
+  };
 }
 
 /** 'answer:question_1' → ['answer:', 'question_1']. */

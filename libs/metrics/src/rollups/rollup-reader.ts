@@ -67,7 +67,7 @@ export class RollupReader {
     const raw = rawSessionSums(dimensions, 11);
     const rows: SessionSumRow[] = await this.dataSource.query(
       `WITH m AS (
-         SELECT m.*, s.sign${raw.columns} FROM ${RANGES}
+         SELECT ${raw.columns} FROM ${RANGES}
          CROSS JOIN LATERAL (
            SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi OFFSET 0
          ) AS m
