@@ -204,7 +204,8 @@ export class RollupReader {
     // A bucket must not straddle a local hour: whole hours only when the offset is whole hours, etc.
     const grains = [60, 15, 1].filter((g) => window.offset % g === 0);
     const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
-    // A raw piece lies within one minute, hence within one local hour: its minute gives the slot.
+    // A raw piece lies within one minute, hence within one local hour: its minute gives the slot,
+    // and its page views are counted where they are (one row per piece).
     const rows: { slot: number; events: string }[] = await this.dataSource.query(
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
@@ -215,11 +216,11 @@ export class RollupReader {
            WHERE r.funnel_id = $1 AND r.dimension = $11 AND ${IN_SEGMENT} OFFSET 0
          ) AS r
          UNION ALL
-         SELECT ${localHour('floor(extract(epoch FROM s.lo) / 60)::bigint')}, s.sign
+         SELECT ${localHour('floor(extract(epoch FROM s.lo) / 60)::bigint')}, s.sign * e.views
          FROM ${RANGES}
          CROSS JOIN LATERAL (
-           SELECT 1 FROM metric_events e
-           WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = 'page_view' OFFSET 0
+           SELECT count(*) AS views FROM metric_events e
+           WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = 'page_view'
          ) AS e
        ) AS b
        GROUP BY 1`,
