@@ -39,6 +39,12 @@ interface PendingBatch {
   reject: (error: unknown) => void;
 }
 
+/** A funnel's batches waiting for a writer, and its writers running (while any are waiting). */
+interface FunnelQueue {
+  waiting: PendingBatch[];
+  writers: number;
+}
+
 /**
  * Ingestion of tracking events. One transaction stores the new events, then takes the funnel's
  * turn (an advisory lock) to bring sessions and rollups in step with them: a session's state is
@@ -52,8 +58,7 @@ interface PendingBatch {
 @Injectable()
 export class EventsService {
   private readonly logger = new Logger(EventsService.name);
-  /** Per funnel: the batches waiting for a writer, and the writers running (while any are waiting). */
-  private readonly queues = new Map<string, { waiting: PendingBatch[]; writers: number }>();
+  private readonly queues = new Map<string, FunnelQueue>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -84,7 +89,7 @@ export class EventsService {
   }
 
   /** A writer: writes the funnel's waiting batches, a group per transaction, until none is left. */
-  private async drain(funnelId: string, queue: { waiting: PendingBatch[]; writers: number }): Promise<void> {
+  private async drain(funnelId: string, queue: FunnelQueue): Promise<void> {
     while (queue.waiting.length) {
       const group = takeGroup(queue.waiting);
       try {

@@ -42,8 +42,8 @@ export function rawSessionSums(
     }
     return `m.${column}`;
   };
-  const counted = (dimension: string, key: string, from: string, sign = 'm.sign') =>
-    `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(${sign}) AS sessions, 0 AS conversions,
+  const counted = (dimension: string, key: string, from: string) =>
+    `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(m.sign) AS sessions, 0 AS conversions,
             0 AS completions, 0 AS completion_ms ${from} GROUP BY 2`;
   const branches = dimensions.map((dimension) => {
     if (dimension === SESSION_DIMENSIONS.all) {
