@@ -176,6 +176,19 @@ describe('metrics: sub-minute edges (raw rows, or a whole minute less raw rows) 
     return { page, button, slots };
   }
 
+  /** A question's two dimensions read on their own, as an insight reads them (edges narrowed to its answers). */
+  async function expectQuestionsAlone(window: { from: number; to: number; offset: number }, want: Totals) {
+    for (const question of QUESTIONS) {
+      const dimensions = [SESSION_DIMENSIONS.answer(question), SESSION_DIMENSIONS.answerGroup(question)];
+      const got = await reader.sessions(tenant.funnelId, window, dimensions);
+      for (const dimension of dimensions)
+        expect({ dimension, sums: Object.fromEntries(got.get(dimension) ?? []) }).toEqual({
+          dimension,
+          sums: Object.fromEntries(want.get(dimension) ?? []),
+        });
+    }
+  }
+
   const plain = (sums: Map<string, EventCounts>): EventTotals =>
     Object.fromEntries(
       [...sums].map(([key, c]) => [
@@ -209,6 +222,7 @@ describe('metrics: sub-minute edges (raw rows, or a whole minute less raw rows) 
         sums: Object.fromEntries(want.get(dimension) ?? []),
       });
     }
+    await expectQuestionsAlone(window, want);
     const events = await expectedEvents(window.from, window.to, window.offset);
     expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
     expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
@@ -227,6 +241,7 @@ describe('metrics: sub-minute edges (raw rows, or a whole minute less raw rows) 
         expect(Object.fromEntries(got.get(dimension) ?? [])).toEqual(
           Object.fromEntries(want.get(dimension) ?? []),
         );
+      await expectQuestionsAlone(window, want);
       const events = await expectedEvents(window.from, window.to, window.offset);
       expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
       expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);

@@ -8,13 +8,15 @@ import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
  * parameters from `$first` on. `columns` is the select list that builds `m` from a metric_sessions
  * row `m` and its piece's `s.sign` (1 or −1): the sign, the columns the branches read and nothing
  * else (edge reads materialise `m`), and a question's distinct answers, computed once per session
- * for both of its dimensions. Result columns: dimension, key, sessions, conversions, completions,
- * completion_ms.
+ * for both of its dimensions. `where` narrows the sessions read when no requested dimension counts
+ * the others (only sessions that answered the question count for its dimensions): an extra
+ * condition on `m` for the index scan, or ''. Result columns: dimension, key, sessions,
+ * conversions, completions, completion_ms.
  */
 export function rawSessionSums(
   dimensions: string[],
   first: number,
-): { columns: string; sql: string; params: string[] } {
+): { columns: string; where: string; sql: string; params: string[] } {
   const params: string[] = [];
   const bind = (value: string) => {
     params.push(value);
@@ -33,8 +35,9 @@ export function rawSessionSums(
       questions.set(questionId, column);
       const q = bind(questionId);
       const given = `(m.answers -> ${q} -> 'answers')`;
+      // One path lookup each: is there an answer, is there a second one.
       columns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
-        WHEN jsonb_array_length(${given}) = 1 THEN ARRAY[${given} ->> 0]
+        WHEN m.answers #> ARRAY[${q}, 'answers', '1'] IS NULL THEN ARRAY[m.answers #>> ARRAY[${q}, 'answers', '0']]
         ELSE (SELECT array_agg(d.answer ORDER BY d.first)
               FROM (SELECT a.answer, min(a.i) AS first
                     FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
@@ -95,8 +98,14 @@ export function rawSessionSums(
     }
     throw new Error(`unknown session dimension ${dimension}`);
   });
+  const answered = dimensions.map((d) => splitDimension(d));
+  const onlyQuestion =
+    answered.every(
+      ([kind]) => kind === SESSION_DIMENSIONS.answer('') || kind === SESSION_DIMENSIONS.answerGroup(''),
+    ) && new Set(answered.map(([, question]) => question)).size === 1;
   return {
     columns: ['s.sign', ...read, ...columns].join(', '),
+    where: onlyQuestion ? `AND m.answers ? ${bind(answered[0][1])}` : '',
     sql: branches.join('\nUNION ALL\n'),
     params,
   };

@@ -69,7 +69,8 @@ export class RollupReader {
       `WITH m AS (
          SELECT ${raw.columns} FROM ${RANGES}
          CROSS JOIN LATERAL (
-           SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi OFFSET 0
+           SELECT * FROM metric_sessions m
+           WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi ${raw.where} OFFSET 0
          ) AS m
        )
        SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
