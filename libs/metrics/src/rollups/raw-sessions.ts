@@ -24,16 +24,16 @@ export function rawSessionSums(
   };
   const read = new Set<string>();
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
-  const questions = new Map<string, string>();
+  const questions = new Map<string, { column: string; param: string }>();
   const columns: string[] = [];
   // The session's latest answers to a question, each once, in the order first given (null when
   // the session did not answer it). Most give one answer, taken as it is; more are deduplicated.
   const answersOf = (questionId: string) => {
-    let column = questions.get(questionId);
-    if (!column) {
-      column = `q${questions.size}`;
-      questions.set(questionId, column);
+    let question = questions.get(questionId);
+    if (!question) {
       const q = bind(questionId);
+      question = { column: `q${questions.size}`, param: q };
+      questions.set(questionId, question);
       const given = `(m.answers -> ${q} -> 'answers')`;
       // One path lookup each: is there an answer, is there a second one.
       columns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
@@ -41,9 +41,9 @@ export function rawSessionSums(
         ELSE (SELECT array_agg(d.answer ORDER BY d.first)
               FROM (SELECT a.answer, min(a.i) AS first
                     FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
-                    GROUP BY a.answer) AS d) END AS ${column}`);
+                    GROUP BY a.answer) AS d) END AS ${question.column}`);
     }
-    return `m.${column}`;
+    return `m.${question.column}`;
   };
   const counted = (dimension: string, key: string, from: string) =>
     `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(m.sign) AS sessions, 0 AS conversions,
@@ -98,18 +98,17 @@ export function rawSessionSums(
     }
     throw new Error(`unknown session dimension ${dimension}`);
   });
-  const answered = dimensions.map((d) => splitDimension(d));
-  const onlyQuestion =
-    answered.every(
-      ([kind]) => kind === SESSION_DIMENSIONS.answer('') || kind === SESSION_DIMENSIONS.answerGroup(''),
-    ) && new Set(answered.map(([, question]) => question)).size === 1;
+  const [question] = questions.values();
+  const answersOnly = questions.size === 1 && dimensions.every((d) => ANSWER_KINDS.has(splitDimension(d)[0]));
   return {
     columns: ['s.sign', ...read, ...columns].join(', '),
-    where: onlyQuestion ? `AND m.answers ? ${bind(answered[0][1])}` : '',
+    where: answersOnly ? `AND m.answers ? ${question.param}` : '',
     sql: branches.join('\nUNION ALL\n'),
     params,
   };
 }
+
+const ANSWER_KINDS = new Set([SESSION_DIMENSIONS.answer(''), SESSION_DIMENSIONS.answerGroup('')]);
 
 /** 'answer:question_1' → ['answer:', 'question_1']. */
 function splitDimension(dimension: string): [string, string] {
