@@ -11,6 +11,7 @@ import { MultiBar, Presets } from 'cli-progress';
 import { DataSource } from 'typeorm';
 import { validateEnv } from '@app/core';
 import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES } from '@app/metrics';
+import { EVENT_GRAINS, SESSION_GRAINS } from '@app/metrics/time/buckets';
 import { createApp } from '../apps/api/src/create-app';
 import { calibrate, createBenchFunnel, fmt, percentile, startBenchDatabase } from './metrics/bench-env';
 import { machineTicks } from './metrics/cpu';
@@ -18,12 +19,14 @@ import { ingestTraffic, seedContactsAndMessages } from './metrics/dataset';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const SCALE = Number(process.argv[3] ?? 10);
-// Fewer days give the density of a larger data set with a shorter build (what sub-minute edges cost).
+// Fewer days give the density of a larger data set with a shorter build (what a window's edges cost).
 const DAYS = Number(process.argv[4] ?? 30);
 const CONTACTS = 20_000;
 const WARMUP = 5;
 const RUNS = 30;
 const DAY = 86_400_000;
+// Half a bucket of the finest grain: the longest edge read from raw rows.
+const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
 
 interface Probe {
   name: string;
@@ -88,7 +91,7 @@ async function main(): Promise<void> {
         `x${SCALE} ${fmt(builtLarge.events, 0)} events / ${fmt(builtLarge.sessions, 0)} sessions, ${CONTACTS} contacts each`,
     );
     await printSizes(dataSource);
-    // What the sub-minute edges of the windows below read: the traffic of their minutes.
+    // How dense the traffic is where the windows below end.
     for (const [label, funnel] of [
       ['x1', small],
       [`x${SCALE}`, large],
@@ -104,14 +107,20 @@ async function main(): Promise<void> {
     }
 
     const local = (ms: number, offset: number) => new Date(ms - offset * 60_000).toISOString().slice(0, 10);
+    const windowWithEdges = (edge: number) =>
+      `from=${new Date(now - DAYS * DAY + edge).toISOString()}&to=${new Date(now - edge - 1).toISOString()}&offset=-330`;
     const windows = {
       // A dashboard: the last whole local days at UTC+2 (date-only from/to).
       'days+2': `from=${local(now - DAYS * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
-      // A rolling window to the millisecond at UTC+5:30: sub-minute edges (here 47.7 s and 55.7 s)
-      // are read as whole minutes less 12.3 s and 4.3 s of raw rows.
+      // A rolling window to the millisecond at UTC+5:30: its edges (47.7 s and 55.7 s) are read as
+      // whole minutes less 12.3 s and 4.3 s of raw sessions, and as ten-second buckets less 2.3 s
+      // and 4.3 s of raw page views and clicks.
       'roll+5:30': `from=${new Date(now - DAYS * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
-      // The worst case for raw rows: both edges exactly half a minute, read raw.
-      'half+5:30': `from=${new Date(now - DAYS * DAY + 30_000).toISOString()}&to=${new Date(now - 30_001).toISOString()}&offset=-330`,
+      // The worst cases for raw rows: both edges exactly half a bucket of the finest grain, read
+      // raw. Half a minute for sessions (page views and clicks read three ten-second buckets there)...
+      'half+5:30': windowWithEdges(halfFinest(SESSION_GRAINS)),
+      // ...and five seconds for page views and clicks.
+      'five+5:30': windowWithEdges(halfFinest(EVENT_GRAINS)),
     };
     const probes = (funnelId: string, query: string): Probe[] => [
       ...CHART_SUBTYPES.map((s) => ({

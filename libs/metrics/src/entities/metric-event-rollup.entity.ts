@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * Counters of events attributed to their own time, per funnel, dimension (activity, page, button),
- * grain (1440, 60, 15 or 1 minutes), bucket start and key (page slug, button id). Kept in step with
- * ingestion, in the same transaction.
+ * Counters of events attributed to their own time, per funnel, dimension (activity, page, button,
+ * message), grain, bucket start and key (page slug, button id). Kept in step with ingestion, in
+ * the same transaction.
  */
 @Entity('metric_event_rollups')
 export class MetricEventRollup {
@@ -13,7 +13,8 @@ export class MetricEventRollup {
   @PrimaryColumn({ type: 'varchar', length: 16 })
   dimension: string;
 
-  @PrimaryColumn({ type: 'smallint' })
+  /** Seconds: 86400, 3600, 900, 60 or 10 (EVENT_GRAINS in time/buckets.ts). */
+  @PrimaryColumn({ type: 'int' })
   grain: number;
 
   @PrimaryColumn({ type: 'timestamptz' })

@@ -13,7 +13,8 @@ export class MetricSessionRollup {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   dimension: string;
 
-  @PrimaryColumn({ type: 'smallint' })
+  /** Seconds: 86400, 3600, 900 or 60 (SESSION_GRAINS in time/buckets.ts). */
+  @PrimaryColumn({ type: 'int' })
   grain: number;
 
   @PrimaryColumn({ type: 'timestamptz' })

@@ -178,7 +178,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
        INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms,
                                               label, label_at)
        SELECT $1, v.d, v.g, ${at('v.b')}, v.k, v.n, v.t, v.ms, v.l, ${at('v.la')}
-       FROM json_to_recordset($3::json) AS v(d text, g smallint, b bigint, k text, n int, t int, ms bigint,
+       FROM json_to_recordset($3::json) AS v(d text, g int, b bigint, k text, n int, t int, ms bigint,
          l text, la bigint)
        ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
          events = r.events + EXCLUDED.events,
@@ -190,7 +190,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
        INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions,
                                                 completions, completion_ms)
        SELECT $1, v.d, v.g, ${at('v.b')}, v.k, v.s, v.cv, v.cp, v.ms
-       FROM json_to_recordset($4::json) AS v(d text, g smallint, b bigint, k text, s int, cv int, cp int, ms bigint)
+       FROM json_to_recordset($4::json) AS v(d text, g int, b bigint, k text, s int, cv int, cp int, ms bigint)
        ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
          sessions = r.sessions + EXCLUDED.sessions,
          conversions = r.conversions + EXCLUDED.conversions,

@@ -21,29 +21,35 @@ describe(eventRollupDeltas.name, () => {
     );
     expect(Object.keys(byKey).sort()).toEqual(
       [
-        'activity//1/2026-01-01T10:17:00.000Z',
-        'activity//15/2026-01-01T10:15:00.000Z',
-        'activity//60/2026-01-01T10:00:00.000Z',
-        'activity//1440/2026-01-01T00:00:00.000Z',
-        'page/start/1/2026-01-01T10:17:00.000Z',
-        'page/start/15/2026-01-01T10:15:00.000Z',
-        'page/start/60/2026-01-01T10:00:00.000Z',
-        'page/start/1440/2026-01-01T00:00:00.000Z',
-        'button/b/1/2026-01-01T10:17:00.000Z',
-        'button/b/1/2026-01-01T10:18:00.000Z',
-        'button/b/15/2026-01-01T10:15:00.000Z',
-        'button/b/60/2026-01-01T10:00:00.000Z',
-        'button/b/1440/2026-01-01T00:00:00.000Z',
+        'activity//10/2026-01-01T10:17:30.000Z',
+        'activity//10/2026-01-01T10:17:40.000Z',
+        'activity//60/2026-01-01T10:17:00.000Z',
+        'activity//900/2026-01-01T10:15:00.000Z',
+        'activity//3600/2026-01-01T10:00:00.000Z',
+        'activity//86400/2026-01-01T00:00:00.000Z',
+        'page/start/10/2026-01-01T10:17:30.000Z',
+        'page/start/10/2026-01-01T10:17:40.000Z',
+        'page/start/60/2026-01-01T10:17:00.000Z',
+        'page/start/900/2026-01-01T10:15:00.000Z',
+        'page/start/3600/2026-01-01T10:00:00.000Z',
+        'page/start/86400/2026-01-01T00:00:00.000Z',
+        'button/b/10/2026-01-01T10:17:00.000Z',
+        'button/b/10/2026-01-01T10:18:00.000Z',
+        'button/b/60/2026-01-01T10:17:00.000Z',
+        'button/b/60/2026-01-01T10:18:00.000Z',
+        'button/b/900/2026-01-01T10:15:00.000Z',
+        'button/b/3600/2026-01-01T10:00:00.000Z',
+        'button/b/86400/2026-01-01T00:00:00.000Z',
       ].sort(),
     );
-    expect(byKey['page/start/60/2026-01-01T10:00:00.000Z']).toEqual({
+    expect(byKey['page/start/3600/2026-01-01T10:00:00.000Z']).toEqual({
       events: 2,
       timed: 1,
       totalMs: 1500,
       label: null,
       labelAt: null,
     });
-    expect(byKey['button/b/15/2026-01-01T10:15:00.000Z']).toEqual({
+    expect(byKey['button/b/900/2026-01-01T10:15:00.000Z']).toEqual({
       events: 2,
       timed: 0,
       totalMs: 0,
@@ -65,31 +71,12 @@ describe(sessionRollupDeltas.name, () => {
   it('adds what a new fact contributes at the session start', () => {
     const after = applyEvents(started, [event('conversion', '2026-01-02T00:10:00Z')]);
     const rows = sessionRollupDeltas([{ before: started, after }]);
+    const conversion = { sessions: 0, conversions: 1, completions: 0, completionMs: 0 };
     expect(rows.map((r) => [r.dimension, r.grain, iso(r.bucket), r.counts])).toEqual([
-      [
-        'all',
-        1440,
-        '2026-01-01T00:00:00.000Z',
-        { sessions: 0, conversions: 1, completions: 0, completionMs: 0 },
-      ],
-      [
-        'all',
-        60,
-        '2026-01-01T23:00:00.000Z',
-        { sessions: 0, conversions: 1, completions: 0, completionMs: 0 },
-      ],
-      [
-        'all',
-        15,
-        '2026-01-01T23:45:00.000Z',
-        { sessions: 0, conversions: 1, completions: 0, completionMs: 0 },
-      ],
-      [
-        'all',
-        1,
-        '2026-01-01T23:59:00.000Z',
-        { sessions: 0, conversions: 1, completions: 0, completionMs: 0 },
-      ],
+      ['all', 86400, '2026-01-01T00:00:00.000Z', conversion],
+      ['all', 3600, '2026-01-01T23:00:00.000Z', conversion],
+      ['all', 900, '2026-01-01T23:45:00.000Z', conversion],
+      ['all', 60, '2026-01-01T23:59:00.000Z', conversion],
     ]);
   });
 
@@ -102,7 +89,7 @@ describe(sessionRollupDeltas.name, () => {
       event('session_start', '2025-12-31T12:00:00Z', { visitorId: 'v', device: 'tablet' }),
     ]);
     const days = sessionRollupDeltas([{ before: started, after: earlier }])
-      .filter((r) => r.grain === 1440)
+      .filter((r) => r.grain === 86400)
       .map((r) => [r.dimension, r.key, iso(r.bucket), r.counts.sessions]);
     expect(days).toEqual([
       ['all', '', '2026-01-01T00:00:00.000Z', -1],

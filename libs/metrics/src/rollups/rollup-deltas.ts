@@ -1,6 +1,6 @@
 import type { ButtonClickFields, PageViewFields, TrackedEvent } from '../events/event-types';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { bucketStart, GRAINS } from '../time/buckets';
+import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 
 export const EVENT_DIMENSIONS = {
   /** Page views per bucket (key ''), for activity by daytime. */
@@ -44,20 +44,34 @@ export interface RollupRow<C> {
   counts: C;
 }
 
-// Aggregation is done per minute first (each fact or session falls in one minute), then the minute
-// sums are folded into the coarser grains: far fewer map operations than one per fact and grain.
-type MinuteSums<C> = Map<number, Map<string, { dimension: string; key: string; counts: C }>>;
+// Aggregation is done per bucket of the finest grain first (each fact or session falls in one),
+// then those sums are folded into every grain: far fewer map operations than one per fact and grain.
+class FinestSums<C> {
+  readonly buckets = new Map<number, Map<string, { dimension: string; key: string; counts: C }>>();
 
-function foldGrains<C>(
-  minutes: MinuteSums<C>,
-  empty: () => C,
-  merge: (into: C, from: C) => void,
-): RollupRow<C>[] {
+  constructor(
+    readonly grains: readonly number[],
+    readonly empty: () => C,
+  ) {}
+
+  /** The counters of a dimension and key in the finest bucket that holds `at`. */
+  at(at: number, dimension: string, key: string): C {
+    const start = bucketStart(at, this.grains[this.grains.length - 1]);
+    let sums = this.buckets.get(start);
+    if (!sums) this.buckets.set(start, (sums = new Map()));
+    const id = `${dimension}\u0000${key}`;
+    let entry = sums.get(id);
+    if (!entry) sums.set(id, (entry = { dimension, key, counts: this.empty() }));
+    return entry.counts;
+  }
+}
+
+function foldGrains<C>(finest: FinestSums<C>, merge: (into: C, from: C) => void): RollupRow<C>[] {
   const rows: RollupRow<C>[] = [];
-  for (const grain of GRAINS) {
+  for (const grain of finest.grains) {
     const buckets = new Map<number, Map<string, RollupRow<C>>>();
-    for (const [minute, sums] of minutes) {
-      const bucket = bucketStart(minute, grain);
+    for (const [start, sums] of finest.buckets) {
+      const bucket = bucketStart(start, grain);
       let inBucket = buckets.get(bucket);
       if (!inBucket) buckets.set(bucket, (inBucket = new Map()));
       for (const [id, sum] of sums) {
@@ -65,7 +79,7 @@ function foldGrains<C>(
         if (!row)
           inBucket.set(
             id,
-            (row = { dimension: sum.dimension, grain, bucket, key: sum.key, counts: empty() }),
+            (row = { dimension: sum.dimension, grain, bucket, key: sum.key, counts: finest.empty() }),
           );
         merge(row.counts, sum.counts);
       }
@@ -73,22 +87,6 @@ function foldGrains<C>(
     for (const inBucket of buckets.values()) rows.push(...inBucket.values());
   }
   return rows;
-}
-
-function minuteEntry<C>(
-  minutes: MinuteSums<C>,
-  at: number,
-  dimension: string,
-  key: string,
-  empty: () => C,
-): C {
-  const minute = bucketStart(at, 1);
-  let sums = minutes.get(minute);
-  if (!sums) minutes.set(minute, (sums = new Map()));
-  const id = `${dimension}\u0000${key}`;
-  let entry = sums.get(id);
-  if (!entry) sums.set(id, (entry = { dimension, key, counts: empty() }));
-  return entry.counts;
 }
 
 /** Newer label wins; equal times keep the greater label so the result does not depend on order. */
@@ -119,12 +117,12 @@ function mergeSessions(into: SessionCounts, from: SessionCounts): void {
 
 /** Rollup increments of new events attributed to their own time (page views, clicks), at every grain. */
 export function eventRollupDeltas(events: TrackedEvent[]): RollupRow<EventCounts>[] {
-  const minutes: MinuteSums<EventCounts> = new Map();
+  const finest = new FinestSums(EVENT_GRAINS, emptyEvents);
   for (const event of events) {
     if (event.type === 'page_view') {
       const f = event.fields as PageViewFields;
-      minuteEntry(minutes, event.occurredAt, EVENT_DIMENSIONS.activity, '', emptyEvents).events += 1;
-      const page = minuteEntry(minutes, event.occurredAt, EVENT_DIMENSIONS.page, f.pageSlug, emptyEvents);
+      finest.at(event.occurredAt, EVENT_DIMENSIONS.activity, '').events += 1;
+      const page = finest.at(event.occurredAt, EVENT_DIMENSIONS.page, f.pageSlug);
       page.events += 1;
       if (f.timeOnPageMs !== undefined) {
         page.timed += 1;
@@ -132,23 +130,22 @@ export function eventRollupDeltas(events: TrackedEvent[]): RollupRow<EventCounts
       }
     } else if (event.type === 'button_click') {
       const f = event.fields as ButtonClickFields;
-      const button = minuteEntry(minutes, event.occurredAt, EVENT_DIMENSIONS.button, f.buttonId, emptyEvents);
+      const button = finest.at(event.occurredAt, EVENT_DIMENSIONS.button, f.buttonId);
       button.events += 1;
       laterLabel(button, f.buttonLabel ?? null, f.buttonLabel === undefined ? null : event.occurredAt);
     }
   }
-  return foldGrains(minutes, emptyEvents, mergeEvents);
+  return foldGrains(finest, mergeEvents);
 }
 
 /** Rollup increments of messages newly delivered / opened, at their send time. */
 export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCounts>[] {
-  const minutes: MinuteSums<EventCounts> = new Map();
+  const finest = new FinestSums(EVENT_GRAINS, emptyEvents);
   for (const c of changes) {
-    if (c.delivered)
-      minuteEntry(minutes, c.sentAt, EVENT_DIMENSIONS.message, 'delivered', emptyEvents).events += 1;
-    if (c.opened) minuteEntry(minutes, c.sentAt, EVENT_DIMENSIONS.message, 'opened', emptyEvents).events += 1;
+    if (c.delivered) finest.at(c.sentAt, EVENT_DIMENSIONS.message, 'delivered').events += 1;
+    if (c.opened) finest.at(c.sentAt, EVENT_DIMENSIONS.message, 'opened').events += 1;
   }
-  return foldGrains(minutes, emptyEvents, mergeEvents);
+  return foldGrains(finest, mergeEvents);
 }
 
 /**
@@ -159,11 +156,11 @@ export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCo
 export function sessionRollupDeltas(
   changes: { before: SessionState; after: SessionState }[],
 ): RollupRow<SessionCounts>[] {
-  const minutes: MinuteSums<SessionCounts> = new Map();
+  const finest = new FinestSums(SESSION_GRAINS, emptySessions);
   const apply = (state: SessionState, sign: 1 | -1) => {
     if (state.startedAt === null) return;
     for (const c of sessionContributions(state)) {
-      const sum = minuteEntry(minutes, state.startedAt, c.dimension, c.key, emptySessions);
+      const sum = finest.at(state.startedAt, c.dimension, c.key);
       sum.sessions += sign * c.sessions;
       sum.conversions += sign * c.conversions;
       sum.completions += sign * c.completions;
@@ -174,7 +171,7 @@ export function sessionRollupDeltas(
     apply(before, -1);
     apply(after, 1);
   }
-  return foldGrains(minutes, emptySessions, mergeSessions).filter(
+  return foldGrains(finest, mergeSessions).filter(
     (r) => r.counts.sessions || r.counts.conversions || r.counts.completions || r.counts.completionMs,
   );
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { MetricWindow } from '../query/metric-query';
-import { GRAINS } from '../time/buckets';
+import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { SLOTS } from '../time/local-time';
 import { Cover, coverWindow, shortEdges } from '../time/time-cover';
 import { rawSessionSums } from './raw-sessions';
@@ -15,7 +15,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 // Every read is one statement over the cover of its window, so it sees one snapshot: whole
 // buckets come from the rollups ($2..$6: grain, start, end, and the part of the bucket inside the
-// window), the sub-minute edges from raw rows ($7..$9: start, end, sign). Each piece is one index
+// window), the edges shorter than a finest bucket from raw rows ($7..$9: start, end, sign). Each piece is one index
 // range scan, so neither grows with the number of events in the window. Pieces are joined LATERAL
 // with OFFSET 0, which keeps the subquery from being flattened: the planner cannot hash a whole
 // funnel's rows instead of scanning a few ranges. Further parameters start at $10.
@@ -29,7 +29,7 @@ const coverParams = (cover: Cover) => [
   cover.raw.map((r) => iso(r.to)),
   cover.raw.map((r) => r.sign),
 ];
-const SEGMENTS = `unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+const SEGMENTS = `unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
   AS s(grain, lo, hi, inside_lo, inside_hi)`;
 const RANGES = `unnest($7::timestamptz[], $8::timestamptz[], $9::int[]) AS s(lo, hi, sign)`;
 const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
@@ -63,7 +63,7 @@ export class RollupReader {
     window: MetricWindow,
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const cover = shortEdges(coverWindow(window.from, window.to + 1, GRAINS));
+    const cover = shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
     const raw = rawSessionSums(dimensions, 11);
     const rows: SessionSumRow[] = await this.dataSource.query(
       `WITH m AS (
@@ -91,7 +91,7 @@ export class RollupReader {
     const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
     for (const r of rows) {
       const sessions = Number(r.sessions);
-      // A key whose sessions all lie in a subtracted part of a minute nets to zero.
+      // A key whose sessions all lie in a subtracted part of a bucket nets to zero.
       if (!sessions) continue;
       result.get(r.dimension)?.set(r.key, {
         sessions,
@@ -109,10 +109,10 @@ export class RollupReader {
     window: MetricWindow,
     dimension: 'page' | 'button',
   ): Promise<Sums<EventCounts>> {
-    const cover = shortEdges(coverWindow(window.from, window.to + 1, GRAINS));
+    const cover = shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
     const type = dimension === EVENT_DIMENSIONS.page ? 'page_view' : 'button_click';
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
-    // label counts only when it lies inside the window. A minute read whole whose latest label lies
+    // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
     // index scan backwards from that end, which stops at the first match. Raw rows are read by the
     // key (funnel, type, time) and aggregated from plain columns, never from the json payload.
@@ -167,7 +167,7 @@ export class RollupReader {
       laterLabel(total, r.label, r.label_at?.getTime() ?? null);
       sums.set(r.key, total);
     }
-    // A key whose events all lie in a subtracted part of a minute nets to zero.
+    // A key whose events all lie in a subtracted part of a bucket nets to zero.
     for (const [key, c] of sums) if (!c.events) sums.delete(key);
     return sums;
   }
@@ -175,7 +175,7 @@ export class RollupReader {
   /** Messages sent in the window that were delivered (or opened) and opened, by send time. */
   async messages(funnelId: string, window: MetricWindow): Promise<{ delivered: number; opened: number }> {
     // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
-    const cover = coverWindow(window.from, window.to + 1, GRAINS);
+    const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
     const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
       `WITH r AS (
          SELECT r.key, r.events FROM ${SEGMENTS}
@@ -203,10 +203,10 @@ export class RollupReader {
   /** Page views per local weekday-hour slot (0..167). */
   async activity(funnelId: string, window: MetricWindow): Promise<number[]> {
     // A bucket must not straddle a local hour: whole hours only when the offset is whole hours, etc.
-    const grains = [60, 15, 1].filter((g) => window.offset % g === 0);
+    const grains = EVENT_GRAINS.filter((g) => g <= 3_600 && (window.offset * 60) % g === 0);
     const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
-    // A raw piece lies within one minute, hence within one local hour: its minute gives the slot,
-    // and its page views are counted where they are (one row per piece).
+    // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
+    // slot, and its page views are counted where they are (one row per piece).
     const rows: { slot: number; events: string }[] = await this.dataSource.query(
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
