@@ -1,22 +1,41 @@
 import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
 
+/** SQL that sums the sessions of a window's edges; see rawSessionSums. */
+export interface RawSessionSql {
+  /**
+   * The select list that builds `m` from a metric_sessions row `m` and its piece's `s.sign` (1 or
+   * −1): the sign, the columns the branches read and nothing else (edge reads materialise `m`),
+   * and a question's distinct answers, computed once per session for both of its dimensions.
+   */
+  columns: string;
+  /**
+   * Narrows the sessions read when no requested dimension counts the others (only sessions that
+   * answered the question count for its dimensions): an extra condition on `m` for the index
+   * scan, or ''.
+   */
+  where: string;
+  /**
+   * Set when `m` is better summed before it is counted: the rows above (as `m`) are grouped by
+   * `by`, and `columns` is the select list of the groups, with `sign` their sum.
+   */
+  grouped: { columns: string; by: string } | null;
+  /** The branches, one per dimension; result columns: dimension, key, sessions, conversions, completions, completion_ms. */
+  sql: string;
+  params: string[];
+}
+
 /**
  * The sums of sessionContributions() (events/session-state.ts) over the sessions of a relation `m`
- * per dimension and key, computed by PostgreSQL. Used for the sub-minute edges of a window, which
- * at high traffic hold thousands of sessions: summing them where they are costs a fraction of
- * sending them to Node. One set-based branch per requested dimension; values are bound as
- * parameters from `$first` on. `columns` is the select list that builds `m` from a metric_sessions
- * row `m` and its piece's `s.sign` (1 or −1): the sign, the columns the branches read and nothing
- * else (edge reads materialise `m`), and a question's distinct answers, computed once per session
- * for both of its dimensions. `where` narrows the sessions read when no requested dimension counts
- * the others (only sessions that answered the question count for its dimensions): an extra
- * condition on `m` for the index scan, or ''. Result columns: dimension, key, sessions,
- * conversions, completions, completion_ms.
+ * per dimension and key, computed by PostgreSQL. Used for the edges of a window shorter than a
+ * minute, which at high traffic hold hundreds of sessions: summing them where they are costs a
+ * fraction of sending them to Node. One set-based branch per requested dimension; values are bound
+ * as parameters from `$first` on.
+ *
+ * An insight reads the two dimensions of one question. Its sessions are grouped by the answers
+ * they gave first (most sessions give one of a few answers), so the answers are deduplicated and
+ * counted once per distinct answer list instead of once per session.
  */
-export function rawSessionSums(
-  dimensions: string[],
-  first: number,
-): { columns: string; where: string; sql: string; params: string[] } {
+export function rawSessionSums(dimensions: string[], first: number): RawSessionSql {
   const params: string[] = [];
   const bind = (value: string) => {
     params.push(value);
@@ -26,6 +45,9 @@ export function rawSessionSums(
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
   const questions = new Map<string, { column: string; param: string }>();
   const columns: string[] = [];
+  const questionIds = new Set(dimensions.filter(isAnswerDimension).map((d) => splitDimension(d)[1]));
+  const answersOnly = questionIds.size === 1 && dimensions.every(isAnswerDimension);
+  let grouped: RawSessionSql['grouped'] = null;
   // The session's latest answers to a question, each once, in the order first given (null when
   // the session did not answer it). Most give one answer, taken as it is; more are deduplicated.
   const answersOf = (questionId: string) => {
@@ -34,14 +56,20 @@ export function rawSessionSums(
       const q = bind(questionId);
       question = { column: `q${questions.size}`, param: q };
       questions.set(questionId, question);
-      const given = `(m.answers -> ${q} -> 'answers')`;
-      // One path lookup each: is there an answer, is there a second one.
-      columns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
-        WHEN m.answers #> ARRAY[${q}, 'answers', '1'] IS NULL THEN ARRAY[m.answers #>> ARRAY[${q}, 'answers', '0']]
-        ELSE (SELECT array_agg(d.answer ORDER BY d.first)
-              FROM (SELECT a.answer, min(a.i) AS first
-                    FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
-                    GROUP BY a.answer) AS d) END AS ${question.column}`);
+      if (answersOnly) {
+        // Per group of sessions that gave the same answers: a jsonb array, never null here.
+        columns.push(`m.answers -> ${q} -> 'answers' AS given`);
+        grouped = {
+          columns: `sum(m.sign) AS sign, CASE WHEN m.given -> 1 IS NULL THEN ARRAY[m.given ->> 0]
+            ELSE ${distinctAnswers('m.given')} END AS ${question.column}`,
+          by: 'm.given',
+        };
+      } else {
+        // One path lookup each: is there an answer, is there a second one.
+        columns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
+          WHEN m.answers #> ARRAY[${q}, 'answers', '1'] IS NULL THEN ARRAY[m.answers #>> ARRAY[${q}, 'answers', '0']]
+          ELSE ${distinctAnswers(`(m.answers -> ${q} -> 'answers')`)} END AS ${question.column}`);
+      }
     }
     return `m.${question.column}`;
   };
@@ -99,16 +127,24 @@ export function rawSessionSums(
     throw new Error(`unknown session dimension ${dimension}`);
   });
   const [question] = questions.values();
-  const answersOnly = questions.size === 1 && dimensions.every((d) => ANSWER_KINDS.has(splitDimension(d)[0]));
   return {
     columns: ['s.sign', ...read, ...columns].join(', '),
     where: answersOnly ? `AND m.answers ? ${question.param}` : '',
+    grouped,
     sql: branches.join('\nUNION ALL\n'),
     params,
   };
 }
 
+/** The distinct elements of a jsonb array of strings, in the order first given. */
+const distinctAnswers = (given: string) =>
+  `(SELECT array_agg(d.answer ORDER BY d.first)
+    FROM (SELECT a.answer, min(a.i) AS first
+          FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
+          GROUP BY a.answer) AS d)`;
+
 const ANSWER_KINDS = new Set([SESSION_DIMENSIONS.answer(''), SESSION_DIMENSIONS.answerGroup('')]);
+const isAnswerDimension = (dimension: string) => ANSWER_KINDS.has(splitDimension(dimension)[0]);
 
 /** 'answer:question_1' → ['answer:', 'question_1']. */
 function splitDimension(dimension: string): [string, string] {

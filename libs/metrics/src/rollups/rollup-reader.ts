@@ -65,13 +65,14 @@ export class RollupReader {
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
     const raw = rawSessionSums(dimensions, 11);
+    const edges = `SELECT ${raw.columns} FROM ${RANGES}
+      CROSS JOIN LATERAL (
+        SELECT * FROM metric_sessions m
+        WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi ${raw.where} OFFSET 0
+      ) AS m`;
     const rows: SessionSumRow[] = await this.dataSource.query(
       `WITH m AS (
-         SELECT ${raw.columns} FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT * FROM metric_sessions m
-           WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi ${raw.where} OFFSET 0
-         ) AS m
+         ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
        )
        SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
               sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
