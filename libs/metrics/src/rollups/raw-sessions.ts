@@ -4,8 +4,7 @@ import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
 export interface RawSessionSql {
   /**
    * The select list that builds `m` from a metric_sessions row `m` and its piece's `s.sign` (1 or
-   * −1): the sign, the columns the branches read and nothing else (edge reads materialise `m`),
-   * and a question's distinct answers, computed once per session for both of its dimensions.
+   * −1): the sign and the columns the branches read, nothing else (edge reads materialise `m`).
    */
   columns: string;
   /**
@@ -15,8 +14,9 @@ export interface RawSessionSql {
    */
   where: string;
   /**
-   * Set when `m` is better summed before it is counted: the rows above (as `m`) are grouped by
-   * `by`, and `columns` is the select list of the groups, with `sign` their sum.
+   * Set when the sessions are summed before they are counted: the rows above (as `m`) are grouped
+   * by `by`, and `columns` is the select list of the groups, with `sign` their net number of
+   * sessions. `m` is then the groups.
    */
   grouped: { columns: string; by: string } | null;
   /** The branches, one per dimension; result columns: dimension, key, sessions, conversions, completions, completion_ms. */
@@ -31,9 +31,11 @@ export interface RawSessionSql {
  * fraction of sending them to Node. One set-based branch per requested dimension; values are bound
  * as parameters from `$first` on.
  *
- * An insight reads the two dimensions of one question. Its sessions are grouped by the answers
- * they gave first (most sessions give one of a few answers), so the answers are deduplicated and
- * counted once per distinct answer list instead of once per session.
+ * Unless the dimension `all` is requested (it sums each session's conversion and time to
+ * completion), only the number of sessions per key counts, so the sessions are first summed per
+ * distinct combination of what the branches read: the pages viewed, the answers given as stored.
+ * Most sessions share one of a few, so lists are unnested and answers deduplicated once per
+ * combination instead of once per session.
  */
 export function rawSessionSums(dimensions: string[], first: number): RawSessionSql {
   const params: string[] = [];
@@ -41,32 +43,33 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
     params.push(value);
     return `$${first + params.length - 1}::text`;
   };
+  const grouping = !dimensions.includes(SESSION_DIMENSIONS.all);
+  // What the branches read of a session, as the columns of `m`.
   const read = new Set<string>();
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
+  // A question's latest answers as stored (a jsonb array, null when not answered), per session:
+  // select list entries and their column names.
+  const given: string[] = [];
+  const givenColumns: string[] = [];
+  // Each question's distinct answers, in the order first given (null when not answered).
+  const answerColumns: string[] = [];
   const questions = new Map<string, { column: string; param: string }>();
-  const columns: string[] = [];
-  const questionIds = new Set(dimensions.filter(isAnswerDimension).map((d) => splitDimension(d)[1]));
-  const answersOnly = questionIds.size === 1 && dimensions.every(isAnswerDimension);
-  let grouped: RawSessionSql['grouped'] = null;
-  // The session's latest answers to a question, each once, in the order first given (null when
-  // the session did not answer it). Most give one answer, taken as it is; more are deduplicated.
   const answersOf = (questionId: string) => {
     let question = questions.get(questionId);
     if (!question) {
       const q = bind(questionId);
       question = { column: `q${questions.size}`, param: q };
       questions.set(questionId, question);
-      if (answersOnly) {
-        // Per group of sessions that gave the same answers: a jsonb array, never null here.
-        columns.push(`m.answers -> ${q} -> 'answers' AS given`);
-        grouped = {
-          columns: `sum(m.sign) AS sign, CASE WHEN m.given -> 1 IS NULL THEN ARRAY[m.given ->> 0]
-            ELSE ${distinctAnswers('m.given')} END AS ${question.column}`,
-          by: 'm.given',
-        };
+      if (grouping) {
+        const stored = `g${questions.size - 1}`;
+        given.push(`m.answers -> ${q} -> 'answers' AS ${stored}`);
+        givenColumns.push(`m.${stored}`);
+        answerColumns.push(`CASE WHEN m.${stored} IS NULL THEN NULL
+          WHEN m.${stored} -> 1 IS NULL THEN ARRAY[m.${stored} ->> 0]
+          ELSE ${distinctAnswers(`m.${stored}`)} END AS ${question.column}`);
       } else {
-        // One path lookup each: is there an answer, is there a second one.
-        columns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
+        // Per session, one path lookup each: is there an answer, is there a second one.
+        answerColumns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
           WHEN m.answers #> ARRAY[${q}, 'answers', '1'] IS NULL THEN ARRAY[m.answers #>> ARRAY[${q}, 'answers', '0']]
           ELSE ${distinctAnswers(`(m.answers -> ${q} -> 'answers')`)} END AS ${question.column}`);
       }
@@ -127,10 +130,16 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
     throw new Error(`unknown session dimension ${dimension}`);
   });
   const [question] = questions.values();
+  const answersOnly = questions.size === 1 && dimensions.every(isAnswerDimension);
   return {
-    columns: ['s.sign', ...read, ...columns].join(', '),
+    columns: ['s.sign', ...read, ...(grouping ? given : answerColumns)].join(', '),
     where: answersOnly ? `AND m.answers ? ${question.param}` : '',
-    grouped,
+    grouped: grouping
+      ? {
+          columns: ['sum(m.sign) AS sign', ...read, ...answerColumns].join(', '),
+          by: [...read, ...givenColumns].join(', '),
+        }
+      : null,
     sql: branches.join('\nUNION ALL\n'),
     params,
   };
