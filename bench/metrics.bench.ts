@@ -19,7 +19,7 @@ import { ingestTraffic, seedContactsAndMessages } from './metrics/dataset';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const SCALE = Number(process.argv[3] ?? 10);
-// Fewer days give the density of a larger data set with a shorter build (what a window's edges cost).
+// Fewer days give the density of a larger data set with a shorter build (what window edges cost).
 const DAYS = Number(process.argv[4] ?? 30);
 const CONTACTS = 20_000;
 const WARMUP = 5;

@@ -45,7 +45,8 @@ export interface RollupRow<C> {
 }
 
 // Aggregation is done per bucket of the finest grain first (each fact or session falls in one),
-// then those sums are folded into every grain: far fewer map operations than one per fact and grain.
+// then those sums are folded into every grain: far fewer map operations than one per fact and
+// grain.
 class FinestSums<C> {
   readonly buckets = new Map<number, Map<string, { dimension: string; key: string; counts: C }>>();
 

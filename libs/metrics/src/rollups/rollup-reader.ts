@@ -15,10 +15,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 // Every read is one statement over the cover of its window, so it sees one snapshot: whole
 // buckets come from the rollups ($2..$6: grain, start, end, and the part of the bucket inside the
-// window), the edges shorter than a finest bucket from raw rows ($7..$9: start, end, sign). Each piece is one index
-// range scan, so neither grows with the number of events in the window. Pieces are joined LATERAL
-// with OFFSET 0, which keeps the subquery from being flattened: the planner cannot hash a whole
-// funnel's rows instead of scanning a few ranges. Further parameters start at $10.
+// window), the edges shorter than a finest bucket from raw rows ($7..$9: start, end, sign). Each
+// piece is one index range scan, so neither grows with the number of events in the window. Pieces
+// are joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner
+// cannot hash a whole funnel's rows instead of scanning a few ranges. Further parameters start at
+// $10.
 const coverParams = (cover: Cover) => [
   cover.segments.map((s) => s.grain),
   cover.segments.map((s) => iso(s.from)),
