@@ -60,19 +60,15 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
       const q = bind(questionId);
       question = { column: `q${questions.size}`, param: q };
       questions.set(questionId, question);
+      const stored = `(m.answers -> ${q} -> 'answers')`;
+      // Grouped, the stored answers are a column of each session and read once per group.
+      let source = stored;
       if (grouping) {
-        const stored = `g${questions.size - 1}`;
-        given.push(`m.answers -> ${q} -> 'answers' AS ${stored}`);
-        givenColumns.push(`m.${stored}`);
-        answerColumns.push(`CASE WHEN m.${stored} IS NULL THEN NULL
-          WHEN m.${stored} -> 1 IS NULL THEN ARRAY[m.${stored} ->> 0]
-          ELSE ${distinctAnswers(`m.${stored}`)} END AS ${question.column}`);
-      } else {
-        // Per session, one path lookup each: is there an answer, is there a second one.
-        answerColumns.push(`CASE WHEN NOT m.answers ? ${q} THEN NULL
-          WHEN m.answers #> ARRAY[${q}, 'answers', '1'] IS NULL THEN ARRAY[m.answers #>> ARRAY[${q}, 'answers', '0']]
-          ELSE ${distinctAnswers(`(m.answers -> ${q} -> 'answers')`)} END AS ${question.column}`);
+        source = `m.g${questions.size - 1}`;
+        given.push(`${stored} AS g${questions.size - 1}`);
+        givenColumns.push(source);
       }
+      answerColumns.push(`${distinctAnswers(source)} AS ${question.column}`);
     }
     return `m.${question.column}`;
   };
@@ -145,12 +141,17 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
   };
 }
 
-/** The distinct elements of a jsonb array of strings, in the order first given. */
+/**
+ * The distinct elements of a jsonb array of strings (or null), in the order first given. Most
+ * sessions give one answer, taken as it is; more are deduplicated.
+ */
 const distinctAnswers = (given: string) =>
-  `(SELECT array_agg(d.answer ORDER BY d.first)
-    FROM (SELECT a.answer, min(a.i) AS first
-          FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
-          GROUP BY a.answer) AS d)`;
+  `CASE WHEN ${given} IS NULL THEN NULL
+     WHEN ${given} -> 1 IS NULL THEN ARRAY[${given} ->> 0]
+     ELSE (SELECT array_agg(d.answer ORDER BY d.first)
+           FROM (SELECT a.answer, min(a.i) AS first
+                 FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
+                 GROUP BY a.answer) AS d) END`;
 
 const ANSWER_KINDS = new Set([SESSION_DIMENSIONS.answer(''), SESSION_DIMENSIONS.answerGroup('')]);
 const isAnswerDimension = (dimension: string) => ANSWER_KINDS.has(splitDimension(dimension)[0]);
