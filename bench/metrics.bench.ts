@@ -117,7 +117,8 @@ async function main(): Promise<void> {
       // and 4.3 s of raw page views and clicks.
       'roll+5:30': `from=${new Date(now - DAYS * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
       // The worst cases for raw rows: both edges exactly half a bucket of the finest grain, read
-      // raw. Half a minute for sessions (page views and clicks read three ten-second buckets there)...
+      // raw. Half a minute for sessions (page views and clicks read three ten-second buckets
+      // there)...
       'half+5:30': windowWithEdges(halfFinest(SESSION_GRAINS)),
       // ...and five seconds for page views and clicks.
       'five+5:30': windowWithEdges(halfFinest(EVENT_GRAINS)),
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
       })),
     ];
 
-    // Measured on a settled database: autovacuum workers that the build started run to the end first.
+    // Measured on a settled database: autovacuum workers that the build started finish first.
     const settled = await autovacuumDone(dataSource);
     console.log(`autovacuum settled after ${fmt(settled / 1000, 0)} s`);
     const before = await indexUse(dataSource);
