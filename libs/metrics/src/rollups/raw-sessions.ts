@@ -3,8 +3,8 @@ import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
 /** SQL that sums the sessions of a window's edges; see rawSessionSums. */
 export interface RawSessionSql {
   /**
-   * The select list that builds `m` from a metric_sessions row `m` and its piece's `s.sign` (1 or
-   * −1): the sign and the columns the branches read, nothing else (edge reads materialise `m`).
+   * The select list that builds `m` from a metric_sessions row `m`, after its piece's sign (1 or
+   * −1) as `sign`: the columns the branches read, nothing else (edge reads materialise `m`).
    */
   columns: string;
   /**
@@ -128,7 +128,7 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
   const [question] = questions.values();
   const answersOnly = questions.size === 1 && dimensions.every(isAnswerDimension);
   return {
-    columns: ['s.sign', ...read, ...(grouping ? given : answerColumns)].join(', '),
+    columns: [...read, ...(grouping ? given : answerColumns)].join(', '),
     where: answersOnly ? `AND m.answers ? ${question.param}` : '',
     grouped: grouping
       ? {

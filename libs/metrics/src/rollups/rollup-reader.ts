@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { MetricWindow } from '../query/metric-query';
 import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { SLOTS } from '../time/local-time';
-import { Cover, coverWindow, shortEdges } from '../time/time-cover';
+import { Cover, coverWindow, RawPiece, shortEdges } from '../time/time-cover';
 import { rawSessionSums } from './raw-sessions';
 import { EVENT_DIMENSIONS, EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
@@ -15,28 +15,47 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 // Every read is one statement over the cover of its window, so it sees one snapshot: whole
 // buckets come from the rollups ($2..$6: grain, start, end, and the part of the bucket inside the
-// window), the edges shorter than a finest bucket from raw rows ($7..$9: start, end, sign). Each
-// piece is one index range scan, so neither grows with the number of events in the window. Pieces
-// are joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner
-// cannot hash a whole funnel's rows instead of scanning a few ranges. Further parameters start at
-// $10.
-const coverParams = (cover: Cover) => [
+// window), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
+// one index range scan, so neither grows with the number of events in the window. Segments are
+// joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
+// hash a whole funnel's rows instead of scanning a few ranges. Further parameters start at $7.
+const segmentParams = (cover: Cover) => [
   cover.segments.map((s) => s.grain),
   cover.segments.map((s) => iso(s.from)),
   cover.segments.map((s) => iso(s.to)),
   cover.segments.map((s) => iso(s.within?.from ?? s.from)),
   cover.segments.map((s) => iso(s.within?.to ?? s.to)),
-  cover.raw.map((r) => iso(r.from)),
-  cover.raw.map((r) => iso(r.to)),
-  cover.raw.map((r) => r.sign),
 ];
 const SEGMENTS = `unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
   AS s(grain, lo, hi, inside_lo, inside_hi)`;
-const RANGES = `unnest($7::timestamptz[], $8::timestamptz[], $9::int[]) AS s(lo, hi, sign)`;
 const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
+
+/**
+ * The raw rows of a cover's edge pieces: `scan` of each piece (its bounds and sign as SQL), joined
+ * by UNION ALL. The bounds are bound as parameters (appended to `params`), so the planner
+ * estimates each range from the column's statistics and prunes event partitions while planning.
+ * Bounds read from an array row by row are unknown to it: it assumed a fixed share of the
+ * funnel's rows (63,528 sessions for a 30-second edge that held 390, at 100 M events), a guess
+ * that grows with the funnel however short the edge. With no piece, one empty range keeps the
+ * relation's columns.
+ */
+function pieceScans(
+  pieces: RawPiece[],
+  params: unknown[],
+  scan: (lo: string, hi: string, sign: number) => string,
+): string {
+  const ranges: RawPiece[] = pieces.length ? pieces : [{ from: 0, to: 0, sign: 1 }];
+  return ranges
+    .map((piece) => {
+      params.push(iso(piece.from), iso(piece.to));
+      return scan(`$${params.length - 1}::timestamptz`, `$${params.length}::timestamptz`, piece.sign);
+    })
+    .join('\nUNION ALL\n');
+}
+
 // Local hours since the epoch of a time given in minutes since the epoch, and its weekday-hour
-// slot (0..167); 1970-01-01 was a Thursday (ISO weekday 4). $10 is the offset.
-const localHour = (minutes: string) => `(${minutes} - $10) / 60`;
+// slot (0..167); 1970-01-01 was a Thursday (ISO weekday 4). $7 is the offset.
+const localHour = (minutes: string) => `(${minutes} - $7) / 60`;
 const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
 type SessionSumRow = Record<
@@ -65,12 +84,15 @@ export class RollupReader {
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
-    const raw = rawSessionSums(dimensions, 11);
-    const edges = `SELECT ${raw.columns} FROM ${RANGES}
-      CROSS JOIN LATERAL (
-        SELECT * FROM metric_sessions m
-        WHERE m.funnel_id = $1 AND m.started_at >= s.lo AND m.started_at < s.hi ${raw.where} OFFSET 0
-      ) AS m`;
+    const params: unknown[] = [funnelId, ...segmentParams(cover), dimensions];
+    const raw = rawSessionSums(dimensions, params.length + 1);
+    params.push(...raw.params);
+    const edges = pieceScans(
+      cover.raw,
+      params,
+      (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
+        WHERE m.funnel_id = $1 AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}`,
+    );
     const rows: SessionSumRow[] = await this.dataSource.query(
       `WITH m AS (
          ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
@@ -82,13 +104,13 @@ export class RollupReader {
          FROM ${SEGMENTS}
          CROSS JOIN LATERAL (
            SELECT * FROM metric_session_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = ANY($10::text[]) AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = $1 AND r.dimension = ANY($7::text[]) AND ${IN_SEGMENT} OFFSET 0
          ) AS r
          UNION ALL
          ${raw.sql}
        ) AS t
        GROUP BY t.dimension, t.key`,
-      [funnelId, ...coverParams(cover), dimensions, ...raw.params],
+      params,
     );
     const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
     for (const r of rows) {
@@ -113,6 +135,7 @@ export class RollupReader {
   ): Promise<Sums<EventCounts>> {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
     const type = dimension === EVENT_DIMENSIONS.page ? 'page_view' : 'button_click';
+    const params: unknown[] = [funnelId, ...segmentParams(cover), dimension, type];
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
     // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
@@ -123,7 +146,7 @@ export class RollupReader {
          SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
          FROM ${SEGMENTS}
          CROSS JOIN LATERAL (
-           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
+           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $7 AND ${IN_SEGMENT} OFFSET 0
          ) AS r
        )
        SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
@@ -135,7 +158,7 @@ export class RollupReader {
        SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
        FROM r CROSS JOIN LATERAL (
          SELECT e.button_label, e.occurred_at FROM metric_events e
-         WHERE e.funnel_id = $1 AND e.type = $11 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
+         WHERE e.funnel_id = $1 AND e.type = $8 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
            AND e.key = r.key AND e.button_label IS NOT NULL
          ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1
        ) AS l
@@ -144,21 +167,22 @@ export class RollupReader {
        SELECT raw.key, raw.events, raw.timed, raw.total_ms,
               -- The label of the latest labelled click: one probe of the key at that time.
               (SELECT max(x.button_label COLLATE "C") FROM metric_events x
-               WHERE x.funnel_id = $1 AND x.type = $11 AND x.occurred_at = raw.label_at AND x.key = raw.key
+               WHERE x.funnel_id = $1 AND x.type = $8 AND x.occurred_at = raw.label_at AND x.key = raw.key
                  AND x.button_label IS NOT NULL),
               raw.label_at
        FROM (
-         SELECT e.key, sum(s.sign) AS events, sum(s.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
-                coalesce(sum(s.sign * e.time_on_page_ms), 0) AS total_ms,
-                max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL AND s.sign > 0) AS label_at
-         FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT e.key, e.button_label, e.time_on_page_ms, e.occurred_at FROM metric_events e
-           WHERE e.funnel_id = $1 AND e.type = $11 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi OFFSET 0
-         ) AS e
+         SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
+                coalesce(sum(e.sign * e.time_on_page_ms), 0) AS total_ms,
+                max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL AND e.sign > 0) AS label_at
+         FROM (${pieceScans(
+           cover.raw,
+           params,
+           (lo, hi, sign) => `SELECT ${sign} AS sign, e.key, e.button_label, e.time_on_page_ms, e.occurred_at
+             FROM metric_events e WHERE e.funnel_id = $1 AND e.type = $8 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
+         )}) AS e
          GROUP BY e.key
        ) AS raw`,
-      [funnelId, ...coverParams(cover), dimension, type],
+      params,
     );
     const sums: Sums<EventCounts> = new Map();
     for (const r of rows) {
@@ -178,26 +202,28 @@ export class RollupReader {
   async messages(funnelId: string, window: MetricWindow): Promise<{ delivered: number; opened: number }> {
     // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
     const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
+    const params: unknown[] = [funnelId, ...segmentParams(cover), EVENT_DIMENSIONS.message];
     const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
       `WITH r AS (
          SELECT r.key, r.events FROM ${SEGMENTS}
          CROSS JOIN LATERAL (
            SELECT r.key, r.events FROM metric_event_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = $10 AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = $1 AND r.dimension = $7 AND ${IN_SEGMENT} OFFSET 0
          ) AS r
        ), m AS (
-         SELECT m.delivered_at, m.opened_at FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT m.delivered_at, m.opened_at FROM contact_messages c
-           JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-           WHERE c.funnel_id = $1 AND c.created_at >= s.lo AND c.created_at < s.hi OFFSET 0
-         ) AS m
+         ${pieceScans(
+           cover.raw,
+           params,
+           (lo, hi) => `SELECT m.delivered_at, m.opened_at FROM contact_messages c
+             JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
+             WHERE c.funnel_id = $1 AND c.created_at >= ${lo} AND c.created_at < ${hi}`,
+         )}
        )
        SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0) FROM r) +
               (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
               (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'opened'), 0) FROM r) +
               (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
-      [funnelId, ...coverParams(cover), EVENT_DIMENSIONS.message],
+      params,
     );
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
@@ -209,6 +235,7 @@ export class RollupReader {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
     // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
     // slot, and its page views are counted where they are (one row per piece).
+    const params: unknown[] = [funnelId, ...segmentParams(cover), window.offset, EVENT_DIMENSIONS.activity];
     const rows: { slot: number; events: string }[] = await this.dataSource.query(
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
@@ -216,18 +243,19 @@ export class RollupReader {
          FROM ${SEGMENTS}
          CROSS JOIN LATERAL (
            SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = $11 AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = $1 AND r.dimension = $8 AND ${IN_SEGMENT} OFFSET 0
          ) AS r
          UNION ALL
-         SELECT ${localHour('floor(extract(epoch FROM s.lo) / 60)::bigint')}, s.sign * e.views
-         FROM ${RANGES}
-         CROSS JOIN LATERAL (
-           SELECT count(*) AS views FROM metric_events e
-           WHERE e.funnel_id = $1 AND e.occurred_at >= s.lo AND e.occurred_at < s.hi AND e.type = 'page_view'
-         ) AS e
+         ${pieceScans(
+           cover.raw,
+           params,
+           (lo, hi, sign) => `SELECT ${localHour(`floor(extract(epoch FROM ${lo}) / 60)::bigint`)}, ${sign} * count(*)
+             FROM metric_events e
+             WHERE e.funnel_id = $1 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi} AND e.type = 'page_view'`,
+         )}
        ) AS b
        GROUP BY 1`,
-      [funnelId, ...coverParams(cover), window.offset, EVENT_DIMENSIONS.activity],
+      params,
     );
     const slots = new Array<number>(SLOTS).fill(0);
     for (const r of rows) slots[Number(r.slot)] += Number(r.events);
