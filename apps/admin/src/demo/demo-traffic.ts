@@ -138,15 +138,20 @@ function sessionEvents(o: TrafficOptions, sessionId: string, startedAt: number):
  */
 export function* demoTraffic(o: TrafficOptions): Generator<RawEvent[]> {
   const firstHour = Math.floor(o.from / HOUR) * HOUR;
+  // The weight of the part of an hour inside [from, to): a window that starts or ends within an
+  // hour gets that share of the hour's sessions, so its first and last minutes are as busy as
+  // any others at that time of day (not a whole hour's sessions squeezed into a few minutes).
+  const weightInside = (h: number) =>
+    (hourWeight(h) * (Math.min(h + HOUR, o.to) - Math.max(h, o.from))) / HOUR;
   let total = 0;
-  for (let h = firstHour; h < o.to; h += HOUR) total += hourWeight(h);
+  for (let h = firstHour; h < o.to; h += HOUR) total += weightInside(h);
   const perWeight = o.sessions / total;
-  let carry = 0;
+  let weightSoFar = 0;
   let n = 0;
   for (let h = firstHour; h < o.to && n < o.sessions; h += HOUR) {
-    carry += hourWeight(h) * perWeight;
-    const count = Math.min(Math.floor(carry), o.sessions - n);
-    carry -= count;
+    weightSoFar += weightInside(h);
+    // Rounded from the running total, so the last hour brings the count to exactly `sessions`.
+    const count = Math.min(Math.round(weightSoFar * perWeight), o.sessions) - n;
     const lo = Math.max(h, o.from);
     const hi = Math.min(h + HOUR, o.to);
     const starts = Array.from({ length: count }, () => lo + Math.floor(o.random() * (hi - lo))).sort(
