@@ -44,7 +44,8 @@ function weighted<T>(random: () => number, items: readonly (readonly [T, number]
   return items[items.length - 1][0];
 }
 
-function hourWeight(ms: number): number {
+/** Relative traffic of the hour that holds `ms` (UTC). */
+export function hourWeight(ms: number): number {
   const d = new Date(ms);
   return HOURLY[d.getUTCHours()] * WEEKDAY[(d.getUTCDay() + 6) % 7];
 }
