@@ -13,7 +13,7 @@ import { DataSource } from 'typeorm';
 import { validateEnv } from '@app/core';
 import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES } from '@app/metrics';
 import { EVENT_GRAINS, SESSION_GRAINS } from '@app/metrics/time/buckets';
-import { hourWeight } from '../apps/admin/src/demo/demo-traffic';
+import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { createApp } from '../apps/api/src/create-app';
 import { calibrate, createBenchFunnel, fmt, percentile, startBenchDatabase } from './metrics/bench-env';
 import { machineTicks } from './metrics/cpu';
@@ -29,20 +29,6 @@ const RUNS = 30;
 const DAY = 86_400_000;
 // Half a bucket of the finest grain: the longest edge read from raw rows.
 const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
-
-const HOUR = 3_600_000;
-
-/**
- * Where the windows end: the end of the busiest hour of traffic in the week before `ms` (the
- * latest of equals), so the edges read the most raw rows the generated traffic has, whenever
- * the benchmark runs.
- */
-function busiestHourEnd(ms: number): number {
-  const last = Math.floor(ms / HOUR) * HOUR - HOUR;
-  let busiest = last;
-  for (let h = last; h > last - 7 * 24 * HOUR; h -= HOUR) if (hourWeight(h) > hourWeight(busiest)) busiest = h;
-  return busiest + HOUR;
-}
 
 interface Probe {
   name: string;
@@ -64,10 +50,13 @@ async function main(): Promise<void> {
     const events = app.get(EventsService);
     const small = await createBenchFunnel(app, 'x1');
     const large = await createBenchFunnel(app, `x${SCALE}`);
+    // The windows end with the busiest hour of the generated traffic, whenever the run starts.
     const now = busiestHourEnd(Date.now());
     const window = { from: now - DAYS * DAY, to: now };
 
-    console.log(`building ${fmt(EVENTS, 0)} and ${fmt(EVENTS * SCALE, 0)} events over the last ${DAYS} days`);
+    console.log(
+      `building ${fmt(EVENTS, 0)} and ${fmt(EVENTS * SCALE, 0)} events over the ${DAYS} days to ${new Date(now).toISOString()}`,
+    );
     const started = performance.now();
     const bars = new MultiBar(
       {

@@ -44,10 +44,21 @@ function weighted<T>(random: () => number, items: readonly (readonly [T, number]
   return items[items.length - 1][0];
 }
 
-/** Relative traffic of the hour that holds `ms` (UTC). */
-export function hourWeight(ms: number): number {
+function hourWeight(ms: number): number {
   const d = new Date(ms);
   return HOURLY[d.getUTCHours()] * WEEKDAY[(d.getUTCDay() + 6) % 7];
+}
+
+/**
+ * The end of the busiest hour of traffic in the week of whole hours before `ms` (the latest of
+ * equals): where a window ending in the busiest minutes this traffic has should end.
+ */
+export function busiestHourEnd(ms: number): number {
+  const last = Math.floor(ms / HOUR) * HOUR - HOUR;
+  let busiest = last;
+  for (let h = last; h > last - 7 * 24 * HOUR; h -= HOUR)
+    if (hourWeight(h) > hourWeight(busiest)) busiest = h;
+  return busiest + HOUR;
 }
 
 /** One session's events, in time order: a start, page views with time on page, clicks, answers, conversion, completion. */

@@ -56,6 +56,7 @@ function pieceScans(
 // Local hours since the epoch of a time given in minutes since the epoch, and its weekday-hour
 // slot (0..167); 1970-01-01 was a Thursday (ISO weekday 4). $7 is the offset.
 const localHour = (minutes: string) => `(${minutes} - $7) / 60`;
+const minuteOf = (time: string) => `floor(extract(epoch FROM ${time}) / 60)::bigint`;
 const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
 type SessionSumRow = Record<
@@ -249,7 +250,7 @@ export class RollupReader {
          ${pieceScans(
            cover.raw,
            params,
-           (lo, hi, sign) => `SELECT ${localHour(`floor(extract(epoch FROM ${lo}) / 60)::bigint`)}, ${sign} * count(*)
+           (lo, hi, sign) => `SELECT ${localHour(minuteOf(lo))}, ${sign} * count(*)
              FROM metric_events e
              WHERE e.funnel_id = $1 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi} AND e.type = 'page_view'`,
          )}
