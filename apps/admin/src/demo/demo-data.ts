@@ -10,10 +10,44 @@ export function createRandom(seed: number): () => number {
   };
 }
 
-export const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
+export const pick = <T>(random: () => number, items: readonly T[]): T =>
+  items[Math.floor(random() * items.length)];
 
-export const FIRST_NAMES = ['Anna', 'Ben', 'Clara', 'David', 'Elena', 'Felix', 'Greta', 'Hugo', 'Ida', 'Jonas', 'Lea', 'Max', 'Nora', 'Oskar', 'Paula', 'Sara', 'Tom', 'Zoe'] as const;
-export const LAST_NAMES = ['Becker', 'Fischer', 'Hoffmann', 'Klein', 'Koch', 'Meyer', 'Müller', 'Richter', 'Schmidt', 'Schneider', 'Wagner', 'Weber', 'Wolf'] as const;
+export const FIRST_NAMES = [
+  'Anna',
+  'Ben',
+  'Clara',
+  'David',
+  'Elena',
+  'Felix',
+  'Greta',
+  'Hugo',
+  'Ida',
+  'Jonas',
+  'Lea',
+  'Max',
+  'Nora',
+  'Oskar',
+  'Paula',
+  'Sara',
+  'Tom',
+  'Zoe',
+] as const;
+export const LAST_NAMES = [
+  'Becker',
+  'Fischer',
+  'Hoffmann',
+  'Klein',
+  'Koch',
+  'Meyer',
+  'Müller',
+  'Richter',
+  'Schmidt',
+  'Schneider',
+  'Wagner',
+  'Weber',
+  'Wolf',
+] as const;
 export const CITIES = [
   { city: 'Berlin', postalCode: '10115', country: 'DE' },
   { city: 'Hamburg', postalCode: '20095', country: 'DE' },
