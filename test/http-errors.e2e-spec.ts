@@ -20,15 +20,24 @@ describe('HTTP error responses', () => {
   it.each([
     ['GET', '/v1/nothing-here'],
     ['GET', '/v2/workspaces'],
-    ['DELETE', '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts'],
-    [
-      'PATCH',
-      '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e',
-    ],
+    ['DELETE', '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts/x/values/y'],
   ])('answers 404 in the error shape for %s %s', async (method, route) => {
     const res = await api.send(method, route);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: `Cannot ${method} ${route}`, status: 404 });
+  });
+
+  it.each([
+    ['PATCH', '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts'],
+    [
+      'PATCH',
+      '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e',
+    ],
+  ])('answers 405 with Allow in the error shape for %s on the known path %s', async (method, route) => {
+    const res = await api.send(method, route);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toMatch(/\bGET\b/);
+    expect(res.body).toEqual({ error: `Method ${method} is not allowed on ${route}`, status: 405 });
   });
 
   it('answers 400 for a malformed JSON body', async () => {

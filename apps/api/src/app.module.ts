@@ -17,7 +17,7 @@ export class AppModule {
       module: AppModule,
       controllers: [HealthController],
       imports: [
-        CoreModule.forRoot(options),
+        CoreModule.forRoot({ ...options, timeouts: env }),
         // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
         RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),
         ApiKeyAuthModule,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { DomainException, ValidationError } from '@app/core';
+import { DomainException, storableTextProblem, ValidationError } from '@app/core';
 import { IdempotencyKey } from './entities/idempotency-key.entity';
 
 /** How long a key is remembered; after that it may be used again. */
@@ -20,6 +20,9 @@ export interface StoredResponse {
 }
 
 export function assertIdempotencyKey(key: string): void {
+  // The key is stored: the storable-text rule first, then the header's own stricter format and length.
+  const problem = storableTextProblem(key, 'Idempotency-Key');
+  if (problem) throw new ValidationError(problem, [problem]);
   if (!KEY_FORMAT.test(key)) {
     throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters');
   }

@@ -3,12 +3,14 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { validateEnv } from './config/env.validation';
-import { dataSourceOptions } from './database/data-source-options';
+import { boundedPool, dataSourceOptions, DatabaseTimeouts } from './database/data-source-options';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 
 export interface CoreModuleOptions {
   /** Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL). */
   databaseUrl: string;
+  /** Bounds on every database wait (the HTTP app); without them the pool waits as long as it takes. */
+  timeouts?: DatabaseTimeouts;
 }
 
 /** Configuration, database and the global error filter shared by every app. */
@@ -21,7 +23,12 @@ export class CoreModule {
       imports: [
         // The environment is the only source; main.ts validates the same variables before boot.
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
-        TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+        TypeOrmModule.forRoot(
+          dataSourceOptions(
+            options.databaseUrl,
+            options.timeouts ? { extra: boundedPool(options.timeouts) } : {},
+          ),
+        ),
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
       exports: [ConfigModule, TypeOrmModule],

@@ -14,6 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Request, Response } from 'express';
 import { BearerAuth, CurrentCompany, Public } from '@app/auth';
 import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { answerOutagesAsErrors } from './mcp-outage';
 import { McpServerFactory } from './mcp-server.factory';
 
 const METHOD_NOT_ALLOWED = 'Method not allowed: this MCP server is stateless, send JSON-RPC with POST /mcp';
@@ -46,6 +47,7 @@ export class McpController {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
+    answerOutagesAsErrors(transport, response);
     response.on('close', () => {
       void transport.close();
       void server.close();

@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ApiKeysService } from '@app/auth';
 import { printResult } from '../output';
-import { list, required } from './options';
+import { list, required, text } from './options';
 
 @SubCommand({
   name: 'create',
@@ -27,7 +27,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   @Option({ flags: '--company <companyId>', description: 'company the key acts for', required: true })
   parseCompany(value: string): string {
-    return value;
+    return text(value, '--company');
   }
 
   @Option({
@@ -41,7 +41,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'a label to recognise the key by' })
   parseName(value: string): string {
-    return value;
+    return text(value, '--name', 100);
   }
 }
 
@@ -61,7 +61,7 @@ export class ApiKeyRevokeCommand extends CommandRunner {
     required: true,
   })
   parseId(value: string): string {
-    return value;
+    return text(value, '--id');
   }
 }
 
@@ -77,7 +77,7 @@ export class ApiKeyListCommand extends CommandRunner {
 
   @Option({ flags: '--company <companyId>', description: 'company id', required: true })
   parseCompany(value: string): string {
-    return value;
+    return text(value, '--company');
   }
 }
 

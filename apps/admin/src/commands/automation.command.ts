@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { AutomationsService, CreateAutomationInput } from '@app/automations';
 import { printResult } from '../output';
-import { required } from './options';
+import { required, text } from './options';
 
 type AutomationCreateOptions = Partial<Omit<CreateAutomationInput, 'funnelId'>> & { funnel?: string };
 
@@ -29,7 +29,7 @@ export class AutomationCreateCommand extends CommandRunner {
 
   @Option({ flags: '--funnel <funnelId>', description: 'funnel the automation belongs to', required: true })
   parseFunnel(value: string): string {
-    return value;
+    return text(value, '--funnel');
   }
 
   @Option({
@@ -39,12 +39,12 @@ export class AutomationCreateCommand extends CommandRunner {
     required: true,
   })
   parseOn(value: string): string {
-    return value;
+    return text(value, '--on');
   }
 
   @Option({ flags: '--webhook <url>', description: 'action: POST the event as JSON to this http(s) URL' })
   parseWebhook(value: string): string {
-    return value;
+    return text(value, '--webhook');
   }
 
   @Option({
@@ -52,7 +52,7 @@ export class AutomationCreateCommand extends CommandRunner {
     description: 'webhook signing secret (16+ characters): adds X-Signature: sha256=<HMAC of the body>',
   })
   parseSecret(value: string): string {
-    return value;
+    return text(value, '--secret');
   }
 
   @Option({
@@ -60,22 +60,22 @@ export class AutomationCreateCommand extends CommandRunner {
     description: 'action: record an email or sms message to the contact',
   })
   parseMessage(value: string): string {
-    return value;
+    return text(value, '--message');
   }
 
   @Option({ flags: '--subject <subject>', description: 'email subject, may use {{field}} placeholders' })
   parseSubject(value: string): string {
-    return value;
+    return text(value, '--subject');
   }
 
   @Option({ flags: '--template <template>', description: 'message body, e.g. "Hello {{firstName}}"' })
   parseTemplate(value: string): string {
-    return value;
+    return text(value, '--template');
   }
 
   @Option({ flags: '--name <name>', description: 'internal name (shown as the message name)' })
   parseName(value: string): string {
-    return value;
+    return text(value, '--name');
   }
 }
 
@@ -104,7 +104,7 @@ export class AutomationRunsCommand extends CommandRunner {
 
   @Option({ flags: '--funnel <funnelId>', description: 'funnel id', required: true })
   parseFunnel(value: string): string {
-    return value;
+    return text(value, '--funnel');
   }
 
   @Option({
@@ -112,7 +112,7 @@ export class AutomationRunsCommand extends CommandRunner {
     description: 'only runs in this state: pending, running, succeeded, failed',
   })
   parseStatus(value: string): string {
-    return value;
+    return text(value, '--status');
   }
 
   @Option({ flags: '--limit <n>', description: 'at most n runs (1 to 1000, default 100)' })

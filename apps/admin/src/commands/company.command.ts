@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CompaniesService } from '@app/auth';
 import { printResult } from '../output';
-import { required } from './options';
+import { required, text } from './options';
 
 @SubCommand({ name: 'create', description: 'Create a company (the tenant of keys, workspaces and funnels)' })
 export class CompanyCreateCommand extends CommandRunner {
@@ -16,12 +16,12 @@ export class CompanyCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'company name', required: true })
   parseName(value: string): string {
-    return value;
+    return text(value, '--name', 200);
   }
 
   @Option({ flags: '--subscription <id>', description: 'billing subscription id (generated when omitted)' })
   parseSubscription(value: string): string {
-    return value;
+    return text(value, '--subscription', 100);
   }
 }
 

@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { printResult } from '../output';
-import { list, required } from './options';
+import { list, required, text } from './options';
 
 interface FunnelCreateOptions {
   workspace?: string;
@@ -31,17 +31,17 @@ export class FunnelCreateCommand extends CommandRunner {
 
   @Option({ flags: '--workspace <workspaceId>', description: 'owning workspace id', required: true })
   parseWorkspace(value: string): string {
-    return value;
+    return text(value, '--workspace');
   }
 
   @Option({ flags: '--name <name>', description: 'funnel name', required: true })
   parseName(value: string): string {
-    return value;
+    return text(value, '--name', 200);
   }
 
   @Option({ flags: '--status <status>', description: 'online or offline (default offline)' })
   parseStatus(value: string): string {
-    return value;
+    return text(value, '--status');
   }
 
   @Option({

@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { WorkspacesService } from '@app/workspaces';
 import { printResult } from '../output';
-import { required } from './options';
+import { required, text } from './options';
 
 @SubCommand({ name: 'create', description: 'Create a workspace in a company' })
 export class WorkspaceCreateCommand extends CommandRunner {
@@ -19,12 +19,12 @@ export class WorkspaceCreateCommand extends CommandRunner {
 
   @Option({ flags: '--company <companyId>', description: 'owning company id', required: true })
   parseCompany(value: string): string {
-    return value;
+    return text(value, '--company');
   }
 
   @Option({ flags: '--name <name>', description: 'workspace name', required: true })
   parseName(value: string): string {
-    return value;
+    return text(value, '--name', 200);
   }
 }
 

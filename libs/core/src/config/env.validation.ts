@@ -62,6 +62,18 @@ export class EnvironmentVariables {
   @IsString()
   DATA_DIR: string = '.data';
 
+  // A statement running longer is cancelled and its request answered 503 (the database is overloaded).
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })
+  @Min(100, { message: 'DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })
+  DATABASE_STATEMENT_TIMEOUT_MS: number = 15_000;
+
+  // No request waits longer than this for a pooled connection (or a new one); then it is a 503.
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_POOL_TIMEOUT_MS must be an integer of at least 100' })
+  @Min(100, { message: 'DATABASE_POOL_TIMEOUT_MS must be an integer of at least 100' })
+  DATABASE_POOL_TIMEOUT_MS: number = 5_000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })

@@ -31,6 +31,23 @@ export function loadMigrations(): MigrationClass[] {
     });
 }
 
+/** How long a request may wait on the database before it is answered 503 (the HTTP app's pool). */
+export interface DatabaseTimeouts {
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_POOL_TIMEOUT_MS: number;
+}
+
+/** node-postgres pool settings bounding every wait: acquiring a connection, and each statement. */
+export function boundedPool(timeouts: DatabaseTimeouts, max = 10): Record<string, number> {
+  return {
+    max,
+    connectionTimeoutMillis: timeouts.DATABASE_POOL_TIMEOUT_MS,
+    // Cancelled by the server (SQLSTATE 57014); the client-side bound covers a server that stopped answering.
+    statement_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS,
+    query_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS + 1_000,
+  };
+}
+
 export function dataSourceOptions(
   url: string,
   overrides: Partial<DataSourceOptions> = {},

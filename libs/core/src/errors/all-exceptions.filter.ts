@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DomainException } from './domain.exception';
+import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../database/database-outage';
+import { allowedMethods } from '../http/allowed-methods';
 import { ErrorBody } from './error-body';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -17,7 +19,11 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service unavailable',
 };
 
-/** Maps every error to `{error, status, details?}`; unknown errors become a plain 500. */
+/**
+ * Maps every error to `{error, status, details?}`. A database outage is a 503 with Retry-After (the
+ * request may succeed when sent again); a known path with another method is a 405 with Allow;
+ * unknown errors become a plain 500.
+ */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
@@ -27,7 +33,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
     const body = this.toBody(exception, request);
-    if (body.status >= 500) {
+    if (body.status === 503 && isDatabaseUnavailable(exception)) {
+      this.logger.warn(
+        `${request.method} ${request.originalUrl?.split('?')[0]} answered 503: database unavailable`,
+      );
+      if (!response.headersSent) response.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+    } else if (body.status >= 500) {
       this.logger.error(
         `${request.method} ${request.originalUrl?.split('?')[0]} failed`,
         exception instanceof Error ? exception.stack : String(exception),
@@ -41,6 +52,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // Express hands body-parser and URL errors to Nest wrapped in an HttpException (as `cause`).
     const parserBody = this.parserErrorBody(exception instanceof HttpException ? exception.cause : exception);
     if (parserBody) return parserBody;
+    if (isDatabaseUnavailable(exception)) return { error: STATUS_TEXT[503], status: 503 };
     if (exception instanceof DomainException) {
       return this.withDetails({ error: exception.message, status: exception.status }, exception.details);
     }
@@ -51,6 +63,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
         status === HttpStatus.NOT_FOUND &&
         !(typeof payload === 'object' && (payload as ErrorBody).error && (payload as ErrorBody).status)
       ) {
+        // The path exists with other methods (TRACE, PATCH, ... on a known route): 405, not 404.
+        const allowed = allowedMethods(request);
+        if (allowed.length) {
+          request.res?.setHeader('Allow', allowed.join(', '));
+          return { error: `Method ${request.method} is not allowed on ${request.path}`, status: 405 };
+        }
         return { error: `Cannot ${request.method} ${request.path}`, status };
       }
       if (typeof payload === 'object' && payload !== null) {
@@ -80,6 +98,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private parserErrorBody(error: unknown): ErrorBody | undefined {
     if (error instanceof URIError) return { error: 'Malformed URL encoding', status: 400 };
     const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
+    // body-parser reports a refused `verify` as 403 whatever we say; too deep a body is a bad request.
+    if (type === 'entity.too.deep') return { error: (error as Error).message, status: 400 };
     if (typeof status !== 'number' || status < 400 || status >= 500 || typeof type !== 'string')
       return undefined;
     if (type === 'entity.parse.failed') return { error: 'Malformed JSON body', status: 400 };

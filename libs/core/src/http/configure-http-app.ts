@@ -1,6 +1,8 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { json } from 'express';
 import type { EnvironmentVariables } from '../config/env.validation';
+import { verifyJsonDepth } from './json-depth';
 import { setupSwagger } from './swagger';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -15,12 +17,17 @@ export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVa
   app.set('trust proxy', env.TRUST_PROXY);
   app.disable('x-powered-by');
   // Event batches are read first with their own limit; the general parser then skips them.
-  app.useBodyParser('json', {
-    limit: EVENT_BATCH_BODY_LIMIT,
-    type: (req) =>
-      EVENT_BATCH_PATH.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
-  });
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  // Both JSON parsers check the nesting depth on the raw bytes first (see json-depth.ts); Nest's
+  // useBodyParser does not pass `verify` on, so Express's own parser is mounted the same way.
+  app.use(
+    json({
+      limit: EVENT_BATCH_BODY_LIMIT,
+      verify: verifyJsonDepth,
+      type: (req) =>
+        EVENT_BATCH_PATH.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
+    }),
+  );
+  app.use(json({ limit: BODY_LIMIT, verify: verifyJsonDepth }));
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   // REST routes say `version: '1'` and live under /v1; OAuth, MCP and docs are unversioned.
   app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });

@@ -67,6 +67,7 @@ const EXAMPLES: Record<string, { error: string; status: number }> = {
   '413': { error: 'Request body too large (limit 100 kB)', status: 413 },
   '422': { error: 'Unprocessable request', status: 422 },
   '500': { error: 'Internal server error', status: 500 },
+  '503': { error: 'Service unavailable', status: 503 },
 };
 
 const DEFAULT_DESCRIPTIONS: Record<string, string> = {
@@ -106,7 +107,7 @@ export const ApiErrorResponse = (status: number, description: string, ...message
 
 /**
  * Completes every operation with the responses every route can give (500; 429 where a rate limit
- * applies; 400 and 413 where there is a body) and gives each error response the standard body
+ * applies; 400 and 413 where there is a body; 503 on /v1) and gives each error response the standard body
  * schema, so a route only documents what is particular to it.
  */
 export function completeErrorResponses(document: OpenAPIObject): OpenAPIObject {
@@ -142,6 +143,13 @@ export function completeErrorResponses(document: OpenAPIObject): OpenAPIObject {
         };
       }
       responses['500'] ??= { description: DEFAULT_DESCRIPTIONS['500'] };
+      // Every /v1 route reads the database: an outage answers 503 with Retry-After, never 500.
+      if (/^\/v\d+\//.test(path)) {
+        responses['503'] ??= {
+          description: 'The database is unavailable or overloaded; send the request again after Retry-After',
+          headers: { 'Retry-After': RETRY_AFTER },
+        };
+      }
 
       for (const [status, response] of Object.entries(responses)) {
         if ('$ref' in response) continue;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { ContactsService, DEFAULT_LIMIT, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
+import { storableString } from '@app/core';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
 
 const funnelId = z.string().describe('The funnel (campaign) id from list_workspaces');
 const contactId = z.string().describe('The contact id');
-const optionalText = (description: string) => z.string().optional().describe(description);
+// Text the tools store follows the REST rule (no NUL, no unpaired surrogate); lengths are the service's.
+const optionalText = (description: string) => storableString().optional().describe(description);
 const skipAutomationTrigger = z
   .boolean()
   .optional()
@@ -70,12 +72,12 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
         address: z
           .object({
-            street: z.string().optional(),
-            houseNumber: z.string().optional(),
-            postalCode: z.string().optional(),
-            city: z.string().optional(),
-            state: z.string().optional(),
-            country: z.string().optional(),
+            street: storableString().optional(),
+            houseNumber: storableString().optional(),
+            postalCode: storableString().optional(),
+            city: storableString().optional(),
+            state: storableString().optional(),
+            country: storableString().optional(),
           })
           .optional()
           .describe('Postal address; every part optional'),
@@ -98,8 +100,8 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       inputSchema: {
         funnelId,
         contactId,
-        fieldName: z.string().describe('The field or custom property to set'),
-        value: z.string().describe('The new value'),
+        fieldName: storableString().describe('The field or custom property to set'),
+        value: storableString().describe('The new value'),
         skipAutomationTrigger,
       },
     },

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DomainException } from '@app/core';
+import { DomainException, isDatabaseUnavailable } from '@app/core';
+import { OUTAGE_MARK } from '../mcp-outage';
 
 const logger = new Logger('McpTools');
 
@@ -16,6 +17,15 @@ export async function toolResult(run: () => Promise<unknown>): Promise<CallToolR
     if (error instanceof DomainException) {
       const details = error.details?.length ? `\n${error.details.map((d) => `- ${d}`).join('\n')}` : '';
       return { isError: true, content: [{ type: 'text', text: `${error.message}${details}` }] };
+    }
+    if (isDatabaseUnavailable(error)) {
+      // Answered as a JSON-RPC error with Retry-After by the controller (see mcp-outage.ts).
+      logger.warn('tool answered service unavailable: database unavailable');
+      return {
+        isError: true,
+        content: [{ type: 'text', text: 'Service unavailable' }],
+        _meta: { [OUTAGE_MARK]: true },
+      };
     }
     logger.error('tool failed', error instanceof Error ? error.stack : String(error));
     return { isError: true, content: [{ type: 'text', text: 'Internal error' }] };

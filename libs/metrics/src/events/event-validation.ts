@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { isUuid, ValidationError } from '@app/core';
+import { isStorableText, isUuid, UNSTORABLE_TEXT_RULE, ValidationError } from '@app/core';
 import { parseIso8601 } from '../time/iso-8601';
 import {
   AB_VARIANTS,
@@ -33,10 +33,6 @@ const MAX_DETAILS = 20;
 type Problems = string[];
 type Reader = (raw: Record<string, unknown>, at: string, problems: Problems) => EventFields;
 
-// PostgreSQL text holds neither NUL nor half of a surrogate pair.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const UNSTORABLE_RULE = 'must not contain NUL characters or unpaired surrogates';
-
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -57,8 +53,8 @@ function text(
     problems.push(`${at}.${name} must be a string of 1 to ${max} characters`);
     return undefined;
   }
-  if (UNSTORABLE.test(value)) {
-    problems.push(`${at}.${name} ${UNSTORABLE_RULE}`);
+  if (!isStorableText(value)) {
+    problems.push(`${at}.${name} ${UNSTORABLE_TEXT_RULE}`);
     return undefined;
   }
   return value;
@@ -192,8 +188,8 @@ const READERS: Record<EventType, { fields: string[]; read: Reader }> = {
         problems.push(
           `${at}.answers must be 1 to ${EVENT_LIMITS.answers} strings of 1 to ${EVENT_LIMITS.textLength} characters, ${EVENT_LIMITS.answersTotalLength} characters in total`,
         );
-      } else if ((answers as string[]).some((a) => UNSTORABLE.test(a))) {
-        problems.push(`${at}.answers ${UNSTORABLE_RULE}`);
+      } else if ((answers as string[]).some((a) => !isStorableText(a))) {
+        problems.push(`${at}.answers ${UNSTORABLE_TEXT_RULE}`);
       }
       return {
         questionId: questionId as string,
