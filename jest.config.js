@@ -35,6 +35,9 @@ const common = {
 };
 
 module.exports = {
+  // e2e suites boot an app and clone a database in their hooks; on a loaded 2-core machine that
+  // takes well over jest's 5 s default. Suites that need longer say so per test.
+  testTimeout: 60_000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [

@@ -17,3 +17,20 @@ export async function tableFingerprint(dataSource: DataSource): Promise<Record<s
   }
   return sums;
 }
+
+/**
+ * One statement giving every table's row count and md5 of its rows (partitions through their
+ * parent), for suites that compare the whole database after each request.
+ */
+export async function fingerprintQuery(dataSource: DataSource): Promise<string> {
+  const tables: { name: string }[] = await dataSource.query(
+    `SELECT format('%I', c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname`,
+  );
+  return tables
+    .map(
+      ({ name }) =>
+        `SELECT '${name}' AS t, count(*)::text AS n, md5(string_agg(x::text, '|' ORDER BY x::text)) AS sum FROM ${name} x`,
+    )
+    .join(' UNION ALL ');
+}

@@ -13,9 +13,32 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nes
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { BearerAuth, CurrentCompany, Public } from '@app/auth';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse, ERROR_SCHEMA } from '@app/core/http/openapi-errors';
 import { answerOutagesAsErrors } from './mcp-outage';
 import { McpServerFactory } from './mcp-server.factory';
+
+const JSON_RPC_REQUEST = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { type: 'integer' },
+    method: { type: 'string', example: 'tools/list' },
+    params: { type: 'object' },
+  },
+};
+const JSON_RPC_ERROR = {
+  type: 'object',
+  required: ['jsonrpc', 'error'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+    },
+  },
+};
 
 const METHOD_NOT_ALLOWED = 'Method not allowed: this MCP server is stateless, send JSON-RPC with POST /mcp';
 
@@ -33,7 +56,17 @@ export class McpController {
       "Tools: list_workspaces, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics; each acts for the token's company only. " +
       'A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.',
   })
-  @ApiBody({ description: 'A JSON-RPC request, notification or batch', schema: { type: 'object' } })
+  @ApiBody({ description: 'A JSON-RPC request, notification or batch', schema: JSON_RPC_REQUEST })
+  @ApiResponse({
+    status: 400,
+    description:
+      'Malformed or too deeply nested JSON (the REST error body), or a message that is not JSON-RPC (a JSON-RPC error)',
+    content: {
+      'application/json': {
+        schema: { oneOf: [{ $ref: `#/components/schemas/${ERROR_SCHEMA}` }, JSON_RPC_ERROR] },
+      },
+    },
+  })
   @ApiOkResponse({ description: 'The JSON-RPC response' })
   @ApiResponse({ status: 202, description: 'Accepted (notifications and responses carry no reply)' })
   async handle(
