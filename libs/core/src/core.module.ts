@@ -2,8 +2,10 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { validateEnv } from './config/env.validation';
 import { boundedPool, dataSourceOptions, DatabaseTimeouts } from './database/data-source-options';
+import { guardPoolClients } from './database/pool-client-errors';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 
 export interface CoreModuleOptions {
@@ -30,7 +32,10 @@ export class CoreModule {
           ),
         ),
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: 'DATABASE_CLIENT_ERRORS', inject: [DataSource], useFactory: guardPoolClients },
+      ],
       exports: [ConfigModule, TypeOrmModule],
     };
   }

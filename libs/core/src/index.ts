@@ -4,6 +4,7 @@ export * from './core.module';
 export * from './database/data-source-options';
 export * from './database/database-outage';
 export * from './database/database-url';
+export * from './errors/all-exceptions.filter';
 export * from './errors/domain.exception';
 export * from './errors/error-body';
 export * from './http/base-url';

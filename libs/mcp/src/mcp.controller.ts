@@ -7,6 +7,7 @@ import {
   Post,
   Req,
   Res,
+  UseFilters,
   VERSION_NEUTRAL,
 } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
@@ -14,6 +15,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Request, Response } from 'express';
 import { BearerAuth, CurrentCompany, Public } from '@app/auth';
 import { ApiErrorResponse, ERROR_SCHEMA } from '@app/core/http/openapi-errors';
+import { McpExceptionFilter } from './mcp-exception.filter';
 import { answerOutagesAsErrors } from './mcp-outage';
 import { McpServerFactory } from './mcp-server.factory';
 
@@ -43,6 +45,7 @@ const JSON_RPC_ERROR = {
 const METHOD_NOT_ALLOWED = 'Method not allowed: this MCP server is stateless, send JSON-RPC with POST /mcp';
 
 @ApiTags('MCP')
+@UseFilters(McpExceptionFilter)
 @Controller({ path: 'mcp', version: VERSION_NEUTRAL })
 export class McpController {
   constructor(private readonly servers: McpServerFactory) {}

@@ -1,0 +1,171 @@
+import { Client } from 'pg';
+import { runMigrations } from '@app/core';
+import { startTestApp, TestApp } from './support/app';
+import { createTestDatabase } from './support/database';
+import { createTenant, TenantFixture } from './support/factories';
+import { Reply, httpClient } from './support/http-client';
+import { startStoppablePostgres, StoppablePostgres } from './support/stoppable-postgres';
+import { startTokenIssuer, TestTokenIssuer } from './support/token-issuer';
+
+jest.setTimeout(180_000);
+
+const AUDIENCE = 'https://api.funnel.example';
+const NAMESPACE = 'https://funnel.example';
+const UNAVAILABLE = { error: 'Service unavailable', status: 503 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('PostgreSQL outages answer 503, and the service recovers by itself', () => {
+  describe('the server stopped under load', () => {
+    let issuer: TestTokenIssuer;
+    let pg: StoppablePostgres;
+    let t: TestApp;
+    let acme: TenantFixture;
+    let token: string;
+
+    beforeAll(async () => {
+      issuer = await startTokenIssuer({ audience: AUDIENCE });
+      pg = await startStoppablePostgres();
+      await runMigrations(pg.url);
+      t = await startTestApp(
+        {
+          IDP_URL: issuer.url,
+          OAUTH_CLIENT_ID: 'shared-client-id',
+          OAUTH_AUDIENCE: AUDIENCE,
+          OAUTH_CLAIM_NAMESPACE: NAMESPACE,
+          AUTOMATION_WORKER_ENABLED: 'false',
+          DATABASE_POOL_TIMEOUT_MS: '1000',
+        },
+        pg.url,
+      );
+      acme = await createTenant(t.app);
+      token = await issuer.sign({
+        [`${NAMESPACE}/user_metadata`]: { companyId: acme.companyId, subscriptionId: 's' },
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await pg?.destroy();
+      await issuer?.close();
+    });
+
+    const mcpListWorkspaces = () =>
+      fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'list_workspaces', arguments: {} },
+        }),
+      });
+
+    it('answers 503 with Retry-After while it is down, then succeeds within a second of its return', async () => {
+      const api = httpClient(t.baseUrl, acme.key);
+      const contacts = `/v1/funnels/${acme.funnelId}/contacts`;
+      const replies: (Reply & { sentAt: number })[] = [];
+      let running = true;
+      let n = 0;
+      // Four clients reading and writing without pause, as traffic would.
+      const client = async () => {
+        while (running) {
+          const sentAt = Date.now();
+          const reply =
+            ++n % 3 === 0
+              ? await api.post(contacts, { email: `load-${n}@example.com` })
+              : await api.get(n % 3 === 1 ? contacts : '/v1/workspaces');
+          replies.push({ ...reply, sentAt });
+          await sleep(10);
+        }
+      };
+      const clients = [client(), client(), client(), client()];
+      await sleep(500);
+      await pg.stop();
+      const stoppedAt = Date.now();
+      await sleep(1500);
+
+      const mcp = await mcpListWorkspaces();
+      const mcpBody = (await mcp.json()) as { id: number; error?: { code: number; message: string } };
+
+      const restartingAt = Date.now();
+      await pg.start();
+      const returnedAt = Date.now();
+      while (
+        !replies.some((r) => r.sentAt >= returnedAt && r.status < 300) &&
+        Date.now() - returnedAt < 10_000
+      ) {
+        await sleep(20);
+      }
+      running = false;
+      await Promise.all(clients);
+
+      const down = replies.filter((r) => r.sentAt > stoppedAt + 100 && r.sentAt < restartingAt);
+      expect(down.length).toBeGreaterThan(5);
+      expect(new Set(down.map((r) => r.status))).toEqual(new Set([503]));
+      expect(down.every((r) => r.headers.get('retry-after') === '1')).toBe(true);
+      expect(down[0].body).toEqual(UNAVAILABLE);
+      expect(replies.filter((r) => r.status >= 500 && r.status !== 503)).toEqual([]);
+
+      expect(mcp.headers.get('retry-after')).toBe('1');
+      expect(mcpBody).toMatchObject({ id: 7, error: { code: -32003, message: 'Service unavailable' } });
+
+      const firstSuccess = replies.find((r) => r.sentAt >= returnedAt && r.status < 300);
+      expect(firstSuccess).toBeDefined();
+      expect(firstSuccess!.sentAt - returnedAt).toBeLessThan(1000);
+      expect((await api.get(contacts)).status).toBe(200);
+      expect((await (await mcpListWorkspaces()).json()) as object).toHaveProperty('result');
+    });
+  });
+
+  describe('statements past DATABASE_STATEMENT_TIMEOUT_MS and a pool with no free connection', () => {
+    let db: Awaited<ReturnType<typeof createTestDatabase>>;
+    let t: TestApp;
+    let acme: TenantFixture;
+
+    beforeAll(async () => {
+      db = await createTestDatabase();
+      t = await startTestApp(
+        {
+          AUTOMATION_WORKER_ENABLED: 'false',
+          DATABASE_STATEMENT_TIMEOUT_MS: '600',
+          DATABASE_POOL_TIMEOUT_MS: '300',
+        },
+        db.url,
+      );
+      acme = await createTenant(t.app);
+    });
+    afterAll(async () => {
+      await t?.close();
+      await db?.drop();
+    });
+
+    it('answers 503 with Retry-After instead of waiting, and serves again once the lock is gone', async () => {
+      const api = httpClient(t.baseUrl, acme.key);
+      const contacts = `/v1/funnels/${acme.funnelId}/contacts`;
+      expect((await api.post(contacts, { email: 'ada@example.com' })).status).toBe(201);
+      expect((await api.get(contacts)).status).toBe(200);
+      // Another session holds the contacts table: every read of it waits on the lock.
+      const locker = new Client({ connectionString: db.url });
+      await locker.connect();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
+      try {
+        const started = Date.now();
+        // More requests than the pool (10) has connections: the rest wait at most the pool timeout.
+        const replies = await Promise.all(Array.from({ length: 16 }, () => api.get(contacts)));
+        expect(replies.map((r) => r.status)).toEqual(Array(16).fill(503));
+        expect(replies.every((r) => r.headers.get('retry-after') === '1')).toBe(true);
+        expect(replies[0].body).toEqual(UNAVAILABLE);
+        expect(Date.now() - started).toBeLessThan(10_000);
+      } finally {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      }
+      expect((await api.get(contacts)).status).toBe(200);
+    });
+  });
+});
