@@ -57,6 +57,7 @@ describe('OpenAPI document', () => {
           `Differences (+ new in code, - gone from code, ~ changed):\n  ${changed.join('\n  ') || '(formatting only)'}`,
       );
     }
+    expect(serializeOpenApi(generated)).toBe(committed);
   });
 
   it('is what the running service serves at /docs-json', async () => {

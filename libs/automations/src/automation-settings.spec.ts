@@ -21,21 +21,19 @@ describe('automation settings', () => {
   });
 
   it('reports malformed values one line each', () => {
-    try {
+    const error = thrownBy(() =>
       validateEnv({
         AUTOMATION_SECRET_KEY: 'too-short',
         AUTOMATION_MAX_ATTEMPTS: '0',
         AUTOMATION_RETRY_BASE_MS: '1000',
         AUTOMATION_RETRY_MAX_MS: '10',
-      });
-      throw new Error('expected a ConfigValidationError');
-    } catch (error) {
-      expect((error as ConfigValidationError).problems).toEqual([
-        'AUTOMATION_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)',
-        'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100',
-        'AUTOMATION_RETRY_MAX_MS must not be less than AUTOMATION_RETRY_BASE_MS',
-      ]);
-    }
+      }),
+    );
+    expect((error as ConfigValidationError).problems).toEqual([
+      'AUTOMATION_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)',
+      'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100',
+      'AUTOMATION_RETRY_MAX_MS must not be less than AUTOMATION_RETRY_BASE_MS',
+    ]);
   });
 
   it('accepts a 32-byte key as base64 or hex', () => {
@@ -44,3 +42,13 @@ describe('automation settings', () => {
     expect(() => validateEnv({ AUTOMATION_SECRET_KEY: 'ab'.repeat(32) })).not.toThrow();
   });
 });
+
+/** The error `run` throws (failing the test when it throws none), so assertions need no catch block. */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error to be thrown');
+}
