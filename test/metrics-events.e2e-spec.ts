@@ -132,7 +132,11 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
       { events: Array.from({ length: 1001 }, () => ({})) },
       'events must be an array of 1 to 1000 events',
     ],
-    ['an unknown body member', { events: [], extra: 1 }, 'events must be an array'],
+    [
+      'an unknown body member',
+      { ...one({ type: 'completion' }), extra: 1 },
+      'extra is not a recognised field',
+    ],
     ['an unknown type', one({ type: 'scroll' }), 'events[0].type must be one of session_start, page_view'],
     [
       'a missing sessionId',

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { base64url, SignJWT } from 'jose';
+import { base64url, importJWK, SignJWT } from 'jose';
 import { startTestApp, TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
@@ -88,6 +88,15 @@ describe('POST /mcp bearer-token validation', () => {
     expect(res.headers.get('www-authenticate')).toBe(challenge);
   });
 
+  const signWithPublishedKey = async (alg: 'RS512' | 'PS256') =>
+    new SignJWT(metadataOf(acme))
+      .setProtectedHeader({ alg, kid: issuer.privateJwk.kid, typ: 'at+jwt' })
+      .setIssuer(`${issuer.url}/`)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(await importJWK({ ...issuer.privateJwk, alg }, alg));
+
   const invalidTokens: [string, () => Promise<string>][] = [
     ['garbage', async () => 'not-a-jwt'],
     [
@@ -124,6 +133,9 @@ describe('POST /mcp bearer-token validation', () => {
       },
     ],
     ['a key that is not in the JWKS', () => issuer.sign(metadataOf(acme), { key: 'unpublished' })],
+    // The published key itself, with another asymmetric algorithm than the RS256 the service accepts.
+    ['RS512 signed with the published key', () => signWithPublishedKey('RS512')],
+    ['PS256 signed with the published key', () => signWithPublishedKey('PS256')],
     [
       'a tampered payload',
       async () => {
