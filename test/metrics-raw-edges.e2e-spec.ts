@@ -4,7 +4,6 @@ import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events
 import { SESSION_DIMENSIONS, sessionContributions } from '@app/metrics/events/session-state';
 import { RollupReader } from '@app/metrics/rollups/rollup-reader';
 import type { EventCounts, SessionCounts } from '@app/metrics/rollups/rollup-deltas';
-import { weekdayHourSlot } from '@app/metrics/time/local-time';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { QUESTIONS, randomTraffic, SPAN, T0 } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
@@ -91,7 +90,9 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
         latest[key] = { at: at.getTime(), label };
         total.label = label;
       }
-      if (type === 'page_view') slots[weekdayHourSlot(at.getTime(), offset)]++;
+      // Slot = ISO weekday (Monday 0) × 24 + hour, of local time = UTC − offset minutes.
+      const local = new Date(at.getTime() - offset * 60_000);
+      if (type === 'page_view') slots[((local.getUTCDay() + 6) % 7) * 24 + local.getUTCHours()]++;
     }
     return { page, button, slots };
   }
