@@ -4,28 +4,46 @@ import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
 import { rawRequest } from './support/raw-request';
 import { tableFingerprint } from './support/table-fingerprint';
+import { startTokenIssuer, TestTokenIssuer } from './support/token-issuer';
+
+const AUDIENCE = 'https://api.funnel.example';
+const NAMESPACE = 'https://funnel.example';
 
 const UNSTORABLE = 'must not contain NUL characters or unpaired surrogates';
 const nested = (levels: number, leaf = '1') => `${'['.repeat(levels)}${leaf}${']'.repeat(levels)}`;
 
 /** Each input that once answered 500 or stored something else than it acknowledged, refused cleanly. */
 describe('Attacks that once got through', () => {
+  let issuer: TestTokenIssuer;
   let t: TestApp;
   let acme: TenantFixture;
+  let token: string;
   let api: ReturnType<typeof httpClient>;
   let contacts: string;
   let values: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    issuer = await startTokenIssuer({ audience: AUDIENCE });
+    t = await startTestApp({
+      IDP_URL: issuer.url,
+      OAUTH_CLIENT_ID: 'shared-client-id',
+      OAUTH_AUDIENCE: AUDIENCE,
+      OAUTH_CLAIM_NAMESPACE: NAMESPACE,
+    });
     acme = await createTenant(t.app);
+    token = await issuer.sign({
+      [`${NAMESPACE}/user_metadata`]: { companyId: acme.companyId, subscriptionId: 's' },
+    });
     api = httpClient(t.baseUrl, acme.key);
     contacts = `/v1/funnels/${acme.funnelId}/contacts`;
     const created = await api.post(contacts, { email: 'ada@example.com' });
     expect(created.status).toBe(201);
     values = `${contacts}/${created.body.data.id}/values`;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await issuer.close();
+  });
 
   const fingerprint = () => tableFingerprint(t.app.get(DataSource));
 
@@ -162,4 +180,38 @@ describe('Attacks that once got through', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD');
   });
+
+  it.each([
+    ['create_contact', { firstName: 'a\u0000b' }],
+    ['create_contact', { address: { city: 'x\ud800' } }],
+    ['update_contact_value', { fieldName: 'plan', value: 'gold\u0000' }],
+  ])(
+    'refuses unstorable text in MCP %s arguments with the same rule, and stores nothing',
+    async (tool, args) => {
+      const before = await fingerprint();
+      const contactId = values.split('/')[5];
+      const res = await fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: tool,
+            arguments: { funnelId: acme.funnelId, contactId, email: 'm@example.com', ...args },
+          },
+        }),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { result: { isError: boolean; content: { text: string }[] } };
+      expect(body.result.isError).toBe(true);
+      expect(body.result.content[0].text).toContain(`text ${UNSTORABLE}`);
+      expect(await fingerprint()).toEqual(before);
+    },
+  );
 });
