@@ -109,6 +109,16 @@ describe('Rate limits shared through Redis (REDIS_URL)', () => {
         expect(res.status).toBe(200);
         expect(res.headers.get('ratelimit-limit')).toBeNull();
         expect(Date.now() - started).toBeLessThan(3000);
+        // Under load on both replicas too, past the limit of 5: let through (as the README says), none
+        // waits on the missing Redis, and the service stays ready.
+        const burst = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            httpClient((i % 2 ? second : first).baseUrl, other.key).get('/v1/workspaces'),
+          ),
+        );
+        expect(burst.map((r) => r.status)).toEqual(Array(30).fill(200));
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect((await fetch(`${first.baseUrl}/health`)).status).toBe(200);
       } finally {
         const restarted = await startRedisServer();
         redis = restarted;
