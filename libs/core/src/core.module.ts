@@ -9,8 +9,12 @@ import { guardPoolClients } from './database/pool-client-errors';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 
 export interface CoreModuleOptions {
-  /** Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL). */
-  databaseUrl: string;
+  /**
+   * Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL); undefined
+   * when the caller sets it and initialises the DataSource itself (the admin CLI, which opens the
+   * database only for a command that runs).
+   */
+  databaseUrl: string | undefined;
   /** Bounds on every database wait (the HTTP app); without them the pool waits as long as it takes. */
   timeouts?: DatabaseTimeouts;
 }
@@ -25,12 +29,13 @@ export class CoreModule {
       imports: [
         // The environment is the only source; main.ts validates the same variables before boot.
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
-        TypeOrmModule.forRoot(
-          dataSourceOptions(
-            options.databaseUrl,
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(
+            options.databaseUrl ?? '',
             options.timeouts ? { extra: boundedPool(options.timeouts) } : {},
           ),
-        ),
+          manualInitialization: options.databaseUrl === undefined,
+        }),
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
