@@ -74,6 +74,13 @@ export class FunnelsService {
     return funnel;
   }
 
+  /** Any funnel, for operators; 404 when there is none. */
+  async findById(funnelId: string): Promise<Funnel> {
+    const funnel = isUuid(funnelId) ? await this.funnels.findOneBy({ id: funnelId }) : null;
+    if (!funnel) throw new NotFoundError('Funnel not found');
+    return funnel;
+  }
+
   /** The funnel's pages in funnel order. */
   pagesOf(funnelId: string): Promise<FunnelPage[]> {
     return this.pages.find({ where: { funnelId }, order: { position: 'ASC' } });
