@@ -100,26 +100,46 @@ export class IanaZone implements LocalZone {
 
   periods(from: number, to: number): OffsetPeriod[] {
     const periods: OffsetPeriod[] = [{ since: from, offset: this.offsetAt(from) }];
-    // A day apart: no zone has changed its offset twice within one day.
-    for (let at = from; at < to;) {
-      const next = Math.min(at + DAY_MS, to);
-      const current = periods[periods.length - 1].offset;
-      if (this.offsetAt(next) !== current) {
-        // The first whole minute with another offset, by bisection.
-        let lo = Math.floor(at / MINUTE_MS);
-        let hi = Math.ceil(next / MINUTE_MS);
-        while (hi - lo > 1) {
-          const mid = Math.floor((lo + hi) / 2);
-          if (this.offsetAt(mid * MINUTE_MS) === current) lo = mid;
-          else hi = mid;
-        }
-        periods.push({ since: hi * MINUTE_MS, offset: this.offsetAt(hi * MINUTE_MS) });
-      }
-      at = next;
+    const last = new Date(to).getUTCFullYear();
+    for (let year = new Date(from).getUTCFullYear(); year <= last; year++) {
+      for (const change of this.changesIn(year))
+        if (change.since > from && change.since <= to) periods.push(change);
     }
     return periods;
   }
+
+  /** The offset changes of a UTC year, found once per zone and year (a year costs ~365 lookups). */
+  private changesIn(year: number): OffsetPeriod[] {
+    const key = `${this.name} ${year}`;
+    let changes = yearChanges.get(key);
+    if (changes) return changes;
+    changes = [];
+    const end = Date.UTC(year + 1, 0, 1);
+    let current = this.offsetAt(Date.UTC(year, 0, 1));
+    // A day apart: no zone has changed its offset twice within one day.
+    for (let at = Date.UTC(year, 0, 1); at < end; at += DAY_MS) {
+      const next = Math.min(at + DAY_MS, end);
+      if (this.offsetAt(next) === current) continue;
+      // The first whole minute with another offset, by bisection.
+      let lo = Math.floor(at / MINUTE_MS);
+      let hi = Math.ceil(next / MINUTE_MS);
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (this.offsetAt(mid * MINUTE_MS) === current) lo = mid;
+        else hi = mid;
+      }
+      current = this.offsetAt(hi * MINUTE_MS);
+      changes.push({ since: hi * MINUTE_MS, offset: current });
+    }
+    // Bounded: far more zone-years than any caller asks for, a few bytes each.
+    if (yearChanges.size >= MAX_CACHED_YEARS) yearChanges.clear();
+    yearChanges.set(key, changes);
+    return changes;
+  }
 }
+
+const MAX_CACHED_YEARS = 10_000;
+const yearChanges = new Map<string, OffsetPeriod[]>();
 
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
 
