@@ -61,7 +61,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       title: 'Create a contact',
       description:
         'Creates a contact in a funnel. email or phone is required. status must be one of the ' +
-        "funnel's statuses (default: its first). Automations for the initial status run unless " +
+        "funnel's contactStatuses (get_funnel lists them; default: the first). Automations for the initial status run unless " +
         'skipAutomationTrigger is true. Custom properties are set afterwards with update_contact_value.',
       inputSchema: {
         funnelId,
@@ -69,7 +69,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         phone: optionalText('Phone number, E.164 when possible (required when email is absent)'),
         firstName: optionalText('Given name'),
         lastName: optionalText('Family name'),
-        status: optionalText("Lifecycle status, one of the funnel's statuses (e.g. lead)"),
+        status: optionalText("Lifecycle status, one of the funnel's contactStatuses (e.g. lead)"),
         website: optionalText('Website URL'),
         birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
         address: z
