@@ -26,6 +26,9 @@ const DIMENSIONS = [
 type Totals = Map<string, Map<string, SessionCounts>>;
 type EventTotals = Record<string, { events: number; timed: number; totalMs: number; label: string | null }>;
 
+// Ingesting the traffic and reading 40 windows take longer than jest's default 5 s on a loaded machine.
+jest.setTimeout(60_000);
+
 describe('metrics: window edges read from raw rows (or a whole bucket less raw rows) sum exactly', () => {
   let t: TestApp;
   let tenant: TenantFixture;
