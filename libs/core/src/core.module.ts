@@ -5,13 +5,17 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { validateEnv } from './config/env.validation';
 import { dataSourceOptions } from './database/data-source-options';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+import { AppMetrics } from './observability/app-metrics';
+import { DatabasePoolMetrics } from './observability/database-pool.metrics';
+import { HttpMetrics } from './observability/http-metrics';
+import { ShutdownState } from './observability/shutdown-state';
 
 export interface CoreModuleOptions {
   /** Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL). */
   databaseUrl: string;
 }
 
-/** Configuration, database and the global error filter shared by every app. */
+/** Configuration, database, metrics registry and the global error filter shared by every app. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -23,8 +27,14 @@ export class CoreModule {
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
         TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
-      exports: [ConfigModule, TypeOrmModule],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        AppMetrics,
+        HttpMetrics,
+        DatabasePoolMetrics,
+        ShutdownState,
+      ],
+      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState],
     };
   }
 }

@@ -6,6 +6,7 @@ import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
+import { IngestionMetrics } from './events/ingestion.metrics';
 import { KpisService } from './kpis.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
@@ -19,6 +20,7 @@ import { RollupReader } from './rollups/rollup-reader';
   providers: [
     EventsService,
     EventPartitions,
+    IngestionMetrics,
     MetricsService,
     ChartsService,
     KpisService,
