@@ -1,8 +1,15 @@
+// First: tracing (when configured) must patch http, express and pg before they are loaded.
+import { tracing } from './tracing';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { ConfigValidationError, resolveDatabase, runMigrations, validateEnv } from '@app/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ConfigValidationError, resolveDatabase, runMigrations, ShutdownState, validateEnv } from '@app/core';
 import { resolveIdentityProvider } from '@app/dev-idp/resolve-identity-provider';
 import { createApp } from './create-app';
+
+// Connections still open this long after the server stopped accepting (a stalled client, a
+// stream) are cut, so shutdown ends within Kubernetes' grace period.
+const DRAIN_TIMEOUT_MS = 20_000;
 
 async function bootstrap(): Promise<void> {
   const env = validateEnv(process.env);
@@ -27,16 +34,19 @@ async function bootstrap(): Promise<void> {
     await db.embedded?.release();
     throw error;
   });
+  const delayMs = env.SHUTDOWN_DELAY_MS ?? (env.NODE_ENV === 'production' ? 5_000 : 0);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    logger.log(`${signal} received, shutting down`);
-    await app.close();
+    logger.log(`${signal} received: readiness fails, draining for ${delayMs} ms`);
+    await drain(app, delayMs);
     await idp.close();
     // The embedded PostgreSQL stops with the last process that uses it.
     await db.embedded?.release();
+    await tracing?.shutdown().catch(() => undefined);
+    logger.log('stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -44,6 +54,20 @@ async function bootstrap(): Promise<void> {
 
   await app.listen(env.PORT);
   logger.log(`listening on port ${env.PORT}; Swagger UI at /docs`);
+}
+
+/**
+ * A rolling restart without a lost request: readiness fails first while requests are still
+ * served (load balancers stop sending new ones), then the server stops accepting, requests and
+ * webhook deliveries in flight finish, and the database pool closes last.
+ */
+async function drain(app: NestExpressApplication, delayMs: number): Promise<void> {
+  app.get(ShutdownState).draining = true;
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  const server = app.getHttpServer();
+  const cut = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+  await app.close();
+  clearTimeout(cut);
 }
 
 bootstrap().catch((error) => {
