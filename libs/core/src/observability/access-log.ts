@@ -12,7 +12,7 @@ interface LoggedPrincipal {
   subject?: string;
 }
 
-type ServedRequest = Request & { id?: string; log?: Logger; principal?: LoggedPrincipal };
+type ServedRequest = Omit<Request, 'id' | 'log'> & { id?: string; log?: Logger; principal?: LoggedPrincipal };
 
 // nginx's code for a response the client hung up on before it was sent.
 const CLIENT_CLOSED = 499;
@@ -24,7 +24,8 @@ const CLIENT_CLOSED = 499;
  * below: never headers, a query string or a body, where keys, tokens and personal data travel.
  */
 export function accessLog(root: Logger, metrics: HttpMetrics, shutdown: ShutdownState) {
-  return (req: ServedRequest, res: Response, next: NextFunction): void => {
+  return (request: Request, res: Response, next: NextFunction): void => {
+    const req = request as unknown as ServedRequest;
     const started = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
     req.id = id;
