@@ -3,7 +3,14 @@ import { tracing } from './tracing';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ConfigValidationError, resolveDatabase, runMigrations, ShutdownState, validateEnv } from '@app/core';
+import {
+  ConfigValidationError,
+  createRootLogger,
+  resolveDatabase,
+  runMigrations,
+  ShutdownState,
+  validateEnv,
+} from '@app/core';
 import { resolveIdentityProvider } from '@app/dev-idp/resolve-identity-provider';
 import { createApp } from './create-app';
 
@@ -13,9 +20,11 @@ const DRAIN_TIMEOUT_MS = 20_000;
 
 async function bootstrap(): Promise<void> {
   const env = validateEnv(process.env);
-  const logger = new Logger('Bootstrap');
-  const db = await resolveDatabase({ ...env, log: (line) => logger.log(line) });
-  const idp = await resolveIdentityProvider(env, db.url, (line) => logger.log(line)).catch(async (error) => {
+  // The app's logger from the first line: JSON (or pretty in a terminal), never Nest's coloured text.
+  const root = createRootLogger(env);
+  const bootLog = (line: string) => root.info({ context: 'Bootstrap' }, line);
+  const db = await resolveDatabase({ ...env, log: bootLog });
+  const idp = await resolveIdentityProvider(env, db.url, bootLog).catch(async (error) => {
     await db.embedded?.release();
     throw error;
   });
@@ -26,14 +35,15 @@ async function bootstrap(): Promise<void> {
     // Development applies migrations on start; production runs `npm run migration:run` first.
     if (env.NODE_ENV !== 'production') {
       const applied = await runMigrations(db.url);
-      if (applied.length) logger.log(`applied migrations: ${applied.join(', ')}`);
+      if (applied.length) bootLog(`applied migrations: ${applied.join(', ')}`);
     }
-    return createApp(appEnv, { databaseUrl: db.url });
+    return createApp(appEnv, { databaseUrl: db.url, logger: root });
   })().catch(async (error) => {
     await idp.close();
     await db.embedded?.release();
     throw error;
   });
+  const logger = new Logger('Bootstrap');
   const delayMs = env.SHUTDOWN_DELAY_MS ?? (env.NODE_ENV === 'production' ? 5_000 : 0);
 
   let closing = false;
