@@ -56,13 +56,17 @@ describe('Rolling restart', () => {
   let tenant: TenantFixture;
   let receiver: WebhookReceiver;
   let instances: Instance[];
+  // While set, webhook answers wait for it: deliveries stay in flight across the drain.
+  let hold: Promise<void> | undefined;
 
   beforeAll(async () => {
     fixtures = await startTestApp({ AUTOMATION_WORKER_ENABLED: 'false' });
     tenant = await createTenant(fixtures.app);
-    receiver = await WebhookReceiver.start(
-      () => new Promise((resolve) => setTimeout(() => resolve(200), WEBHOOK_LATENCY_MS)),
-    );
+    receiver = await WebhookReceiver.start(async () => {
+      await new Promise((resolve) => setTimeout(resolve, WEBHOOK_LATENCY_MS));
+      await hold;
+      return 200;
+    });
     await fixtures.app
       .get(AutomationsService)
       .create({ funnelId: tenant.funnelId, on: 'contact.created', webhook: receiver.url });
@@ -175,6 +179,8 @@ describe('Rolling restart', () => {
       duplex: 'half',
     } as RequestInit);
 
+    let release: () => void = () => undefined;
+    hold = new Promise<void>((resolve) => (release = resolve));
     const signalled = Date.now();
     a.child.kill('SIGTERM');
     // Readiness fails while the process still answers.
@@ -184,6 +190,15 @@ describe('Rolling restart', () => {
     // Past the delay the server has stopped accepting; the slow request is still in flight.
     await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_DELAY_MS + 500));
     expect(a.child.exitCode).toBeNull();
+    // The stopping instance's worker holds leased runs whose webhooks are still being answered.
+    const [{ leased }] = (await fixtures.app
+      .get(DataSource)
+      .query(
+        `SELECT count(*)::int AS leased FROM automation_runs WHERE status = 'running' AND locked_by LIKE $1`,
+        [`%:${a.child.pid}:%`],
+      )) as { leased: number }[];
+    expect(leased).toBeGreaterThan(0);
+    release();
     sendRest();
     const slow = await slowCreate;
     expect(slow.status).toBe(201);
