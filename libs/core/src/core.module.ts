@@ -11,8 +11,12 @@ import { HttpMetrics } from './observability/http-metrics';
 import { ShutdownState } from './observability/shutdown-state';
 
 export interface CoreModuleOptions {
-  /** Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL). */
-  databaseUrl: string;
+  /**
+   * Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL); undefined
+   * when the caller sets it and initialises the DataSource itself (the admin CLI, which opens the
+   * database only for a command that runs).
+   */
+  databaseUrl: string | undefined;
 }
 
 /** Configuration, database, metrics registry and the global error filter shared by every app. */
@@ -25,7 +29,10 @@ export class CoreModule {
       imports: [
         // The environment is the only source; main.ts validates the same variables before boot.
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
-        TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(options.databaseUrl ?? ''),
+          manualInitialization: options.databaseUrl === undefined,
+        }),
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
