@@ -5,6 +5,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { validateEnv } from './config/env.validation';
 import { dataSourceOptions } from './database/data-source-options';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+import { AppMetrics } from './observability/app-metrics';
+import { DatabasePoolMetrics } from './observability/database-pool.metrics';
+import { HttpMetrics } from './observability/http-metrics';
+import { ShutdownState } from './observability/shutdown-state';
 
 export interface CoreModuleOptions {
   /**
@@ -15,7 +19,7 @@ export interface CoreModuleOptions {
   databaseUrl: string | undefined;
 }
 
-/** Configuration, database and the global error filter shared by every app. */
+/** Configuration, database, metrics registry and the global error filter shared by every app. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -30,8 +34,14 @@ export class CoreModule {
           manualInitialization: options.databaseUrl === undefined,
         }),
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
-      exports: [ConfigModule, TypeOrmModule],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        AppMetrics,
+        HttpMetrics,
+        DatabasePoolMetrics,
+        ShutdownState,
+      ],
+      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState],
     };
   }
 }

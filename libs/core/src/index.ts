@@ -13,3 +13,4 @@ export * from './http/rate-limit';
 export * from './http/validation.pipe';
 export * from './database/run-migrations';
 export * from './validation/uuid';
+export * from './observability';

@@ -6,6 +6,7 @@ import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
+import { IngestionMetrics } from './events/ingestion.metrics';
 import { FunnelDescriptionsService } from './funnels/funnel-descriptions.service';
 import { FunnelsController } from './funnels/funnels.controller';
 import { KpisService } from './kpis.service';
@@ -21,6 +22,7 @@ import { RollupReader } from './rollups/rollup-reader';
   providers: [
     EventsService,
     EventPartitions,
+    IngestionMetrics,
     MetricsService,
     ChartsService,
     KpisService,

@@ -1,6 +1,11 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
 import type { EnvironmentVariables } from '../config/env.validation';
+import { accessLog } from '../observability/access-log';
+import { HttpMetrics } from '../observability/http-metrics';
+import { ROOT_LOGGER } from '../observability/observability.module';
+import { ShutdownState } from '../observability/shutdown-state';
 import { setupSwagger } from './swagger';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -14,6 +19,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVariables): void {
   app.set('trust proxy', env.TRUST_PROXY);
   app.disable('x-powered-by');
+  // First, so even a body the parsers refuse gets a request id and an access line.
+  app.use(accessLog(app.get<Logger>(ROOT_LOGGER), app.get(HttpMetrics), app.get(ShutdownState)));
   // Event batches are read first with their own limit; the general parser then skips them.
   app.useBodyParser('json', {
     limit: EVENT_BATCH_BODY_LIMIT,
