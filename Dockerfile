@@ -18,7 +18,8 @@ RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --
 COPY --from=build /app/dist ./dist
 COPY scripts ./scripts
 USER node
-EXPOSE 3000
+# 3000: the API; 9464: Prometheus metrics (METRICS_PORT).
+EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/apps/api/src/main.js"]

@@ -7,13 +7,21 @@ import { startTestApp } from './support/app';
 const root = join(__dirname, '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
-/** Docker Compose interpolation: `${X:?msg}` and `${X}` from `values`, `${X:-default}` falls back. */
+/**
+ * Docker Compose interpolation: `${X:?msg}` and `${X}` from `values`, `${X:-default}` falls back;
+ * a default may itself hold a variable (resolved innermost first).
+ */
 function interpolate(text: string, values: Record<string, string>): string {
-  return text.replace(/\$\{(\w+)(?::([?-])([^}]*))?\}/g, (_, name: string, op?: string, arg?: string) => {
-    if (values[name] !== undefined) return values[name];
-    if (op === '-') return arg ?? '';
-    throw new Error(`${name} is required by docker-compose.yml: ${arg}`);
-  });
+  const innermost = /\$\{(\w+)(?::([?-])([^${}]*))?\}/g;
+  let result = text;
+  while (innermost.test(result)) {
+    result = result.replace(innermost, (_, name: string, op?: string, arg?: string) => {
+      if (values[name] !== undefined) return values[name];
+      if (op === '-') return arg ?? '';
+      throw new Error(`${name} is required by docker-compose.yml: ${arg}`);
+    });
+  }
+  return result;
 }
 
 /** The source file a `dist/...js` path is compiled from. */
@@ -26,6 +34,7 @@ interface ComposeService {
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: unknown;
+  ports?: string[];
 }
 
 describe('Deployment files', () => {
@@ -61,6 +70,41 @@ describe('Deployment files', () => {
     expect(env).toMatchObject({ NODE_ENV: 'production', REDIS_URL: 'redis://redis:6379' });
     expect(env.DATABASE_URL).toBe('postgres://funnel_crm:secret@postgres:5432/funnel_crm');
     expect(compose.services.migrate.environment).toEqual(compose.services.api.environment);
+    expect(env.METRICS_PORT).toBe(9464);
+  });
+
+  it('derives BASE_URL from the published PORT unless BASE_URL is set', () => {
+    const apiOf = (values: Record<string, string>) =>
+      (parse(interpolate(read('docker-compose.yml'), { ...required, ...values })) as typeof compose).services
+        .api;
+    expect(apiOf({}).environment?.BASE_URL).toBe('http://localhost:3000');
+    const moved = apiOf({ PORT: '8080' });
+    expect(moved.environment?.BASE_URL).toBe('http://localhost:8080');
+    expect(moved.ports).toContain('8080:3000');
+    expect(apiOf({ PORT: '8080', BASE_URL: 'https://crm.example.com' }).environment?.BASE_URL).toBe(
+      'https://crm.example.com',
+    );
+  });
+
+  it('documents admin CLI one-liners that name the compose service and the cluster workload', () => {
+    const readme = read('README.md');
+    const compose = /docker compose exec (\w+) node (scripts\/admin\.js) company create/.exec(readme);
+    expect(compose).not.toBeNull();
+    expect(Object.keys(parse(read('docker-compose.yml')).services)).toContain(compose![1]);
+    const cluster =
+      /kubectl -n ([\w-]+) exec deploy\/([\w-]+) -c (\w+) -- node (scripts\/admin\.js) company create/.exec(
+        readme,
+      );
+    expect(cluster).not.toBeNull();
+    const deployment = parse(read('deploy/k8s/base/deployment.yaml'));
+    expect(cluster!.slice(1, 4)).toEqual([
+      parse(read('deploy/k8s/overlays/production/kustomization.yaml')).namespace,
+      deployment.metadata.name,
+      deployment.spec.template.spec.containers[0].name,
+    ]);
+    // The image carries the CLI's launcher.
+    expect(read('Dockerfile')).toMatch(/^COPY scripts \.\/scripts$/m);
+    expect(readme).toMatch(/node scripts\/admin\.js demo seed/);
   });
 
   it('starts compiled entry points that exist in the source tree', () => {
@@ -72,53 +116,6 @@ describe('Deployment files', () => {
     expect(existsSync(join(root, sourceOf(migrateEntry)))).toBe(true);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/health/);
-  });
-});
-
-describe('Kubernetes manifests', () => {
-  const dir = 'deploy/k8s';
-  const load = (file: string) => parse(read(`${dir}/${file}`)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const kustomization = load('kustomization.yaml') as { resources: string[] };
-  const docs = Object.fromEntries(
-    kustomization.resources.map((file) => [load(file).kind as string, load(file)]),
-  );
-
-  it('lists manifests that exist', () => {
-    for (const file of kustomization.resources) expect(existsSync(join(root, dir, file))).toBe(true);
-    expect(Object.keys(docs).sort()).toEqual(['ConfigMap', 'Deployment', 'Job', 'Service']);
-  });
-
-  it('configures the service with values it accepts in production', () => {
-    const secret = load('secret.example.yaml');
-    expect(Object.keys(secret.stringData)).toContain('AUTOMATION_SECRET_KEY');
-    const env = validateEnv({
-      ...docs.ConfigMap.data,
-      ...secret.stringData,
-      // the example's placeholder is not a key; a real one is 32 random bytes
-      AUTOMATION_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
-    });
-    expect(env.NODE_ENV).toBe('production');
-  });
-
-  it('probes routes the service serves and selects its own pods', async () => {
-    const t = await startTestApp();
-    try {
-      const container = docs.Deployment.spec.template.spec.containers[0];
-      for (const probe of [container.readinessProbe, container.livenessProbe]) {
-        expect((await fetch(`${t.baseUrl}${probe.httpGet.path}`)).status).toBe(200);
-      }
-    } finally {
-      await t.close();
-    }
-    expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(
-      docs.Deployment.spec.selector.matchLabels,
-    );
-    expect(docs.Deployment.spec.template.metadata.labels).toMatchObject(docs.Service.spec.selector);
-  });
-
-  it('migrates with the compiled migration command', () => {
-    const command = docs.Job.spec.template.spec.containers[0].command as string[];
-    expect(existsSync(join(root, sourceOf(command[1])))).toBe(true);
   });
 });
 

@@ -1,6 +1,8 @@
 import { EventsService, parseEventBatch } from '@app/metrics';
 import { SESSION_DIMENSIONS } from '@app/metrics/events/session-state';
+import type { MetricWindow } from '@app/metrics/query/metric-query';
 import { RollupReader } from '@app/metrics/rollups/rollup-reader';
+import { FixedOffsetZone } from '@app/metrics/time/time-zone';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 
@@ -59,7 +61,7 @@ describe('metrics: window edges against hand-computed figures', () => {
   });
   afterAll(() => t.close());
 
-  const sessions = async (window: { from: number; to: number; offset: number }) => {
+  const sessions = async (window: MetricWindow) => {
     const got = await reader.sessions(tenant.funnelId, window, [
       SESSION_DIMENSIONS.all,
       SESSION_DIMENSIONS.device,
@@ -67,7 +69,7 @@ describe('metrics: window edges against hand-computed figures', () => {
     ]);
     return Object.fromEntries([...got].map(([dimension, sums]) => [dimension, Object.fromEntries(sums)]));
   };
-  const events = async (window: { from: number; to: number; offset: number }, dimension: 'page' | 'button') =>
+  const events = async (window: MetricWindow, dimension: 'page' | 'button') =>
     Object.fromEntries(
       [...(await reader.events(tenant.funnelId, window, dimension))].map(([key, c]) => [
         key,
@@ -76,7 +78,7 @@ describe('metrics: window edges against hand-computed figures', () => {
     );
 
   it('from 11.5 s to 79.999 s: s2 only started inside; three page views; one click', async () => {
-    const window = { from: T + 11_500, to: T + 79_999, offset: 0 };
+    const window = { from: T + 11_500, to: T + 79_999, zone: new FixedOffsetZone(0) };
     expect(await sessions(window)).toEqual({
       all: { '': counts(1) },
       device: { desktop: counts(1) },
@@ -92,7 +94,7 @@ describe('metrics: window edges against hand-computed figures', () => {
   });
 
   it('from 4.999 s to 126 s at UTC+1: all three sessions with their completions, four page views at 10:00', async () => {
-    const window = { from: T + 4_999, to: T + 126_000, offset: -60 };
+    const window = { from: T + 4_999, to: T + 126_000, zone: new FixedOffsetZone(-60) };
     // s1 converted and completed after 60 s; s3 completed after 75 s, outside the window but
     // counted at its start, which is inside.
     expect(await sessions(window)).toEqual({
@@ -111,7 +113,7 @@ describe('metrics: window edges against hand-computed figures', () => {
   });
 
   it('one millisecond on a session start (inclusive ends) holds that session alone', async () => {
-    const window = { from: T + 125_000, to: T + 125_000, offset: 0 };
+    const window = { from: T + 125_000, to: T + 125_000, zone: new FixedOffsetZone(0) };
     expect(await sessions(window)).toEqual({
       all: { '': counts(1, 0, 1, 75_000) },
       device: { mobile: counts(1) },

@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { DestinationStream } from 'pino';
 import { createApp } from '../../apps/api/src/create-app';
 import { EnvironmentVariables, validateEnv } from '@app/core';
 import { createTestDatabase } from './database';
@@ -19,6 +20,7 @@ export interface TestApp {
 export async function startTestApp(
   overrides: Record<string, string> = {},
   databaseUrl?: string,
+  logDestination?: DestinationStream,
 ): Promise<TestApp> {
   const db = databaseUrl ? { url: databaseUrl, drop: async () => undefined } : await createTestDatabase();
   // Suites send far more than 100 requests a minute with one key; the rate-limit suites set their own limit.
@@ -27,11 +29,12 @@ export async function startTestApp(
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     RATE_LIMIT_PER_MINUTE: '100000',
+    METRICS_PORT: '0',
     ...overrides,
   };
   const env = validateEnv(raw);
   // ConfigModule reads process.env while the app is built: show it this app's variables only.
-  const app = await withProcessEnv(raw, () => createApp(env, { databaseUrl: db.url }));
+  const app = await withProcessEnv(raw, () => createApp(env, { databaseUrl: db.url, logDestination }));
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return {

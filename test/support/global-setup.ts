@@ -20,4 +20,6 @@ export default async function globalSetup(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   process.env.TEST_DATABASE_URL = pg.url;
+  // Every app a suite starts serves metrics on a free port, never on the shared default.
+  process.env.METRICS_PORT = '0';
 }

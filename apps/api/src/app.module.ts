@@ -2,7 +2,16 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
 import { AutomationsModule, AutomationWorkerModule } from '@app/automations';
 import { ContactsModule } from '@app/contacts';
-import { CoreModule, CoreModuleOptions, EnvironmentVariables, RateLimitModule, validateEnv } from '@app/core';
+import type { Logger } from 'pino';
+import {
+  CoreModule,
+  CoreModuleOptions,
+  createRootLogger,
+  EnvironmentVariables,
+  ObservabilityModule,
+  RateLimitModule,
+  validateEnv,
+} from '@app/core';
 import { McpModule } from '@app/mcp';
 import { MetricsModule } from '@app/metrics';
 import { OAuthModule } from '@app/oauth';
@@ -11,13 +20,16 @@ import { HealthController } from './health.controller';
 
 @Module({})
 export class AppModule {
-  static forRoot(options: CoreModuleOptions & { env?: EnvironmentVariables }): DynamicModule {
+  static forRoot(
+    options: CoreModuleOptions & { env?: EnvironmentVariables; logger?: Logger },
+  ): DynamicModule {
     const env = options.env ?? validateEnv(process.env);
     return {
       module: AppModule,
       controllers: [HealthController],
       imports: [
         CoreModule.forRoot({ ...options, timeouts: env }),
+        ObservabilityModule.forRoot(options.logger ?? createRootLogger(env)),
         // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
         RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),
         ApiKeyAuthModule,

@@ -1,24 +1,28 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, CoreModuleOptions, EnvironmentVariables } from '@app/core';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import { configureHttpApp, CoreModuleOptions, createRootLogger, EnvironmentVariables } from '@app/core';
 import { AppModule } from './app.module';
+
+export interface CreateAppOptions extends CoreModuleOptions {
+  /** The process's root logger (main.ts logs through it before the app exists). */
+  logger?: PinoLogger;
+  /** Where log lines go instead of stdout (the log suites read them). */
+  logDestination?: DestinationStream;
+}
 
 /** The configured HTTP application, not yet listening (main.ts and the e2e suites). */
 export async function createApp(
   env: EnvironmentVariables,
-  options: CoreModuleOptions,
+  options: CreateAppOptions,
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, env }), {
-    bodyParser: false,
-    bufferLogs: true,
-    logger: loggerLevels(env.LOG_LEVEL),
-  });
+  const logger = options.logger ?? createRootLogger(env, options.logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot({ databaseUrl: options.databaseUrl, env, logger }),
+    { bodyParser: false, bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
   configureHttpApp(app, env);
   return app;
-}
-
-const LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
-
-function loggerLevels(level: string) {
-  return LEVELS.slice(0, LEVELS.indexOf(level as (typeof LEVELS)[number]) + 1);
 }

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { SkipThrottle } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
-import { API_THROTTLER, PUBLIC_THROTTLER } from '@app/core';
+import { API_THROTTLER, PUBLIC_THROTTLER, ShutdownState } from '@app/core';
 
 /** Probes for orchestrators: liveness (the process answers) and readiness (the database too). */
 @ApiTags('Health')
@@ -11,7 +11,10 @@ import { API_THROTTLER, PUBLIC_THROTTLER } from '@app/core';
 @SkipThrottle({ [API_THROTTLER]: true, [PUBLIC_THROTTLER]: true })
 @Controller('health')
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   @Get('live')
   @Public()
@@ -23,10 +26,15 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Readiness', description: '200 when the service and its database answer.' })
+  @ApiOperation({
+    summary: 'Readiness',
+    description: '200 when the service and its database answer; 503 once the process is stopping.',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
-  @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
+  @ApiServiceUnavailableResponse({ description: 'The database is unreachable or the process is stopping' })
   async check(): Promise<{ status: 'ok' }> {
+    // Stopping: load balancers must send new requests elsewhere while these ones finish.
+    if (this.shutdown.draining) throw new ServiceUnavailableException('Shutting down');
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

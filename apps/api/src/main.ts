@@ -1,14 +1,30 @@
+// First: tracing (when configured) must patch http, express and pg before they are loaded.
+import { tracing } from './tracing';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { ConfigValidationError, resolveDatabase, runMigrations, validateEnv } from '@app/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import {
+  ConfigValidationError,
+  createRootLogger,
+  resolveDatabase,
+  runMigrations,
+  ShutdownState,
+  validateEnv,
+} from '@app/core';
 import { resolveIdentityProvider } from '@app/dev-idp/resolve-identity-provider';
 import { createApp } from './create-app';
 
+// Connections still open this long after the server stopped accepting (a stalled client, a
+// stream) are cut, so shutdown ends within Kubernetes' grace period.
+const DRAIN_TIMEOUT_MS = 20_000;
+
 async function bootstrap(): Promise<void> {
   const env = validateEnv(process.env);
-  const logger = new Logger('Bootstrap');
-  const db = await resolveDatabase({ ...env, log: (line) => logger.log(line) });
-  const idp = await resolveIdentityProvider(env, db.url, (line) => logger.log(line)).catch(async (error) => {
+  // The app's logger from the first line: JSON (or pretty in a terminal), never Nest's coloured text.
+  const root = createRootLogger(env);
+  const bootLog = (line: string) => root.info({ context: 'Bootstrap' }, line);
+  const db = await resolveDatabase({ ...env, log: bootLog });
+  const idp = await resolveIdentityProvider(env, db.url, bootLog).catch(async (error) => {
     await db.embedded?.release();
     throw error;
   });
@@ -19,24 +35,28 @@ async function bootstrap(): Promise<void> {
     // Development applies migrations on start; production runs `npm run migration:run` first.
     if (env.NODE_ENV !== 'production') {
       const applied = await runMigrations(db.url);
-      if (applied.length) logger.log(`applied migrations: ${applied.join(', ')}`);
+      if (applied.length) bootLog(`applied migrations: ${applied.join(', ')}`);
     }
-    return createApp(appEnv, { databaseUrl: db.url });
+    return createApp(appEnv, { databaseUrl: db.url, logger: root });
   })().catch(async (error) => {
     await idp.close();
     await db.embedded?.release();
     throw error;
   });
+  const logger = new Logger('Bootstrap');
+  const delayMs = env.SHUTDOWN_DELAY_MS ?? (env.NODE_ENV === 'production' ? 5_000 : 0);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    logger.log(`${signal} received, shutting down`);
-    await app.close();
+    logger.log(`${signal} received: readiness fails, draining for ${delayMs} ms`);
+    await drain(app, delayMs);
     await idp.close();
     // The embedded PostgreSQL stops with the last process that uses it.
     await db.embedded?.release();
+    await tracing?.shutdown().catch(() => undefined);
+    logger.log('stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -49,6 +69,20 @@ async function bootstrap(): Promise<void> {
   });
   await app.listen(env.PORT);
   logger.log(`listening on port ${env.PORT}; Swagger UI at /docs`);
+}
+
+/**
+ * A rolling restart without a lost request: readiness fails first while requests are still
+ * served (load balancers stop sending new ones), then the server stops accepting, requests and
+ * webhook deliveries in flight finish, and the database pool closes last.
+ */
+async function drain(app: NestExpressApplication, delayMs: number): Promise<void> {
+  app.get(ShutdownState).draining = true;
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  const server = app.getHttpServer();
+  const cut = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+  await app.close();
+  clearTimeout(cut);
 }
 
 bootstrap().catch((error) => {

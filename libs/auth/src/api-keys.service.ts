@@ -8,6 +8,8 @@ import { CompaniesService } from './companies.service';
 
 export interface ApiKeyPrincipal {
   keyId: string;
+  /** The key's public prefix: what logs name a caller by (never the key). */
+  keyPrefix: string;
   companyId: string;
   permissions: Permission[];
 }
@@ -82,6 +84,6 @@ export class ApiKeysService {
     if (!prefix) return undefined;
     const key = await this.keys.findOneBy({ prefix });
     if (!key || !hashesMatch(key.keyHash, hashKey(presented)) || key.revokedAt) return undefined;
-    return { keyId: key.id, companyId: key.companyId, permissions: key.permissions };
+    return { keyId: key.id, keyPrefix: key.prefix, companyId: key.companyId, permissions: key.permissions };
   }
 }

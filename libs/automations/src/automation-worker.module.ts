@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { AutomationRunQueue } from './worker/automation-run.queue';
+import { AutomationMetrics } from './worker/automation.metrics';
 import { AutomationWorker } from './worker/automation.worker';
 
 /** The delivery worker; imported by the HTTP app only, so admin commands never deliver. */
 @Module({
-  providers: [AutomationRunQueue, AutomationWorker],
+  providers: [AutomationRunQueue, AutomationWorker, AutomationMetrics],
   exports: [AutomationWorker],
 })
 export class AutomationWorkerModule {}

@@ -7,6 +7,10 @@ import { validateEnv } from './config/env.validation';
 import { boundedPool, dataSourceOptions, DatabaseTimeouts } from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+import { AppMetrics } from './observability/app-metrics';
+import { DatabasePoolMetrics } from './observability/database-pool.metrics';
+import { HttpMetrics } from './observability/http-metrics';
+import { ShutdownState } from './observability/shutdown-state';
 
 export interface CoreModuleOptions {
   /**
@@ -19,7 +23,7 @@ export interface CoreModuleOptions {
   timeouts?: DatabaseTimeouts;
 }
 
-/** Configuration, database and the global error filter shared by every app. */
+/** Configuration, database, metrics registry and the global error filter shared by every app. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -40,8 +44,12 @@ export class CoreModule {
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: 'DATABASE_CLIENT_ERRORS', inject: [DataSource], useFactory: guardPoolClients },
+        AppMetrics,
+        HttpMetrics,
+        DatabasePoolMetrics,
+        ShutdownState,
       ],
-      exports: [ConfigModule, TypeOrmModule],
+      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState],
     };
   }
 }

@@ -19,3 +19,4 @@ export * from './database/run-migrations';
 export * from './validation/storable-text';
 export * from './validation/storable-text.zod';
 export * from './validation/uuid';
+export * from './observability';

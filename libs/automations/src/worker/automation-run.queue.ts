@@ -59,6 +59,14 @@ const CLAIM = `
     automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
     automation.message_channel, automation.message_subject, automation.message_template`;
 
+// Due as the claim sees it (a running run whose lease expired is due again), counted through
+// the partial index of unfinished runs: a scrape never reads the finished ones.
+const BACKLOG = `
+  SELECT count(*) FILTER (WHERE next_attempt_at <= now())::int AS due,
+         count(*) FILTER (WHERE status = 'running' AND next_attempt_at > now())::int AS running
+  FROM automation_runs
+  WHERE status IN ('pending', 'running')`;
+
 /**
  * The outbox as a queue. A claim is one short statement that leases runs to a worker; delivery
  * happens outside any transaction; completion is fenced on (lockedBy, attempts), so a worker whose
@@ -88,6 +96,12 @@ export class AutomationRunQueue {
         messageTemplate: row.message_template,
       },
     }));
+  }
+
+  /** Runs waiting to be claimed now (due) and runs leased to a live worker (running). */
+  async backlog(): Promise<{ due: number; running: number }> {
+    const [row] = (await this.dataSource.query(BACKLOG)) as { due: number; running: number }[];
+    return row;
   }
 
   /** Marks the run succeeded; false when the lease was lost. Pass a manager to commit with other writes. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -16,6 +17,7 @@ import { renderTemplate } from '../message-template';
 import { retryDelayMs, RetryPolicy } from '../retry-backoff';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { AutomationRunQueue, ClaimedRun } from './automation-run.queue';
+import { AutomationMetrics, DeliveryOutcome } from './automation.metrics';
 import { DeliveryError, postWebhook } from './webhook-delivery';
 
 export interface WorkerSettings {
@@ -47,6 +49,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: AutomationRunQueue,
     private readonly cipher: WebhookSecretCipher,
+    private readonly metrics: AutomationMetrics,
   ) {
     this.enabled = env.get('AUTOMATION_WORKER_ENABLED', { infer: true });
     this.settings = {
@@ -131,8 +134,12 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
         await this.queue.fail(run, 'the last attempt was interrupted before it finished');
         return;
       }
+      const started = performance.now();
+      const done = (outcome: DeliveryOutcome) =>
+        this.metrics.delivered(run.automation.action, outcome, (performance.now() - started) / 1000);
       try {
         const recorded = await this.deliver(run);
+        done(recorded ? 'succeeded' : 'lease_lost');
         if (!recorded)
           this.logger.warn(`automation run ${run.id}: lease lost, outcome left to the new holder`);
       } catch (error) {
@@ -140,11 +147,13 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
         const lastError = reason.slice(0, 500);
         if (run.attempts >= maxAttempts) {
           await this.queue.fail(run, lastError);
+          done('failed');
           // The receiver's problem, not the service's: a warning, visible in `automation runs`.
           this.logger.warn(`automation run ${run.id} failed after ${run.attempts} attempts: ${lastError}`);
         } else {
           const delay = retryDelayMs(run.attempts, this.settings.retry);
           await this.queue.retry(run, lastError, delay);
+          done('retry');
           this.logger.warn(
             `automation run ${run.id} attempt ${run.attempts} failed (${lastError}); retry in ${delay} ms`,
           );

@@ -171,6 +171,30 @@ export class EnvironmentVariables {
   @Max(100, { message: 'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100' })
   AUTOMATION_MAX_ATTEMPTS: number = 8;
 
+  // Prometheus metrics, on a port of their own so they never share the public one.
+  @Transform(toInt)
+  @IsInt({ message: 'METRICS_PORT must be an integer between 0 and 65535' })
+  @Min(0, { message: 'METRICS_PORT must be an integer between 0 and 65535' })
+  @Max(65535, { message: 'METRICS_PORT must be an integer between 0 and 65535' })
+  METRICS_PORT: number = 9464;
+
+  /**
+   * After SIGTERM, readiness fails this long before the server stops taking connections
+   * (default 5000 in production, 0 elsewhere).
+   */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt({ message: 'SHUTDOWN_DELAY_MS must be an integer between 0 and 60000' })
+  @Min(0, { message: 'SHUTDOWN_DELAY_MS must be an integer between 0 and 60000' })
+  @Max(60_000, { message: 'SHUTDOWN_DELAY_MS must be an integer between 0 and 60000' })
+  SHUTDOWN_DELAY_MS?: number;
+
+  /** OpenTelemetry tracing is loaded only when this is set (the OTLP/HTTP collector's base URL). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl(URL_OPTIONS, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'], {
     message: 'LOG_LEVEL must be one of error, warn, log, debug, verbose',
   })

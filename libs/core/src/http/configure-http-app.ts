@@ -1,7 +1,12 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
+import type { Logger } from 'pino';
 import type { EnvironmentVariables } from '../config/env.validation';
+import { accessLog } from '../observability/access-log';
+import { HttpMetrics } from '../observability/http-metrics';
+import { ROOT_LOGGER } from '../observability/observability.module';
+import { ShutdownState } from '../observability/shutdown-state';
 import { verifyJsonDepth } from './json-depth';
 import { setupSwagger } from './swagger';
 import { AppValidationPipe } from './validation.pipe';
@@ -16,6 +21,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVariables): void {
   app.set('trust proxy', env.TRUST_PROXY);
   app.disable('x-powered-by');
+  // First, so even a body the parsers refuse gets a request id and an access line.
+  app.use(accessLog(app.get<Logger>(ROOT_LOGGER), app.get(HttpMetrics), app.get(ShutdownState)));
   // Event batches are read first with their own limit; the general parser then skips them.
   // Both JSON parsers check the nesting depth on the raw bytes first (see json-depth.ts); Nest's
   // useBodyParser does not pass `verify` on, so Express's own parser is mounted the same way.

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ContactsService, DEFAULT_LIMIT, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
 import { storableString } from '@app/core';
+import { CONTACT, CONTACT_PAGE, CONTACT_VALUE } from './output-schemas';
+import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
 
@@ -37,7 +39,8 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .default(-1)
           .describe('-1 descending, 1 ascending (missing values sort lowest)'),
       },
-      annotations: { readOnlyHint: true },
+      outputSchema: CONTACT_PAGE,
+      annotations: READS,
     },
     ({ funnelId, ...query }) => toolResult(() => contacts.list(companyId, funnelId, query)),
   );
@@ -48,7 +51,8 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       title: 'Get a contact',
       description: 'One contact of a funnel with its meta, UTM parameters, custom properties and messages.',
       inputSchema: { funnelId, contactId },
-      annotations: { readOnlyHint: true },
+      outputSchema: CONTACT,
+      annotations: READS,
     },
     ({ funnelId, contactId }) => toolResult(() => contacts.get(companyId, funnelId, contactId)),
   );
@@ -59,7 +63,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       title: 'Create a contact',
       description:
         'Creates a contact in a funnel. email or phone is required. status must be one of the ' +
-        "funnel's statuses (default: its first). Automations for the initial status run unless " +
+        "funnel's contactStatuses (get_funnel lists them; default: the first). Automations for the initial status run unless " +
         'skipAutomationTrigger is true. Custom properties are set afterwards with update_contact_value.',
       inputSchema: {
         funnelId,
@@ -67,7 +71,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         phone: optionalText('Phone number, E.164 when possible (required when email is absent)'),
         firstName: optionalText('Given name'),
         lastName: optionalText('Family name'),
-        status: optionalText("Lifecycle status, one of the funnel's statuses (e.g. lead)"),
+        status: optionalText("Lifecycle status, one of the funnel's contactStatuses (e.g. lead)"),
         website: optionalText('Website URL'),
         birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
         address: z
@@ -83,6 +87,15 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .describe('Postal address; every part optional'),
         skipAutomationTrigger,
       },
+      outputSchema: CONTACT,
+      // Adds a contact (nothing is overwritten); each call adds another. Its automations may call
+      // webhooks outside this service.
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
     },
     ({ funnelId, ...input }) =>
       toolResult(async () => (await contacts.create(companyId, funnelId, input)).contact),
@@ -96,16 +109,25 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         'Sets one field of a contact. Standard fields: firstName, lastName, email, phone, status, ' +
         'website, birthday, postalCode (zip is an alias), city, state, country, street, houseNumber. ' +
         'Any other name (letters, digits, _ - ., up to 64 characters) is stored as a custom property; ' +
-        'reserved names (ps_*, id, meta, ...) are refused. Returns {id, fieldName, value, updatedAt}.',
+        'reserved names (ps_*, id, meta, ...) are refused. A number or boolean value is stored as its ' +
+        'string form. Returns {id, fieldName, value, updatedAt}.',
       inputSchema: {
         funnelId,
         contactId,
         fieldName: storableString().describe('The field or custom property to set'),
-        value: storableString().describe('The new value'),
+        value: z
+          .union([storableString(), z.number(), z.boolean()])
+          .describe('The new value; a number or boolean is stored as its string form (42 as "42")'),
         skipAutomationTrigger,
       },
+      outputSchema: CONTACT_VALUE,
+      // Overwrites the field's value. The same value again leaves the contact as it was and fires
+      // no automation (only the edit history gains a row); a change may call webhooks.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
-    ({ funnelId, contactId, ...input }) =>
-      toolResult(() => contacts.updateValue(companyId, funnelId, contactId, input)),
+    ({ funnelId, contactId, value, ...input }) =>
+      toolResult(() =>
+        contacts.updateValue(companyId, funnelId, contactId, { ...input, value: String(value) }),
+      ),
   );
 }

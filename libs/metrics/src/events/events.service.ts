@@ -6,6 +6,7 @@ import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
+import { IngestionMetrics } from './ingestion.metrics';
 import {
   beginFunnelTransaction,
   insertEvents,
@@ -63,12 +64,16 @@ export class EventsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly partitions: EventPartitions,
+    private readonly metrics: IngestionMetrics,
   ) {}
 
   /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
   async ingest(companyId: string, funnelId: string, body: unknown): Promise<IngestResult> {
     assertFunnelId(funnelId);
-    return this.enqueue(funnelId.toLowerCase(), companyId, parseEventBatch(body));
+    const events = parseEventBatch(body);
+    const result = await this.enqueue(funnelId.toLowerCase(), companyId, events);
+    this.metrics.batchStored(events.length, result.accepted);
+    return result;
   }
 
   /** Records already validated events of a funnel (the demo seed uses it directly). */

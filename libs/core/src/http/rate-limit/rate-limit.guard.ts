@@ -1,6 +1,7 @@
-import { ExecutionContext, HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { ExecutionContext, HttpException, HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
+import { HttpMetrics } from '../../observability/http-metrics';
 
 // A storage outage is logged at most this often, not once per request.
 const OUTAGE_LOG_INTERVAL_MS = 60_000;
@@ -15,6 +16,8 @@ const OUTAGE_LOG_INTERVAL_MS = 60_000;
 export class RateLimitGuard extends ThrottlerGuard {
   protected override logger = new Logger('RateLimit');
   private lastOutageLog = 0;
+  // A property, so the throttler's own constructor injections stay as they are.
+  @Inject(HttpMetrics) private readonly httpMetrics!: HttpMetrics;
 
   protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
     const { context, limit, ttl, throttler, blockDuration, getTracker, generateKey } = request;
@@ -35,6 +38,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     response.setHeader('RateLimit-Remaining', Math.max(0, limit - record.totalHits));
     response.setHeader('RateLimit-Reset', record.timeToExpire);
     if (record.isBlocked) {
+      this.httpMetrics.rateLimited(name);
       response.setHeader('Retry-After', record.timeToBlockExpire);
       throw new HttpException(
         {
