@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import type { Request } from 'express';
 
 interface RouteLayer {
@@ -18,8 +19,11 @@ export function allowedMethods(request: Request): string[] {
   const methods = new Set<string>();
   for (const layer of stack) {
     if (!layer.route || !layer.match(request.path)) continue;
-    for (const [method, served] of Object.entries(layer.route.methods)) {
-      if (served && method !== '_all') methods.add(method.toUpperCase());
+    const served = Object.entries(layer.route.methods).filter(([, on]) => on);
+    // A layer on every method is a catch-all (a middleware or fallback mounted per route), not a resource.
+    if (layer.route.methods._all || served.length >= METHODS.length) continue;
+    for (const [method] of served) {
+      methods.add(method.toUpperCase());
     }
   }
   if (methods.has('GET')) methods.add('HEAD');
