@@ -1,5 +1,5 @@
 import { DatabaseError } from 'pg';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable } from './database-outage';
 
 const pgError = (code: string, message = 'error') =>
@@ -22,6 +22,7 @@ describe(isDatabaseUnavailable.name, () => {
     ['a lost connection', new Error('Connection terminated unexpectedly')],
     ['a pool acquire timeout', new Error('timeout exceeded when trying to connect')],
     ['a wrapped admin shutdown', wrapped(pgError('57P01'))],
+    ['a transaction whose connection the server ended', new QueryRunnerAlreadyReleasedError()],
   ])('says yes for %s', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

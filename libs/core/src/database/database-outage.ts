@@ -43,6 +43,9 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   ) {
     return true;
   }
+  // TypeORM releases a transaction's connection when the server ends its session; the next
+  // statement of that transaction then fails with this error instead of the connection's.
+  if ((error as { name?: unknown }).name === 'QueryRunnerAlreadyReleasedError') return true;
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message)))
     return true;
   if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
