@@ -125,7 +125,10 @@ export class AuthorizationService {
 
     const providerError = params.get('error');
     if (providerError)
-      return back({ error: providerError === 'access_denied' ? 'access_denied' : 'server_error' });
+      return back({
+        error: providerError === 'access_denied' ? 'access_denied' : 'server_error',
+        error_description: `the identity provider answered ${providerError.slice(0, 64)}`,
+      });
     const providerIssuer = params.get('iss');
     const code = params.get('code');
     if (!code || (providerIssuer && providerIssuer !== settings.issuer))
