@@ -84,6 +84,18 @@ function getOnce(url: URL, limits: SafeFetchLimits, timeoutMs: number): Promise<
   if (timeoutMs <= 0) return Promise.reject(new SafeFetchError('timed out'));
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    // Whatever happens first (an answer, a limit, an error) decides; later events change nothing.
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      request.destroy();
+      reject(
+        error instanceof SafeFetchError
+          ? error
+          : new SafeFetchError(error.name === 'AbortError' ? 'timed out' : error.message),
+      );
+    };
     const request = send(
       url,
       {
@@ -97,29 +109,22 @@ function getOnce(url: URL, limits: SafeFetchLimits, timeoutMs: number): Promise<
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > limits.maxBytes) {
-            request.destroy(new SafeFetchError(`larger than ${limits.maxBytes} bytes`));
-            return;
-          }
-          chunks.push(chunk);
+          if (size > limits.maxBytes) fail(new SafeFetchError(`larger than ${limits.maxBytes} bytes`));
+          else chunks.push(chunk);
         });
-        response.on('end', () =>
+        response.on('end', () => {
+          if (settled) return;
+          settled = true;
           resolve({
             status: response.statusCode ?? 0,
             headers: response.headers,
             body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        response.on('error', reject);
+          });
+        });
+        response.on('error', fail);
       },
     );
-    request.on('error', (error: Error) =>
-      reject(
-        error instanceof SafeFetchError
-          ? error
-          : new SafeFetchError(error.name === 'AbortError' ? 'timed out' : error.message),
-      ),
-    );
+    request.on('error', fail);
     request.end();
   });
 }
