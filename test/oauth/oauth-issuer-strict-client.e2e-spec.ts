@@ -156,7 +156,21 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
   }
 
   it('signs in a Client ID Metadata Document client, calls a tool and refreshes', async () => {
-    await fullFlow({ client_id: `${documents.url}/client.json`, token_endpoint_auth_method: 'none' });
+    const clientId = `${documents.url}/client.json`;
+    await fullFlow({ client_id: clientId, token_endpoint_auth_method: 'none' });
+    // A second authorization uses the cached document.
+    const again = await fetch(
+      `${stack.t.baseUrl}/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        response_type: 'code',
+        code_challenge: oauth.generateRandomCodeVerifier(),
+        code_challenge_method: 'S256',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    expect(again.status).toBe(302);
+    expect(new URL(again.headers.get('location')!).origin).toBe(stack.idp.url);
     expect(documents.hits.get('/client.json')).toBe(1);
   });
 
