@@ -16,6 +16,13 @@ import {
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
+/**
+ * `proxy`: the identity provider is the authorization server, this service forwards authorize and
+ * registration. `issuer`: this service is the authorization server its clients see (strict clients).
+ */
+export const OAUTH_MODES = ['proxy', 'issuer'] as const;
+export type OAuthMode = (typeof OAUTH_MODES)[number];
+
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 const toBool = ({ value }: { value: unknown }) => {
@@ -96,6 +103,20 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   OAUTH_CLAIM_NAMESPACE?: string;
+
+  /** Defaults to `proxy` in production and `issuer` elsewhere (see validateEnv). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(OAUTH_MODES, { message: 'OAUTH_MODE must be proxy or issuer' })
+  OAUTH_MODE!: OAuthMode;
+
+  /** Origins allowed to call /mcp, comma-separated; unset = the base URL's (plus loopback outside production). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/, {
+    message: 'MCP_ALLOWED_ORIGINS must be a comma-separated list of origins like https://app.example.com',
+  })
+  MCP_ALLOWED_ORIGINS?: string;
 
   // The bundled development identity provider (started only when IDP_URL is unset outside production).
   @Transform(toInt)
@@ -229,5 +250,6 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
     }
   }
   if (problems.length) throw new ConfigValidationError(problems);
+  env.OAUTH_MODE ??= env.NODE_ENV === 'production' ? 'proxy' : 'issuer';
   return env;
 }
