@@ -50,7 +50,8 @@ describe('POST /v1/funnels/{funnelId}/contacts', () => {
     expect(convertedAt).toBeGreaterThanOrEqual(before - 1000);
     expect(convertedAt).toBeLessThanOrEqual(Date.now() + 1000);
 
-    const read = await api.get(`${path}/${res.body.data.id}`);
+    expect(res.headers.get('location')).toBe(`${path}/${res.body.data.id}`);
+    const read = await api.get(res.headers.get('location')!);
     expect(read.body).toEqual(res.body);
   });
 

@@ -159,6 +159,7 @@ describe('MCP over OAuth with the official SDK client and the development identi
       'get_contact',
       'create_contact',
       'update_contact_value',
+      'delete_contact',
       'get_chart_metrics',
       'get_kpi_metrics',
       'get_insight_metrics',

@@ -1,8 +1,21 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
   ApiHeader,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -107,6 +120,10 @@ export class ContactsController {
     type: ContactResponse,
     description: 'The created contact (or, for a retry, the first response)',
     headers: {
+      Location: {
+        description: 'The contact’s address: /v1/funnels/{funnelId}/contacts/{contactId}',
+        schema: { type: 'string', example: '/v1/funnels/6f1c…/contacts/0b7e…' },
+      },
       'Idempotent-Replayed': {
         description:
           '`true` when the body is the stored response to an earlier request with the same Idempotency-Key',
@@ -141,6 +158,7 @@ export class ContactsController {
   ): Promise<ContactResponse> {
     const { contact, replayed } = await this.contacts.create(companyId, funnelId, body, { idempotencyKey });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.setHeader('Location', `/v1/funnels/${funnelId}/contacts/${contact.id}`);
     return { data: contact };
   }
 
@@ -198,5 +216,30 @@ export class ContactsController {
     @Body() body: UpdateContactValueDto,
   ): Promise<ContactValuesResponse> {
     return { data: await this.contacts.updateValue(companyId, funnelId, contactId, body) };
+  }
+
+  @Delete(':contactId')
+  @HttpCode(204)
+  @RequirePermissions('crm:write')
+  @ApiOperation({
+    summary: 'Erase a contact',
+    description:
+      'Erases the contact for good (GDPR art. 17, CCPA), in one transaction: the contact, its field-value ' +
+      'history, its messages, remembered Idempotency-Key responses that show it, and its automation runs. ' +
+      'Metrics keep their counts (conversions, messages sent) without any link to the contact; the list’s ' +
+      'total drops by one. Automations and webhook subscriptions on contact.deleted receive the ids only. ' +
+      'A second call answers 404.',
+  })
+  @FUNNEL_ID
+  @CONTACT_ID
+  @ApiNoContentResponse({ description: 'Erased' })
+  @ApiErrorResponse(400, 'funnelId or contactId is not a UUID', 'contactId must be a UUID')
+  @NOT_FOUND
+  async erase(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Param('contactId') contactId: string,
+  ): Promise<void> {
+    await this.contacts.erase(companyId, funnelId, contactId);
   }
 }

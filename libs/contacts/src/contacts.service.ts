@@ -5,6 +5,7 @@ import { AutomationTrigger } from '@app/automations/automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces/funnels.service';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
+import { eraseContact } from './contact-erasure';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
 import { Contact } from './entities/contact.entity';
@@ -190,6 +191,27 @@ export class ContactsService {
         value: record.value,
         updatedAt: record.createdAt.toISOString(),
       };
+    });
+  }
+
+  /**
+   * Erases the contact and everything that holds its personal data, in one transaction (see
+   * eraseContact), and records `contact.deleted` (ids only) for automations and hooks.
+   */
+  async erase(companyId: string, funnelId: string, contactId: string): Promise<void> {
+    assertIds({ funnelId, contactId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    await this.dataSource.transaction(async (manager) => {
+      // Locked, so a concurrent write cannot add to what is being erased.
+      const contact = await manager.findOne(Contact, {
+        where: { id: contactId, funnelId, companyId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!contact) throw new NotFoundError('Contact not found');
+      await eraseContact(manager, contact, this.automations);
+      await this.automations.record(manager, [
+        { kind: 'contact.deleted', companyId, funnelId, contactId, occurredAt: new Date() },
+      ]);
     });
   }
 

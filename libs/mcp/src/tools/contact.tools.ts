@@ -124,4 +124,22 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
     ({ funnelId, contactId, ...input }) =>
       toolResult(() => contacts.updateValue(companyId, funnelId, contactId, input)),
   );
+
+  server.registerTool(
+    'delete_contact',
+    {
+      title: 'Erase a contact',
+      description:
+        'Erases a contact for good (a data subject’s erasure request): the contact, its field history, ' +
+        'messages and automation runs. Metrics keep their counts without the link to it. Cannot be undone. ' +
+        'Returns {id, deleted: true}.',
+      inputSchema: { funnelId, contactId },
+      annotations: { destructiveHint: true, idempotentHint: false },
+    },
+    ({ funnelId, contactId }) =>
+      toolResult(async () => {
+        await contacts.erase(companyId, funnelId, contactId);
+        return { id: contactId, deleted: true };
+      }),
+  );
 }
