@@ -19,6 +19,8 @@ import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { createApp } from '../apps/api/src/create-app';
 
 const CONTACTS = Number(process.argv[2] ?? 1_000_000);
+// `-- 1000000 cursor` skips the page-by-offset table (the slowest part) to measure the cursor only.
+const CURSOR_ONLY = process.argv[3] === 'cursor';
 const BATCH = 50_000;
 const LIMIT = 50;
 // The deepest page sits in the middle of the funnel (OFFSET of half the contacts).
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
         // Flush the load now, so its write-back does not land in the first measurements.
         await ds.query('CHECKPOINT');
 
-        await measure(baseUrl, key, big.id);
+        if (!CURSOR_ONLY) await measure(baseUrl, key, big.id);
         await measureCursor(ds, baseUrl, key, big.id);
         await explain(ds, big.id);
         await explainFilters(ds, big.id);
@@ -178,7 +180,9 @@ async function measure(baseUrl: string, key: string, funnelId: string) {
  */
 async function measureCursor(ds: DataSource, baseUrl: string, key: string, funnelId: string) {
   console.log(`\nBy cursor (keyset), limit=${LIMIT}: first page vs a page at depth ${CURSOR_DEPTH} (ms):`);
-  console.log('sortField         order    first p50/p95     depth p50/p95    p50 ratio');
+  console.log(
+    'sortField         order    first p50/p95     depth p50/p95    p50 ratio   SQL execution first / depth',
+  );
   for (const [sortField, sortOrder] of SORTS) {
     // With limit 1, page n is the row at offset n: the last row before the cursor's page.
     const at = pageQueries(funnelId, { sortField, sortOrder, limit: 1, page: CURSOR_DEPTH - 1 }, {});
@@ -194,32 +198,66 @@ async function measureCursor(ds: DataSource, baseUrl: string, key: string, funne
       },
     );
     const query = `limit=${LIMIT}&sortField=${sortField}&sortOrder=${sortOrder}`;
-    const first = await timeRequests(`${baseUrl}/v1/funnels/${funnelId}/contacts?${query}`, key, 40);
-    const deep = await timeRequests(
-      `${baseUrl}/v1/funnels/${funnelId}/contacts?${query}&cursor=${cursor}`,
-      key,
-      40,
+    const url = `${baseUrl}/v1/funnels/${funnelId}/contacts?${query}`;
+    // Interleaved, so a busy machine slows both alike.
+    const [first, deep] = await timeInterleaved([url, `${url}&cursor=${cursor}`], key, 60);
+    const firstSql = await executionMs(
+      ds,
+      pageQueries(funnelId, { sortField, sortOrder, limit: LIMIT, page: 0 }, {}),
+    );
+    const deepSql = await executionMs(
+      ds,
+      pageQueries(
+        funnelId,
+        { sortField, sortOrder, limit: LIMIT, page: 0 },
+        {},
+        {
+          value: row.sort_value,
+          id: row.id,
+          page: CURSOR_DEPTH / LIMIT,
+        },
+      ),
     );
     console.log(
       `${sortField.padEnd(17)} ${String(sortOrder).padStart(5)} ${`${first.p50}/${first.p95}`.padStart(16)} ` +
-        `${`${deep.p50}/${deep.p95}`.padStart(16)} ${(Number(deep.p50) / Number(first.p50)).toFixed(2).padStart(11)}`,
+        `${`${deep.p50}/${deep.p95}`.padStart(16)} ${(Number(deep.p50) / Number(first.p50)).toFixed(2).padStart(11)}` +
+        `   SQL ${firstSql} / ${deepSql} ms`,
     );
   }
 }
 
-async function timeRequests(url: string, key: string, runs: number) {
-  const times: number[] = [];
-  for (let i = 0; i < runs + 3; i++) {
-    const started = performance.now();
-    const res = await fetch(url, { headers: { 'x-service-api-key': key } });
-    const body = (await res.json()) as { data: unknown[] };
-    if (res.status !== 200 || body.data.length !== LIMIT) throw new Error(`unexpected answer ${res.status}`);
-    if (i >= 3) times.push(performance.now() - started);
+/** The page query's execution time as PostgreSQL reports it (warm, best of three). */
+async function executionMs(ds: DataSource, queries: ReturnType<typeof pageQueries>): Promise<string> {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const plan: { 'QUERY PLAN': string }[] = await ds.query(
+      `EXPLAIN (ANALYZE) ${queries.first.sql}`,
+      queries.first.params,
+    );
+    const line = plan.map((r) => r['QUERY PLAN']).find((l) => l.startsWith('Execution Time'));
+    best = Math.min(best, Number(/([\d.]+) ms/.exec(line ?? '')?.[1] ?? NaN));
   }
-  times.sort((a, b) => a - b);
-  const pct = (p: number) =>
-    times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))].toFixed(1);
-  return { p50: pct(50), p95: pct(95) };
+  return best.toFixed(2);
+}
+
+async function timeInterleaved(urls: string[], key: string, runs: number) {
+  const times = urls.map(() => [] as number[]);
+  for (let i = 0; i < runs + 3; i++) {
+    for (const [n, url] of urls.entries()) {
+      const started = performance.now();
+      const res = await fetch(url, { headers: { 'x-service-api-key': key } });
+      const body = (await res.json()) as { data: unknown[] };
+      if (res.status !== 200 || body.data.length !== LIMIT)
+        throw new Error(`unexpected answer ${res.status}`);
+      if (i >= 3) times[n].push(performance.now() - started);
+    }
+  }
+  return times.map((list) => {
+    list.sort((a, b) => a - b);
+    const pct = (p: number) =>
+      list[Math.min(list.length - 1, Math.floor((p / 100) * list.length))].toFixed(1);
+    return { p50: pct(50), p95: pct(95) };
+  });
 }
 
 /** The plan of each filter with a sort order, and of a cursor page deep in the funnel. */

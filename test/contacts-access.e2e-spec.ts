@@ -62,7 +62,7 @@ describe('Contacts access control', () => {
     });
 
     it(`answers 403 without ${route.permission}`, async () => {
-      const others = (['crm:read', 'crm:write', 'metrics:read', 'events:write'] as Permission[]).filter(
+      const others = (['crm:read', 'crm:write', 'metrics:read', 'events:write', 'webhooks:write'] as Permission[]).filter(
         (p) => p !== route.permission,
       );
       const res = await route.call(

@@ -92,12 +92,30 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents the webhook subscription routes, each needing webhooks:write', () => {
+    const ops = operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/webhooks'));
+    expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
+      'delete /v1/funnels/{funnelId}/webhooks/{webhookId}',
+      'get /v1/funnels/{funnelId}/webhooks',
+      'get /v1/funnels/{funnelId}/webhooks/{webhookId}',
+      'post /v1/funnels/{funnelId}/webhooks',
+    ]);
+    for (const { op } of ops) {
+      expect(op.summary).toBeTruthy();
+      expect(op.description ?? op.summary).toBeTruthy();
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '404']));
+      expect(JSON.stringify(op)).toContain('webhooks:write');
+    }
+    const create = ops.find((o) => o.method === 'post')!.op;
+    expect(create.responses['201']).toMatchObject({ headers: { Location: expect.anything() } });
+  });
+
   describe('contacts routes', () => {
     const contactOps = () =>
       operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/contacts'));
 
     it('document a summary, every path parameter and the 400 and 404 answers', () => {
-      expect(contactOps()).toHaveLength(4);
+      expect(contactOps()).toHaveLength(5);
       for (const { op } of contactOps()) {
         expect(op.summary).toBeTruthy();
         for (const param of op.parameters!.filter((p) => p.in === 'path')) {

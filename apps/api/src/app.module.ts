@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
-import { AutomationsModule, AutomationWorkerModule } from '@app/automations';
+import { AutomationsModule, AutomationWorkerModule, WebhookSubscriptionsModule } from '@app/automations';
 import { ContactsModule } from '@app/contacts';
 import { CoreModule, CoreModuleOptions, EnvironmentVariables, RateLimitModule, validateEnv } from '@app/core';
 import { McpModule } from '@app/mcp';
@@ -23,6 +23,7 @@ export class AppModule {
         ApiKeyAuthModule,
         WorkspacesModule,
         ContactsModule,
+        WebhookSubscriptionsModule,
         MetricsModule,
         OAuthModule,
         McpModule,
