@@ -62,9 +62,9 @@ describe('Contacts access control', () => {
     });
 
     it(`answers 403 without ${route.permission}`, async () => {
-      const others = (['crm:read', 'crm:write', 'metrics:read', 'events:write', 'webhooks:write'] as Permission[]).filter(
-        (p) => p !== route.permission,
-      );
+      const others = (
+        ['crm:read', 'crm:write', 'metrics:read', 'events:write', 'webhooks:write'] as Permission[]
+      ).filter((p) => p !== route.permission);
       const res = await route.call(
         httpClient(t.baseUrl, await acme.keyFor(...others)),
         acme.funnelId,
