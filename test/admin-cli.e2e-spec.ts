@@ -130,6 +130,7 @@ describe('Admin CLI', () => {
       apiKey: expect.stringMatching(/^fcrm_/),
       workspaceId: expect.any(String),
       funnelIds: [expect.any(String), expect.any(String)],
+      created: true,
     });
     const t = await startTestApp({}, db.url);
     try {

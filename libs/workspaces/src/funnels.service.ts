@@ -14,6 +14,14 @@ export interface CreateFunnelInput {
   pages?: { slug: string; title: string }[];
 }
 
+export interface FunnelSummary {
+  id: string;
+  name: string;
+  status: FunnelStatus;
+  contactStatuses: string[];
+  createdAt: string;
+}
+
 const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
 
 @Injectable()
@@ -72,6 +80,25 @@ export class FunnelsService {
     const funnel = isUuid(funnelId) ? await this.funnels.findOneBy({ id: funnelId, companyId }) : null;
     if (!funnel) throw new NotFoundError('Funnel not found');
     return funnel;
+  }
+
+  /** The workspace's funnels, oldest first; 404 for an unknown workspace. */
+  async listForWorkspace(workspaceId: string): Promise<FunnelSummary[]> {
+    const workspace = isUuid(workspaceId)
+      ? await this.dataSource.getRepository(Workspace).existsBy({ id: workspaceId })
+      : false;
+    if (!workspace) throw new NotFoundError('Workspace not found');
+    const funnels = await this.funnels.find({
+      where: { workspaceId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return funnels.map((f) => ({
+      id: f.id,
+      name: f.name,
+      status: f.status,
+      contactStatuses: f.contactStatuses,
+      createdAt: f.createdAt.toISOString(),
+    }));
   }
 
   /** The funnel's pages in funnel order. */

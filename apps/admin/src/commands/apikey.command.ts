@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ApiKeysService, PERMISSIONS } from '@app/auth';
+import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required } from './options';
 
@@ -86,8 +87,4 @@ export class ApiKeyListCommand extends CommandRunner {
   description: 'Manage API keys',
   subCommands: [ApiKeyCreateCommand, ApiKeyRevokeCommand, ApiKeyListCommand],
 })
-export class ApiKeyCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class ApiKeyCommand extends GroupCommand {}

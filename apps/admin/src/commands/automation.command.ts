@@ -1,6 +1,13 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { AutomationsService, CreateAutomationInput } from '@app/automations';
+import { GroupCommand } from '../cli/group.command';
+import {
+  AutomationDeleteCommand,
+  AutomationDisableCommand,
+  AutomationEnableCommand,
+  AutomationListCommand,
+} from './automation-manage.command';
 import { printResult } from '../output';
 import { required } from './options';
 
@@ -9,7 +16,7 @@ type AutomationCreateOptions = Partial<Omit<CreateAutomationInput, 'funnelId'>> 
 @SubCommand({
   name: 'create',
   description:
-    'Create an automation: on contact.created, status:<status> or field:<fieldName>, POST a signed webhook or record a message',
+    'Create an automation: on contact.created, contact.updated, contact.deleted, status:<status> or field:<fieldName>, POST a signed webhook or record a message',
 })
 export class AutomationCreateCommand extends CommandRunner {
   constructor(private readonly automations: AutomationsService) {
@@ -35,7 +42,7 @@ export class AutomationCreateCommand extends CommandRunner {
   @Option({
     flags: '--on <trigger>',
     description:
-      'contact.created, status:<status> (status became that value) or field:<fieldName> (value changed)',
+      'contact.created, contact.updated (any field changed), contact.deleted (erased; webhooks only), status:<status> (status became that value) or field:<fieldName> (value changed)',
     required: true,
   })
   parseOn(value: string): string {
@@ -125,10 +132,13 @@ export class AutomationRunsCommand extends CommandRunner {
 @Command({
   name: 'automation',
   description: 'Manage automations (webhooks and messages triggered by contact changes)',
-  subCommands: [AutomationCreateCommand, AutomationRunsCommand],
+  subCommands: [
+    AutomationCreateCommand,
+    AutomationListCommand,
+    AutomationEnableCommand,
+    AutomationDisableCommand,
+    AutomationDeleteCommand,
+    AutomationRunsCommand,
+  ],
 })
-export class AutomationCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class AutomationCommand extends GroupCommand {}
