@@ -270,8 +270,8 @@ async function explainFilters(ds: DataSource, funnelId: string) {
   const cases: [string, SortField, SortOrder, NormalisedFilters][] = [
     ['email', 'ps_converted_at', -1, { emailLower: sample.email.toUpperCase().toLowerCase() }],
     ['phone', 'ps_converted_at', -1, { phoneDigits: '4915100000003' }],
-    ['status (rare)', 'ps_converted_at', -1, { status: 'customer' }],
-    ['status (rare), by lastName', 'lastName', 1, { status: 'customer' }],
+    ['status (customer, 5%)', 'ps_converted_at', -1, { status: 'customer' }],
+    ['status (customer, 5%), by lastName', 'lastName', 1, { status: 'customer' }],
     ['updatedAfter (3 days)', 'updatedAt', 1, { updatedAfter: recent }],
     ['createdAfter (3 days)', 'ps_converted_at', -1, { createdAfter: recent }],
     ['createdAfter (3 days), by email', 'email', 1, { createdAfter: recent }],

@@ -27,6 +27,12 @@ const ROUTES: Route[] = [
     call: (api, f, c) =>
       api.put(`/v1/funnels/${f}/contacts/${c}/values`, { fieldName: 'status', value: 'converted' }),
   },
+  // Last: succeeding erases the shared contact.
+  {
+    name: 'erase',
+    permission: 'crm:write',
+    call: (api, f, c) => api.send('DELETE', `/v1/funnels/${f}/contacts/${c}`),
+  },
 ];
 
 describe('Contacts access control', () => {
@@ -104,7 +110,7 @@ describe('Contacts access control', () => {
     });
   });
 
-  it.each(['get', 'update value'])(
+  it.each(['get', 'update value', 'erase'])(
     "%s answers 404 for another company's contact under one's own funnel",
     async (name) => {
       const route = ROUTES.find((r) => r.name === name)!;
