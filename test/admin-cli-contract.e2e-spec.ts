@@ -34,7 +34,7 @@ describe('Admin CLI contract', () => {
   it.each([
     [[], 'a command is required', /^admin <company\|workspace\|funnel\|apikey\|automation\|demo>/],
     [['bogus'], "unknown command 'bogus'", /^admin </],
-    [['funnel'], 'a funnel command is required', /^admin funnel <create\|list/],
+    [['funnel'], 'a funnel command is required', /^admin funnel <create\|list\|show>/],
     [['funnel', 'bogus'], "unknown command 'bogus' for 'funnel'", /^admin funnel </],
     [
       ['company', 'create'],
@@ -73,7 +73,7 @@ describe('Admin CLI contract', () => {
     [['help'], 'admin'],
     [['funnel', '--help'], 'admin funnel'],
     [['help', 'automation'], 'admin automation'],
-    [['funnel', 'list', '--help'], 'admin funnel list'],
+    [['funnel', 'show', '--help'], 'admin funnel show'],
   ])('%j describes the command as JSON on stdout', async (args, command) => {
     const help = expectResult(await admin(...args));
     expect(help).toMatchObject({
@@ -92,7 +92,10 @@ describe('Admin CLI contract', () => {
     );
     const funnel = String(
       expectResult(
-        await admin('funnel', 'create', '--workspace', workspace, '--name', 'Quiz', '--statuses', 'new,won'),
+        await admin(
+          ...['funnel', 'create', '--workspace', workspace, '--name', 'Quiz', '--statuses', 'new,won'],
+          ...['--pages', 'start:Welcome,end:Thank you'],
+        ),
       ).id,
     );
 
@@ -111,6 +114,19 @@ describe('Admin CLI contract', () => {
           createdAt: expect.any(String),
         },
       ],
+    });
+
+    expect(expectResult(await admin('funnel', 'show', '--id', funnel))).toEqual({
+      id: funnel,
+      workspaceId: workspace,
+      name: 'Quiz',
+      status: 'offline',
+      contactStatuses: ['new', 'won'],
+      pages: [
+        { slug: 'start', title: 'Welcome' },
+        { slug: 'end', title: 'Thank you' },
+      ],
+      questions: [],
     });
 
     const automation = String(

@@ -4,7 +4,9 @@ import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events
 import { SESSION_DIMENSIONS, sessionContributions } from '@app/metrics/events/session-state';
 import { RollupReader } from '@app/metrics/rollups/rollup-reader';
 import type { EventCounts, SessionCounts } from '@app/metrics/rollups/rollup-deltas';
+import type { MetricWindow } from '@app/metrics/query/metric-query';
 import { weekdayHourSlot } from '@app/metrics/time/local-time';
+import { FixedOffsetZone } from '@app/metrics/time/time-zone';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { QUESTIONS, randomTraffic, SPAN, T0 } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
@@ -23,6 +25,9 @@ const DIMENSIONS = [
 
 type Totals = Map<string, Map<string, SessionCounts>>;
 type EventTotals = Record<string, { events: number; timed: number; totalMs: number; label: string | null }>;
+
+// Ingesting the traffic and reading 40 windows take longer than jest's default 5 s on a loaded machine.
+jest.setTimeout(60_000);
 
 describe('metrics: window edges read from raw rows (or a whole bucket less raw rows) sum exactly', () => {
   let t: TestApp;
@@ -101,7 +106,7 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
    * together (edges narrowed to its answers). Without `all`, edge sessions are summed per
    * combination of what is read before they are counted.
    */
-  async function expectReadAlone(window: { from: number; to: number; offset: number }, want: Totals) {
+  async function expectReadAlone(window: MetricWindow, want: Totals) {
     const alone = [
       ...DIMENSIONS.filter((d) => !d.startsWith('answer')).map((d) => [d]),
       ...QUESTIONS.map((q) => [SESSION_DIMENSIONS.answer(q), SESSION_DIMENSIONS.answerGroup(q)]),
@@ -142,7 +147,7 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
     ['the whole span less a millisecond at each end', 1, SPAN - 2],
     ['one millisecond', 100_123, 100_123],
   ])('%s', async (_name, fromOffset, toOffset) => {
-    const window = { from: T0 + fromOffset, to: T0 + toOffset, offset: 0 };
+    const window = { from: T0 + fromOffset, to: T0 + toOffset, offset: 0, zone: new FixedOffsetZone(0) };
     const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
     const want = await expected(window.from, window.to);
     for (const dimension of DIMENSIONS) {
@@ -163,7 +168,13 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
     for (let n = 0; n < 40; n++) {
       const a = Math.floor(random() * SPAN);
       const b = Math.floor(random() * SPAN);
-      const window = { from: T0 + Math.min(a, b), to: T0 + Math.max(a, b), offset: n % 2 ? -330 : 60 };
+      const offset = n % 2 ? -330 : 60;
+      const window = {
+        from: T0 + Math.min(a, b),
+        to: T0 + Math.max(a, b),
+        offset,
+        zone: new FixedOffsetZone(offset),
+      };
       const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
       const want = await expected(window.from, window.to);
       for (const dimension of DIMENSIONS)

@@ -28,6 +28,7 @@ describe('Deny by default: every route declares its access', () => {
         'ContactsController.create',
         'ContactsController.get',
         'ContactsController.updateValue',
+        'FunnelsController.get',
       ]),
     );
   });

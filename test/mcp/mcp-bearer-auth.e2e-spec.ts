@@ -182,10 +182,9 @@ describe('POST /mcp bearer-token validation', () => {
       params: { name: 'list_workspaces', arguments: {} },
     });
     const body = (await res.json()) as { result: { content: { text: string }[] } };
-    const workspaces = JSON.parse(body.result.content[0].text) as {
-      id: string;
-      campaigns: { id: string }[];
-    }[];
+    const workspaces = (
+      JSON.parse(body.result.content[0].text) as { data: { id: string; campaigns: { id: string }[] }[] }
+    ).data;
     expect(workspaces.map((w) => w.id)).toEqual([acme.workspaceId]);
     expect(workspaces[0].campaigns.map((c) => c.id)).toEqual([acme.funnelId]);
   });

@@ -155,6 +155,7 @@ describe('MCP over OAuth with the official SDK client and the development identi
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       'list_workspaces',
+      'get_funnel',
       'list_contacts',
       'get_contact',
       'create_contact',
@@ -168,7 +169,9 @@ describe('MCP over OAuth with the official SDK client and the development identi
 
     const result = await client.callTool({ name: 'list_workspaces', arguments: {} });
     expect(result.isError).toBeFalsy();
-    const workspaces = JSON.parse((result.content as { text: string }[])[0].text) as { id: string }[];
+    const workspaces = (
+      JSON.parse((result.content as { text: string }[])[0].text) as { data: { id: string }[] }
+    ).data;
     expect(workspaces.map((w) => w.id)).toEqual([acme.workspaceId]);
     expect(workspaces.map((w) => w.id)).not.toContain(globex.workspaceId);
     await client.close();
@@ -211,8 +214,8 @@ describe('MCP over OAuth with the official SDK client and the development identi
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { result: { content: { text: string }[] } };
-    expect(JSON.parse(body.result.content[0].text)).toEqual([
-      expect.objectContaining({ id: acme.workspaceId }),
-    ]);
+    expect(JSON.parse(body.result.content[0].text)).toEqual({
+      data: [expect.objectContaining({ id: acme.workspaceId })],
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
@@ -19,6 +19,7 @@ describe('MCP tools', () => {
   let acme: TenantFixture;
   let globex: TenantFixture;
   let client: Client;
+  let tools: Tool[];
 
   const rest = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${t.baseUrl}/v1${path}`, {
@@ -29,9 +30,14 @@ describe('MCP tools', () => {
   };
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
+  // The structured content, after checking that the text is the same JSON, compact.
   const json = (result: CallToolResult) => {
     expect(result.isError).toBeFalsy();
-    return JSON.parse((result.content[0] as { text: string }).text) as unknown;
+    expect(result.content).toHaveLength(1);
+    const text = (result.content[0] as { text: string }).text;
+    expect(result.structuredContent).toEqual(JSON.parse(text));
+    expect(text).toBe(JSON.stringify(result.structuredContent));
+    return result.structuredContent as unknown;
   };
   const errorText = (result: CallToolResult) => {
     expect(result.isError).toBe(true);
@@ -57,6 +63,9 @@ describe('MCP tools', () => {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );
+    // Listing the tools makes the client validate every structured result against its outputSchema
+    // from here on: a result that does not match fails the call.
+    tools = (await client.listTools()).tools;
 
     for (const [email, firstName] of [
       ['ada@example.com', 'Ada'],
@@ -97,14 +106,14 @@ describe('MCP tools', () => {
     await issuer?.close();
   });
 
-  it('lists the nine tools, each with a description and an input schema', async () => {
-    const { tools } = await client.listTools();
+  it('lists the ten tools, each with a description, an input schema and an output schema', async () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'create_contact',
         'delete_contact',
         'get_chart_metrics',
         'get_contact',
+        'get_funnel',
         'get_insight_metrics',
         'get_kpi_metrics',
         'list_contacts',
@@ -115,6 +124,7 @@ describe('MCP tools', () => {
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
+      expect([tool.name, tool.outputSchema?.type]).toEqual([tool.name, 'object']);
     }
     const listContacts = tools.find((tool) => tool.name === 'list_contacts')!;
     expect(listContacts.inputSchema.required).toEqual(['funnelId']);
@@ -124,7 +134,7 @@ describe('MCP tools', () => {
   });
 
   it('list_workspaces answers like GET /v1/workspaces', async () => {
-    expect(json(await call('list_workspaces', {}))).toEqual((await rest('/workspaces')).body.data);
+    expect(json(await call('list_workspaces', {}))).toEqual((await rest('/workspaces')).body);
   });
 
   it('list_contacts answers like GET .../contacts, with the same paging and sorting', async () => {
@@ -249,8 +259,10 @@ describe('MCP tools', () => {
         ...PERIOD,
       }),
     );
-    expect(viaTool).toEqual(viaRest.body.data);
-    expect(viaTool).toContainEqual(expect.objectContaining({ key: 'mobile', value: 1 }));
+    expect(viaTool).toEqual(viaRest.body);
+    expect((viaTool as { data: unknown[] }).data).toContainEqual(
+      expect.objectContaining({ key: 'mobile', value: 1 }),
+    );
   });
 
   it('get_chart_metrics refuses abTest on a chart that does not support it, like REST', async () => {
@@ -313,6 +325,7 @@ describe('MCP tools', () => {
     ['get_chart_metrics', { subtype: 'chart_visitor_devices', ...PERIOD }],
     ['get_kpi_metrics', { subtype: 'kpi_total_sessions', ...PERIOD }],
     ['get_insight_metrics', { insightId: 'question_1', ...PERIOD }],
+    ['get_funnel', {}],
   ])("%s on another company's funnel is 'Funnel not found'", async (name, args) => {
     expect(errorText(await call(name, { funnelId: globex.funnelId, ...args }))).toBe('Funnel not found');
   });

@@ -23,7 +23,12 @@ import {
 } from './commands/automation-manage.command';
 import { CompanyCommand, CompanyCreateCommand, CompanyListCommand } from './commands/company.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
-import { FunnelCommand, FunnelCreateCommand, FunnelListCommand } from './commands/funnel.command';
+import {
+  FunnelCommand,
+  FunnelCreateCommand,
+  FunnelListCommand,
+  FunnelShowCommand,
+} from './commands/funnel.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { DemoSeedService } from './demo/demo-seed.service';
 
@@ -37,6 +42,7 @@ const COMMANDS = [
   FunnelCommand,
   FunnelCreateCommand,
   FunnelListCommand,
+  FunnelShowCommand,
   ApiKeyCommand,
   ApiKeyCreateCommand,
   ApiKeyRevokeCommand,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ContactsService } from '@app/contacts';
-import { MetricsService } from '@app/metrics';
+import { FunnelDescriptionsService, MetricsService } from '@app/metrics';
 import { WorkspacesService } from '@app/workspaces';
 import { registerContactTools } from './tools/contact.tools';
 import { registerMetricTools } from './tools/metric.tools';
@@ -16,17 +16,22 @@ export class McpServerFactory {
     private readonly workspaces: WorkspacesService,
     private readonly contacts: ContactsService,
     private readonly metrics: MetricsService,
+    private readonly funnels: FunnelDescriptionsService,
   ) {}
 
   create(companyId: string): McpServer {
     const server = new McpServer(MCP_SERVER_INFO, {
       instructions:
-        'Funnel CRM: call list_workspaces first; a campaign id is the funnelId of the contact and metrics tools.',
+        'Funnel CRM: call list_workspaces first; a campaign id is the funnelId of the contact and metrics tools. ' +
+        'get_funnel tells the statuses, pages and question ids of a funnel.',
     });
     const context = { server, companyId };
-    registerWorkspaceTools(context, this.workspaces);
+    registerWorkspaceTools(context, this.workspaces, this.funnels);
     registerContactTools(context, this.contacts);
     registerMetricTools(context, this.metrics);
+    // The tool list is fixed and a stateless server cannot notify anyone of a change, so the
+    // listChanged the SDK sets when tools are registered is not advertised.
+    server.server.registerCapabilities({ tools: { listChanged: undefined } });
     return server;
   }
 }

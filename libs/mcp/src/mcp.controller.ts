@@ -29,7 +29,7 @@ export class McpController {
     summary: 'MCP endpoint (Streamable HTTP, stateless, JSON responses)',
     description:
       'JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. ' +
-      "Tools: list_workspaces, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics; each acts for the token's company only. " +
+      "Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics; each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. " +
       'A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.',
   })
   @ApiBody({ description: 'A JSON-RPC request, notification or batch', schema: { type: 'object' } })

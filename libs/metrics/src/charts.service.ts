@@ -78,7 +78,7 @@ export class ChartsService {
   private async contactsOverTime({ funnelId, window }: ChartContext): Promise<ChartDataPoint[]> {
     const unit = window.to - window.from <= DAILY_UP_TO_MS ? 'day' : 'month';
     const counts = await this.crm.contactsBy(funnelId, window, unit);
-    return calendarKeys(window.from, window.to, window.offset, unit).map((key) => ({
+    return calendarKeys(window.from, window.to, window.zone, unit).map((key) => ({
       key,
       value: counts.get(key) ?? 0,
     }));

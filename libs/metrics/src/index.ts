@@ -4,6 +4,8 @@ export * from './entities';
 export * from './events/event-types';
 export * from './events/event-validation';
 export * from './events/events.service';
+export * from './funnels/funnel-description.dto';
+export * from './funnels/funnel-descriptions.service';
 export * from './metric-definitions';
 export * from './metrics.module';
 export * from './metrics.service';

@@ -1,13 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
+import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import {
   ChartQueryDto,
   ChartResponse,
@@ -23,6 +17,7 @@ import {
   KPI_SUBTYPES,
 } from './metric-definitions';
 import { MetricsService } from './metrics.service';
+import { TIMEZONE_PROBLEM, ZONE_CONFLICT } from './query/metric-query';
 
 const list = (descriptions: Record<string, string>) =>
   Object.entries(descriptions)
@@ -35,10 +30,13 @@ const PERIOD =
 @ApiTags('Metrics')
 @Controller({ path: 'funnels/:funnelId/metrics', version: '1' })
 @ApiParam({ name: 'funnelId', format: 'uuid', description: 'A funnel of the key’s company' })
-@ApiBadRequestResponse({
-  description:
-    'funnelId not a UUID; missing or invalid from/to/offset; from not before to; period over 3660 days; unknown subtype; abTest where unsupported. `error` is the first problem, `details` lists them all.',
-})
+@ApiErrorResponse(
+  400,
+  'funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest where unsupported. `error` is the first problem, `details` lists them all.',
+  'from must be before to',
+  ZONE_CONFLICT,
+  TIMEZONE_PROBLEM,
+)
 @ApiNotFoundResponse({ description: 'Funnel not found (or it belongs to another company)' })
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

@@ -6,16 +6,18 @@ import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
+import { FunnelDescriptionsService } from './funnels/funnel-descriptions.service';
+import { FunnelsController } from './funnels/funnels.controller';
 import { KpisService } from './kpis.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { CrmCounts } from './rollups/crm-counts';
 import { RollupReader } from './rollups/rollup-reader';
 
-/** Tracking events in; charts, KPIs and insights out. Used by the HTTP app, MCP tools and the admin CLI. */
+/** Tracking events in; charts, KPIs, insights and funnel descriptions out. Used by the HTTP app, MCP tools and the admin CLI. */
 @Module({
   imports: [TypeOrmModule.forFeature(metricsEntities), WorkspacesModule],
-  controllers: [EventsController, MetricsController],
+  controllers: [EventsController, MetricsController, FunnelsController],
   providers: [
     EventsService,
     EventPartitions,
@@ -24,7 +26,8 @@ import { RollupReader } from './rollups/rollup-reader';
     KpisService,
     RollupReader,
     CrmCounts,
+    FunnelDescriptionsService,
   ],
-  exports: [EventsService, MetricsService],
+  exports: [EventsService, MetricsService, FunnelDescriptionsService],
 })
 export class MetricsModule {}

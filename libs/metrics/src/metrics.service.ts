@@ -16,8 +16,14 @@ import { RollupReader } from './rollups/rollup-reader';
 const QUESTION_ID = /^question_\d{1,9}$/;
 
 /** What REST and MCP callers pass (strings as received; MetricsService validates them). */
-export type ChartQuery = MetricQuery & { from?: string; to?: string; offset?: string; abTest?: string };
-export type KpiQuery = MetricQuery & { from?: string; to?: string; offset?: string };
+export type ChartQuery = MetricQuery & {
+  from?: string;
+  to?: string;
+  offset?: string;
+  timezone?: string;
+  abTest?: string;
+};
+export type KpiQuery = MetricQuery & { from?: string; to?: string; offset?: string; timezone?: string };
 
 /**
  * Charts, KPIs and insights of one funnel of the caller's company. Every parameter is validated

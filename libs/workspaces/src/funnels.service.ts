@@ -82,6 +82,13 @@ export class FunnelsService {
     return funnel;
   }
 
+  /** Any funnel, for operators; 404 when there is none. */
+  async findById(funnelId: string): Promise<Funnel> {
+    const funnel = isUuid(funnelId) ? await this.funnels.findOneBy({ id: funnelId }) : null;
+    if (!funnel) throw new NotFoundError('Funnel not found');
+    return funnel;
+  }
+
   /** The workspace's funnels, oldest first; 404 for an unknown workspace. */
   async listForWorkspace(workspaceId: string): Promise<FunnelSummary[]> {
     const workspace = isUuid(workspaceId)

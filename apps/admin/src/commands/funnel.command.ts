@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
+import { FunnelDescriptionsService } from '@app/metrics';
 import { FunnelsService } from '@app/workspaces';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
@@ -79,9 +80,28 @@ export class FunnelListCommand extends CommandRunner {
   }
 }
 
+@SubCommand({
+  name: 'show',
+  description: 'Show a funnel: contact statuses, pages in order, question ids seen with their latest titles',
+})
+export class FunnelShowCommand extends CommandRunner {
+  constructor(private readonly descriptions: FunnelDescriptionsService) {
+    super();
+  }
+
+  async run(_: string[], options: { id?: string }): Promise<void> {
+    printResult(await this.descriptions.describe(required(options.id, '--id')));
+  }
+
+  @Option({ flags: '--id <funnelId>', description: 'funnel id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+}
+
 @Command({
   name: 'funnel',
   description: 'Manage funnels',
-  subCommands: [FunnelCreateCommand, FunnelListCommand],
+  subCommands: [FunnelCreateCommand, FunnelListCommand, FunnelShowCommand],
 })
 export class FunnelCommand extends GroupCommand {}

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ContactsService, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
+import { CONTACT, CONTACT_PAGE, CONTACT_VALUE, ERASED_CONTACT } from './output-schemas';
+import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
 
@@ -53,7 +55,8 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           'Only contacts created strictly after this ISO 8601 date-time (with zone)',
         ),
       },
-      annotations: { readOnlyHint: true },
+      outputSchema: CONTACT_PAGE,
+      annotations: READS,
     },
     ({ funnelId, ...query }) => toolResult(() => contacts.list(companyId, funnelId, query)),
   );
@@ -64,7 +67,8 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       title: 'Get a contact',
       description: 'One contact of a funnel with its meta, UTM parameters, custom properties and messages.',
       inputSchema: { funnelId, contactId },
-      annotations: { readOnlyHint: true },
+      outputSchema: CONTACT,
+      annotations: READS,
     },
     ({ funnelId, contactId }) => toolResult(() => contacts.get(companyId, funnelId, contactId)),
   );
@@ -75,7 +79,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       title: 'Create a contact',
       description:
         'Creates a contact in a funnel. email or phone is required. status must be one of the ' +
-        "funnel's statuses (default: its first). Automations for the initial status run unless " +
+        "funnel's contactStatuses (get_funnel lists them; default: the first). Automations for the initial status run unless " +
         'skipAutomationTrigger is true. Custom properties are set afterwards with update_contact_value.',
       inputSchema: {
         funnelId,
@@ -83,7 +87,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         phone: optionalText('Phone number, E.164 when possible (required when email is absent)'),
         firstName: optionalText('Given name'),
         lastName: optionalText('Family name'),
-        status: optionalText("Lifecycle status, one of the funnel's statuses (e.g. lead)"),
+        status: optionalText("Lifecycle status, one of the funnel's contactStatuses (e.g. lead)"),
         website: optionalText('Website URL'),
         birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
         address: z
@@ -99,6 +103,15 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .describe('Postal address; every part optional'),
         skipAutomationTrigger,
       },
+      outputSchema: CONTACT,
+      // Adds a contact (nothing is overwritten); each call adds another. Its automations may call
+      // webhooks outside this service.
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
     },
     ({ funnelId, ...input }) =>
       toolResult(async () => (await contacts.create(companyId, funnelId, input)).contact),
@@ -112,17 +125,26 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         'Sets one field of a contact. Standard fields: firstName, lastName, email, phone, status, ' +
         'website, birthday, postalCode (zip is an alias), city, state, country, street, houseNumber. ' +
         'Any other name (letters, digits, _ - ., up to 64 characters) is stored as a custom property; ' +
-        'reserved names (ps_*, id, meta, ...) are refused. Returns {id, fieldName, value, updatedAt}.',
+        'reserved names (ps_*, id, meta, ...) are refused. A number or boolean value is stored as its ' +
+        'string form. Returns {id, fieldName, value, updatedAt}.',
       inputSchema: {
         funnelId,
         contactId,
         fieldName: z.string().describe('The field or custom property to set'),
-        value: z.string().describe('The new value'),
+        value: z
+          .union([z.string(), z.number(), z.boolean()])
+          .describe('The new value; a number or boolean is stored as its string form (42 as "42")'),
         skipAutomationTrigger,
       },
+      outputSchema: CONTACT_VALUE,
+      // Overwrites the field's value. The same value again leaves the contact as it was and fires
+      // no automation (only the edit history gains a row); a change may call webhooks.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
-    ({ funnelId, contactId, ...input }) =>
-      toolResult(() => contacts.updateValue(companyId, funnelId, contactId, input)),
+    ({ funnelId, contactId, value, ...input }) =>
+      toolResult(() =>
+        contacts.updateValue(companyId, funnelId, contactId, { ...input, value: String(value) }),
+      ),
   );
 
   server.registerTool(
@@ -134,7 +156,10 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         'messages and automation runs. Metrics keep their counts without the link to it. Cannot be undone. ' +
         'Returns {id, deleted: true}.',
       inputSchema: { funnelId, contactId },
-      annotations: { destructiveHint: true, idempotentHint: false },
+      outputSchema: ERASED_CONTACT,
+      // Removes data for good; a second call changes nothing more (it answers Contact not found).
+      // A contact.deleted automation or subscription may call webhooks.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
     ({ funnelId, contactId }) =>
       toolResult(async () => {

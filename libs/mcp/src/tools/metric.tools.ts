@@ -8,6 +8,8 @@ import {
   MetricsService,
 } from '@app/metrics';
 import { AB_TEST_FILTERS } from '@app/metrics/query/metric-query';
+import { CHART, INSIGHT, KPI } from './output-schemas';
+import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
 
@@ -15,11 +17,17 @@ const period = {
   funnelId: z.string().describe('The funnel (campaign) id from list_workspaces'),
   from: z.string().describe('Start of the period, ISO 8601 (e.g. 2025-01-01 or 2025-01-01T00:00:00Z)'),
   to: z.string().describe('End of the period, ISO 8601, after from; a date alone means the end of that day'),
+  timezone: z
+    .string()
+    .optional()
+    .describe(
+      'Time zone by IANA name (e.g. Europe/Berlin, America/New_York): local days, hours and weekdays follow its rules, daylight saving included. Prefer it to offset; not both. Default UTC',
+    ),
   offset: z
     .string()
     .optional()
     .describe(
-      'Time zone as JavaScript getTimezoneOffset() minutes, as a string: local time = UTC - offset ("-120" is UTC+2). Default "0"',
+      'Alternative to timezone, a fixed zone as JavaScript getTimezoneOffset() minutes, as a string: local time = UTC - offset ("-120" is UTC+2). Default "0"',
     ),
 };
 
@@ -34,7 +42,7 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
     {
       title: 'Chart data of a funnel',
       description:
-        'Data points {key, value, name?, relativeValue?} of one chart over a period. Subtypes:\n' +
+        'Data points {data: [{key, value, name?, relativeValue?}]} of one chart over a period. Subtypes:\n' +
         bulletList(CHART_DESCRIPTIONS),
       inputSchema: {
         ...period,
@@ -44,9 +52,11 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
           .optional()
           .describe('Only for chart_page_to_page_conversion_rate: all, original or variant sessions'),
       },
-      annotations: { readOnlyHint: true },
+      outputSchema: CHART,
+      annotations: READS,
     },
-    ({ funnelId, subtype, ...query }) => toolResult(() => metrics.chart(companyId, funnelId, subtype, query)),
+    ({ funnelId, subtype, ...query }) =>
+      toolResult(async () => ({ data: await metrics.chart(companyId, funnelId, subtype, query) })),
   );
 
   server.registerTool(
@@ -58,7 +68,8 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
         'their denominator. Subtypes:\n' +
         bulletList(KPI_DESCRIPTIONS),
       inputSchema: { ...period, subtype: z.enum(KPI_SUBTYPES).describe('Which KPI') },
-      annotations: { readOnlyHint: true },
+      outputSchema: KPI,
+      annotations: READS,
     },
     ({ funnelId, subtype, ...query }) => toolResult(() => metrics.kpi(companyId, funnelId, subtype, query)),
   );
@@ -70,9 +81,12 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
       description: `${INSIGHT_DESCRIPTION} Returns {title, answers, groupedAnswers}; an unknown question is an error.`,
       inputSchema: {
         ...period,
-        insightId: z.string().describe('The question id, question_<n> (e.g. question_1)'),
+        insightId: z
+          .string()
+          .describe('The question id, question_<n> (e.g. question_1); get_funnel lists them'),
       },
-      annotations: { readOnlyHint: true },
+      outputSchema: INSIGHT,
+      annotations: READS,
     },
     ({ funnelId, insightId, ...query }) =>
       toolResult(() => metrics.insight(companyId, funnelId, insightId, query)),

@@ -5,19 +5,28 @@ import { DomainException } from '@app/core';
 const logger = new Logger('McpTools');
 
 /**
- * Runs a tool body: its result becomes JSON text; a domain error (404, 400, ...) becomes a tool
- * error carrying the message the REST API would give, so the model can correct its call. Anything
- * else is logged and reported without internals.
+ * Runs a tool body: its result is the structured content (matching the tool's outputSchema) and,
+ * for clients that read text only, the same JSON as compact text. A domain error (404, 400, ...)
+ * becomes a tool error carrying the message the REST API would give, each problem once, so the
+ * model can correct its call. Anything else is logged and reported without internals.
  */
-export async function toolResult(run: () => Promise<unknown>): Promise<CallToolResult> {
+export async function toolResult(run: () => Promise<object>): Promise<CallToolResult> {
   try {
-    return { content: [{ type: 'text', text: JSON.stringify(await run(), null, 2) }] };
+    const result = await run();
+    return {
+      structuredContent: result as Record<string, unknown>,
+      content: [{ type: 'text', text: JSON.stringify(result) }],
+    };
   } catch (error) {
-    if (error instanceof DomainException) {
-      const details = error.details?.length ? `\n${error.details.map((d) => `- ${d}`).join('\n')}` : '';
-      return { isError: true, content: [{ type: 'text', text: `${error.message}${details}` }] };
-    }
+    if (error instanceof DomainException)
+      return { isError: true, content: [{ type: 'text', text: problemText(error) }] };
     logger.error('tool failed', error instanceof Error ? error.stack : String(error));
     return { isError: true, content: [{ type: 'text', text: 'Internal error' }] };
   }
+}
+
+/** The message, then every other problem of the details as a list; the message is usually the first of them. */
+function problemText(error: DomainException): string {
+  const [first, ...others] = [...new Set([error.message, ...(error.details ?? [])])];
+  return [first, ...others.map((problem) => `- ${problem}`)].join('\n');
 }

@@ -1,10 +1,15 @@
+import { z } from 'zod';
+import type { FunnelDescriptionsService } from '@app/metrics';
 import type { WorkspacesService } from '@app/workspaces';
+import { FUNNEL, WORKSPACE_LIST } from './output-schemas';
+import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
 
 export function registerWorkspaceTools(
   { server, companyId }: ToolContext,
   workspaces: WorkspacesService,
+  funnels: FunnelDescriptionsService,
 ): void {
   server.registerTool(
     'list_workspaces',
@@ -12,9 +17,27 @@ export function registerWorkspaceTools(
       title: 'List workspaces',
       description:
         "Lists the company's workspaces, each with its campaigns (funnels): id, name and status " +
-        '(online/offline). Call this first: a campaign id is the funnelId every other tool needs.',
-      annotations: { readOnlyHint: true },
+        '(online/offline). Call this first: a campaign id is the funnelId every other tool needs. ' +
+        'Returns {data: Workspace[]}.',
+      outputSchema: WORKSPACE_LIST,
+      annotations: READS,
     },
-    () => toolResult(() => workspaces.listForCompany(companyId)),
+    () => toolResult(async () => ({ data: await workspaces.listForCompany(companyId) })),
+  );
+
+  server.registerTool(
+    'get_funnel',
+    {
+      title: 'Describe a funnel',
+      description:
+        "One funnel with what its contacts and metrics refer to: contactStatuses (a contact's status " +
+        'values, the first is the default), pages in funnel order (slugs, the keys of page charts) and ' +
+        'the questions seen in its answer events with their latest titles (questionId is the insightId ' +
+        'of get_insight_metrics).',
+      inputSchema: { funnelId: z.string().describe('The funnel (campaign) id from list_workspaces') },
+      outputSchema: FUNNEL,
+      annotations: READS,
+    },
+    ({ funnelId }) => toolResult(() => funnels.describeForCompany(companyId, funnelId)),
   );
 }

@@ -4,18 +4,23 @@ import { AB_TEST_FILTERS, MAX_PERIOD_DAYS, OFFSET_LIMIT_MINUTES } from '../query
 
 const FROM = {
   description:
-    'Start of the period (inclusive), ISO 8601. A date-time without zone, or a date alone, is read in the `offset` time zone. Must be before `to`; the period is at most ' +
+    "Start of the period (inclusive), ISO 8601. A date-time without zone, or a date alone, is read in the caller's time zone (`timezone` or `offset`). Must be before `to`; the period is at most " +
     `${MAX_PERIOD_DAYS} days.`,
   example: '2025-01-01T00:00:00Z',
 };
 const TO = {
   description:
-    'End of the period (inclusive, to the millisecond), ISO 8601. A date alone means the end of that day in the `offset` time zone.',
+    "End of the period (inclusive, to the millisecond), ISO 8601. A date alone means the end of that day in the caller's time zone (`timezone` or `offset`).",
   example: '2025-01-31T23:59:59.999Z',
 };
 const OFFSET = {
-  description: `Time zone offset in minutes with optional leading + or -, as JavaScript's Date.getTimezoneOffset(): local time = UTC − offset (-120 is UTC+2, 330 is UTC−5:30). From -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES}; default 0. Used for local days, hours and weekdays.`,
+  description: `Time zone offset in minutes with optional leading + or -, as JavaScript's Date.getTimezoneOffset(): local time = UTC − offset (-120 is UTC+2, 330 is UTC−5:30). From -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES}; default 0. Used for local days, hours and weekdays. Not together with \`timezone\`.`,
   example: '-120',
+};
+const TIMEZONE = {
+  description:
+    "Time zone by IANA name, the alternative to `offset` (giving both is a 400): local days, hours and weekdays follow the zone's rules, daylight saving included, so a local day is 23 or 25 hours long when the clocks change. A local time that occurs twice (clocks turned back) is its earlier instant; one that never occurs (clocks turned forward) is read with the offset before the change. An unknown name is a 400.",
+  example: 'Europe/Berlin',
 };
 
 /**
@@ -38,6 +43,11 @@ export class MetricsQueryDto {
   @IsOptional()
   @IsString()
   offset?: string;
+
+  @ApiPropertyOptional(TIMEZONE)
+  @IsOptional()
+  @IsString()
+  timezone?: string;
 
   @ApiHideProperty()
   @IsOptional()

@@ -1,4 +1,5 @@
 import { ValidationError } from '@app/core';
+import { FixedOffsetZone } from '../time/time-zone';
 import { parseMetricQuery } from './metric-query';
 
 const errorOf = (fn: () => unknown) => {
@@ -19,7 +20,7 @@ describe(parseMetricQuery.name, () => {
       window: {
         from: Date.parse('2026-01-31T22:00:00Z'),
         to: Date.parse('2026-02-01T21:59:59.999Z'),
-        offset: -120,
+        zone: new FixedOffsetZone(-120),
       },
       abTest: undefined,
     });
@@ -27,8 +28,39 @@ describe(parseMetricQuery.name, () => {
       parseMetricQuery(
         { from: '2026-02-01T00:00:00Z', to: '2026-02-02T00:00:00Z', offset: '+330' },
         { abTest: true },
-      ).window.offset,
-    ).toBe(330);
+      ).window.zone,
+    ).toEqual(new FixedOffsetZone(330));
+  });
+
+  it('reads local days in a named time zone, 23 or 25 hours long when clocks change', () => {
+    const day = (date: string, timezone: string) => {
+      const { window } = parseMetricQuery({ from: date, to: date, timezone }, { abTest: false });
+      return [new Date(window.from).toISOString(), (window.to + 1 - window.from) / 3_600_000];
+    };
+    expect(day('2026-03-29', 'Europe/Berlin')).toEqual(['2026-03-28T23:00:00.000Z', 23]);
+    expect(day('2026-10-25', 'Europe/Berlin')).toEqual(['2026-10-24T22:00:00.000Z', 25]);
+    expect(day('2026-03-08', 'America/New_York')).toEqual(['2026-03-08T05:00:00.000Z', 23]);
+    expect(day('2026-11-01', 'America/New_York')).toEqual(['2026-11-01T04:00:00.000Z', 25]);
+    expect(day('2026-07-01', 'America/New_York')).toEqual(['2026-07-01T04:00:00.000Z', 24]);
+    const { window } = parseMetricQuery(
+      { from: '2026-10-25T02:30', to: '2026-10-25T12:00:00Z', timezone: 'Europe/Berlin' },
+      { abTest: false },
+    );
+    expect(new Date(window.from).toISOString()).toBe('2026-10-25T00:30:00.000Z');
+  });
+
+  it('refuses offset and timezone together, and unknown zones', () => {
+    const q = { from: '2026-02-01', to: '2026-02-02' };
+    expect(
+      errorOf(() => parseMetricQuery({ ...q, offset: '-60', timezone: 'Europe/Berlin' }, { abTest: false })),
+    ).toEqual({
+      message: 'offset and timezone are alternatives: give one of them',
+      details: ['offset and timezone are alternatives: give one of them'],
+    });
+    for (const timezone of ['Europe/Atlantis', '', '+01:00', 60])
+      expect(errorOf(() => parseMetricQuery({ ...q, timezone }, { abTest: false })).message).toBe(
+        'timezone must be an IANA time zone name (e.g. Europe/Berlin)',
+      );
   });
 
   it('accepts abTest only where supported', () => {

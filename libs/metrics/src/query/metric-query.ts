@@ -1,5 +1,6 @@
 import { ValidationError } from '@app/core';
 import { parseIso8601 } from '../time/iso-8601';
+import { FixedOffsetZone, ianaZone, LocalZone } from '../time/time-zone';
 
 export const AB_TEST_FILTERS = ['all', 'original', 'variant'] as const;
 export type AbTestFilter = (typeof AB_TEST_FILTERS)[number];
@@ -13,15 +14,16 @@ export interface MetricQuery {
   from?: unknown;
   to?: unknown;
   offset?: unknown;
+  timezone?: unknown;
   abTest?: unknown;
 }
 
-/** A validated period: `from <= t <= to` in epoch ms, and the caller's time zone offset. */
+/** A validated period: `from <= t <= to` in epoch ms, and the caller's time zone. */
 export interface MetricWindow {
   from: number;
   to: number;
-  /** JavaScript getTimezoneOffset() minutes: local time = UTC − offset. */
-  offset: number;
+  /** Local days, hours and weekdays follow it: a fixed `offset` or a named `timezone`. */
+  zone: LocalZone;
 }
 
 export interface ParsedQuery {
@@ -30,25 +32,38 @@ export interface ParsedQuery {
 }
 
 const ISO_HINT = 'an ISO 8601 date or date-time (e.g. 2025-01-01T00:00:00Z)';
+export const OFFSET_PROBLEM = `offset must be a whole number of minutes from -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES} (JavaScript getTimezoneOffset: -120 is UTC+2)`;
+export const TIMEZONE_PROBLEM = 'timezone must be an IANA time zone name (e.g. Europe/Berlin)';
+export const ZONE_CONFLICT = 'offset and timezone are alternatives: give one of them';
+
+/** The caller's zone: `timezone` by name or a fixed `offset` (default 0); problems are added to `problems`. */
+function parseZone(query: MetricQuery, problems: string[]): LocalZone {
+  if (query.timezone !== undefined) {
+    if (query.offset !== undefined) problems.push(ZONE_CONFLICT);
+    const zone = typeof query.timezone === 'string' ? ianaZone(query.timezone.trim()) : undefined;
+    if (zone) return zone;
+    problems.push(TIMEZONE_PROBLEM);
+    return new FixedOffsetZone(0);
+  }
+  if (query.offset === undefined) return new FixedOffsetZone(0);
+  const raw = query.offset;
+  const valid = (typeof raw === 'string' && /^[+-]?\d{1,4}$/.test(raw.trim())) || Number.isInteger(raw);
+  const offset = valid ? Number(typeof raw === 'string' ? raw.trim() : raw) : NaN;
+  if (!valid || Math.abs(offset) > OFFSET_LIMIT_MINUTES) {
+    problems.push(OFFSET_PROBLEM);
+    return new FixedOffsetZone(0);
+  }
+  return new FixedOffsetZone(offset);
+}
 
 /**
- * Validates from/to/offset/abTest once for REST and MCP alike. A date-time without a zone and a
- * date-only value are read in the `offset` time zone; a date-only `to` means the end of that day.
+ * Validates from/to/offset/timezone/abTest once for REST and MCP alike. A date-time without a zone
+ * and a date-only value are read in the caller's time zone; a date-only `to` means the end of that
+ * (local) day.
  */
 export function parseMetricQuery(query: MetricQuery, supports: { abTest: boolean }): ParsedQuery {
   const problems: string[] = [];
-  let offset = 0;
-  if (query.offset !== undefined) {
-    const raw = query.offset;
-    const valid = (typeof raw === 'string' && /^[+-]?\d{1,4}$/.test(raw.trim())) || Number.isInteger(raw);
-    offset = valid ? Number(typeof raw === 'string' ? raw.trim() : raw) : NaN;
-    if (!valid || Math.abs(offset) > OFFSET_LIMIT_MINUTES) {
-      problems.push(
-        `offset must be a whole number of minutes from -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES} (JavaScript getTimezoneOffset: -120 is UTC+2)`,
-      );
-      offset = 0;
-    }
-  }
+  const zone = parseZone(query, problems);
   const instant = (name: 'from' | 'to'): number | undefined => {
     const raw = query[name];
     if (raw === undefined || raw === '') {
@@ -58,7 +73,7 @@ export function parseMetricQuery(query: MetricQuery, supports: { abTest: boolean
     const ms =
       typeof raw === 'string'
         ? parseIso8601(raw.trim(), {
-            localOffsetMinutes: offset,
+            toUtc: (wallClock) => zone.toUtc(wallClock),
             endOfDay: name === 'to',
             roundUp: name === 'from',
           })
@@ -81,5 +96,5 @@ export function parseMetricQuery(query: MetricQuery, supports: { abTest: boolean
     } else abTest = query.abTest as AbTestFilter;
   }
   if (problems.length) throw new ValidationError(problems[0], problems);
-  return { window: { from: from as number, to: to as number, offset }, abTest };
+  return { window: { from: from as number, to: to as number, zone }, abTest };
 }

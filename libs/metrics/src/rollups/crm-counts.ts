@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { MetricWindow } from '../query/metric-query';
+import { offsetAtSql } from '../time/zone-sql';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -20,19 +21,22 @@ export class CrmCounts {
     window: MetricWindow,
     unit: 'day' | 'month',
   ): Promise<Map<string, number>> {
+    const params: unknown[] = [
+      funnelId,
+      iso(window.from),
+      iso(window.to + 1),
+      unit === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM',
+    ];
+    const offsetAt = offsetAtSql(window.zone.periods(window.from, window.to), params);
+    const offset = offsetAt('floor(extract(epoch FROM converted_at) / 60)::bigint');
     const rows: { key: string; contacts: number }[] = await this.dataSource.query(
-      `SELECT to_char((converted_at AT TIME ZONE 'UTC') - make_interval(mins => $4), $5) AS key, count(*)::int AS contacts
+      `SELECT to_char((converted_at AT TIME ZONE 'UTC') - make_interval(mins => ${offset}), $4) AS key,
+              count(*)::int AS contacts
        FROM (SELECT converted_at FROM contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3
              UNION ALL
              SELECT converted_at FROM erased_contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3) c
        GROUP BY 1`,
-      [
-        funnelId,
-        iso(window.from),
-        iso(window.to + 1),
-        window.offset,
-        unit === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM',
-      ],
+      params,
     );
     return new Map(rows.map((r) => [r.key, r.contacts]));
   }

@@ -4,6 +4,7 @@ import type { MetricWindow } from '../query/metric-query';
 import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { SLOTS } from '../time/local-time';
 import { Cover, coverWindow, RawPiece, shortEdges } from '../time/time-cover';
+import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { rawSessionSums } from './raw-sessions';
 import { EVENT_DIMENSIONS, EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
@@ -53,9 +54,8 @@ function pieceScans(
     .join('\nUNION ALL\n');
 }
 
-// Local hours since the epoch of a time given in minutes since the epoch, and its weekday-hour
-// slot (0..167); 1970-01-01 was a Thursday (ISO weekday 4). $7 is the offset.
-const localHour = (minutes: string) => `(${minutes} - $7) / 60`;
+// The weekday-hour slot (0..167) of `h`, local hours since the epoch; 1970-01-01 was a Thursday
+// (ISO weekday 4).
 const minuteOf = (time: string) => `floor(extract(epoch FROM ${time}) / 60)::bigint`;
 const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
@@ -73,7 +73,7 @@ type EventRow = {
   label_at: Date | null;
 };
 
-/** Reads the rollups of a window: sums per dimension and key, exact for any from/to/offset. */
+/** Reads the rollups of a window: sums per dimension and key, exact for any from/to and time zone. */
 @Injectable()
 export class RollupReader {
   constructor(private readonly dataSource: DataSource) {}
@@ -231,12 +231,17 @@ export class RollupReader {
 
   /** Page views per local weekday-hour slot (0..167). */
   async activity(funnelId: string, window: MetricWindow): Promise<number[]> {
-    // A bucket must not straddle a local hour: whole hours only when the offset is whole hours, etc.
-    const grains = EVENT_GRAINS.filter((g) => g <= 3_600 && (window.offset * 60) % g === 0);
+    // A bucket must not straddle a local hour: whole hours only when every offset of the window
+    // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
+    const periods = window.zone.periods(window.from, window.to);
+    const grains = EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
     const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
     // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
     // slot, and its page views are counted where they are (one row per piece).
-    const params: unknown[] = [funnelId, ...segmentParams(cover), window.offset, EVENT_DIMENSIONS.activity];
+    const params: unknown[] = [funnelId, ...segmentParams(cover), EVENT_DIMENSIONS.activity];
+    const offsetAt = offsetAtSql(periods, params);
+    // Local hours since the epoch of a time given in minutes since the epoch.
+    const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
     const rows: { slot: number; events: string }[] = await this.dataSource.query(
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
@@ -244,7 +249,7 @@ export class RollupReader {
          FROM ${SEGMENTS}
          CROSS JOIN LATERAL (
            SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = $8 AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = $1 AND r.dimension = $7 AND ${IN_SEGMENT} OFFSET 0
          ) AS r
          UNION ALL
          ${pieceScans(

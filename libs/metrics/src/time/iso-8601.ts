@@ -9,6 +9,11 @@ export interface IsoParseOptions {
    * Ignored when `zoneRequired`.
    */
   localOffsetMinutes?: number;
+  /**
+   * Zone of values without a designator, as the instant of a wall-clock time (given as epoch ms as
+   * if it were UTC); takes the place of `localOffsetMinutes` for zones whose offset changes.
+   */
+  toUtc?: (wallClock: number) => number;
   /** A date-only value stands for the last millisecond of that day instead of its first. */
   endOfDay?: boolean;
   /** Sub-millisecond digits round up instead of down (an inclusive lower bound must not widen). */
@@ -78,9 +83,12 @@ export function parseIso8601(value: string, options: IsoParseOptions = {}): numb
   let ms = Number(digits.slice(0, 3));
   if (options.roundUp && /[1-9]/.test(digits.slice(3))) ms += 1;
 
-  let utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  if (dateOnly && options.endOfDay) utc = Date.UTC(year, month - 1, day + 1) - 1;
-  if (zone === undefined) return utc + (options.localOffsetMinutes ?? 0) * 60_000;
+  const local = (wallClock: number) =>
+    options.toUtc ? options.toUtc(wallClock) : wallClock + (options.localOffsetMinutes ?? 0) * 60_000;
+  // The end of a local day is the instant before the next one starts (a day may have 23 or 25 hours).
+  if (dateOnly && options.endOfDay) return local(Date.UTC(year, month - 1, day + 1)) - 1;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  if (zone === undefined) return local(utc);
   if (zone === 'Z' || zone === 'z') return utc;
   const [, sign, zh, zm] = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone) as RegExpExecArray;
   const zoneMinutes = Number(zh) * 60 + Number(zm ?? 0);

@@ -1,4 +1,5 @@
 import { calendarKeys, slotLabel, weekdayHourSlot } from './local-time';
+import { FixedOffsetZone } from './time-zone';
 
 const t = (iso: string) => Date.parse(iso);
 
@@ -20,15 +21,16 @@ describe('local time', () => {
   });
 
   it('lists every local day or month of a period', () => {
-    expect(calendarKeys(t('2026-01-30T22:00:00Z'), t('2026-02-01T21:59:59.999Z'), -120, 'day')).toEqual([
-      '2026-01-31',
-      '2026-02-01',
-    ]);
-    expect(calendarKeys(t('2025-11-15T00:00:00Z'), t('2026-02-01T00:00:00Z'), 0, 'month')).toEqual([
-      '2025-11',
-      '2025-12',
-      '2026-01',
-      '2026-02',
-    ]);
+    expect(
+      calendarKeys(
+        t('2026-01-30T22:00:00Z'),
+        t('2026-02-01T21:59:59.999Z'),
+        new FixedOffsetZone(-120),
+        'day',
+      ),
+    ).toEqual(['2026-01-31', '2026-02-01']);
+    expect(
+      calendarKeys(t('2025-11-15T00:00:00Z'), t('2026-02-01T00:00:00Z'), new FixedOffsetZone(0), 'month'),
+    ).toEqual(['2025-11', '2025-12', '2026-01', '2026-02']);
   });
 });

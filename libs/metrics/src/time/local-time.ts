@@ -1,4 +1,5 @@
 import { MINUTE_MS } from './buckets';
+import type { LocalZone } from './time-zone';
 
 export const WEEKDAYS = [
   'Monday',
@@ -29,9 +30,9 @@ export function slotLabel(slot: number): { key: string; name: string } {
 }
 
 /** Every local day (`YYYY-MM-DD`) or month (`YYYY-MM`) from `from` to `to`, both included. */
-export function calendarKeys(from: number, to: number, offset: number, unit: 'day' | 'month'): string[] {
-  const first = localDate(from, offset);
-  const last = localDate(to, offset);
+export function calendarKeys(from: number, to: number, zone: LocalZone, unit: 'day' | 'month'): string[] {
+  const first = localDate(from, zone.offsetAt(from));
+  const last = localDate(to, zone.offsetAt(to));
   const keys: string[] = [];
   if (unit === 'day') {
     const end = Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), last.getUTCDate());

@@ -1,0 +1,37 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CurrentCompany, RequirePermissions } from '@app/auth';
+import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { FunnelDescriptionResponse } from './funnel-description.dto';
+import { FunnelDescriptionsService } from './funnel-descriptions.service';
+
+@ApiTags('Funnels')
+@Controller({ path: 'funnels', version: '1' })
+export class FunnelsController {
+  constructor(private readonly descriptions: FunnelDescriptionsService) {}
+
+  @Get(':funnelId')
+  @RequirePermissions('crm:read')
+  @ApiOperation({
+    summary: 'Get a funnel',
+    description:
+      'One funnel (campaign) of the key’s company with what its contacts and metrics refer to: the ' +
+      'contact statuses (status values of contacts), the pages in funnel order (keys of the page ' +
+      'charts) and the question ids seen in its answer events with their latest titles (insightId ' +
+      'of the insights route).',
+  })
+  @ApiParam({
+    name: 'funnelId',
+    format: 'uuid',
+    description: 'A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404.',
+  })
+  @ApiOkResponse({ type: FunnelDescriptionResponse })
+  @ApiErrorResponse(400, 'funnelId is not a UUID', 'funnelId must be a UUID')
+  @ApiErrorResponse(404, 'The funnel does not exist or belongs to another company', 'Funnel not found')
+  async get(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+  ): Promise<FunnelDescriptionResponse> {
+    return { data: await this.descriptions.describeForCompany(companyId, funnelId) };
+  }
+}

@@ -1,0 +1,278 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { startTestApp, TestApp } from '../support/app';
+import { createTenant, TenantFixture } from '../support/factories';
+import { httpClient } from '../support/http-client';
+import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
+
+jest.setTimeout(60_000);
+
+const AUDIENCE = 'https://api.funnel.example';
+const NAMESPACE = 'https://funnel.example';
+const PERIOD = { from: '2026-03-01T00:00:00Z', to: '2026-03-31T23:59:59Z' };
+
+const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** What a client learns from tools/list and relies on: schemas, hints, capabilities, errors. */
+describe('MCP tool contracts', () => {
+  let issuer: TestTokenIssuer;
+  let t: TestApp;
+  let acme: TenantFixture;
+  let client: Client;
+  let tools: Tool[];
+  let contactId: string;
+
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const rest = (path: string) => httpClient(t.baseUrl, acme.key).get(`/v1${path}`);
+  const structured = (result: CallToolResult) => {
+    expect(result.isError).toBeFalsy();
+    return result.structuredContent as Record<string, unknown>;
+  };
+  const errorText = (result: CallToolResult) => {
+    expect(result.isError).toBe(true);
+    return (result.content[0] as { text: string }).text;
+  };
+
+  beforeAll(async () => {
+    issuer = await startTokenIssuer({ audience: AUDIENCE });
+    t = await startTestApp({
+      IDP_URL: issuer.url,
+      OAUTH_CLIENT_ID: 'shared-client-id',
+      OAUTH_AUDIENCE: AUDIENCE,
+      OAUTH_CLAIM_NAMESPACE: NAMESPACE,
+    });
+    acme = await createTenant(t.app);
+    const token = await issuer.sign({
+      [`${NAMESPACE}/user_metadata`]: { companyId: acme.companyId, subscriptionId: 's' },
+    });
+    client = new Client({ name: 'tool-contracts-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    // From here on the client checks every structured result against the tool's outputSchema.
+    tools = (await client.listTools()).tools;
+
+    const api = httpClient(t.baseUrl, acme.key);
+    const created = await api.post(`/v1/funnels/${acme.funnelId}/contacts`, { email: 'ada@example.com' });
+    expect(created.status).toBe(201);
+    contactId = created.body.data.id;
+    const events = [
+      {
+        type: 'session_start',
+        sessionId: 's1',
+        occurredAt: '2026-03-10T09:00:00Z',
+        visitorId: 'v1',
+        device: 'mobile',
+      },
+      { type: 'page_view', sessionId: 's1', occurredAt: '2026-03-10T09:01:00Z', pageSlug: 'start' },
+      {
+        type: 'answer',
+        sessionId: 's1',
+        occurredAt: '2026-03-10T09:02:00Z',
+        questionId: 'question_1',
+        questionTitle: 'Goal?',
+        answers: ['Grow'],
+      },
+    ];
+    expect((await api.post(`/v1/funnels/${acme.funnelId}/events`, { events })).status).toBe(202);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+    await issuer?.close();
+  });
+
+  it('does not advertise tools.listChanged, which a stateless server can never send', () => {
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+  });
+
+  it('gives every tool all four hints, chosen for what it does', () => {
+    const writesContacts = {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    };
+    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]))).toEqual({
+      list_workspaces: READS,
+      get_funnel: READS,
+      list_contacts: READS,
+      get_contact: READS,
+      // Adds a contact per call; its automations may call webhooks.
+      create_contact: writesContacts,
+      // Overwrites a value; the same value again changes nothing.
+      update_contact_value: { ...writesContacts, destructiveHint: true, idempotentHint: true },
+      // Erases for good; a second call changes nothing more. contact.deleted hooks call out.
+      delete_contact: { ...writesContacts, destructiveHint: true, idempotentHint: true },
+      get_chart_metrics: READS,
+      get_kpi_metrics: READS,
+      get_insight_metrics: READS,
+    });
+  });
+
+  // Each tool's real result passes its listed outputSchema, and the same result with one member
+  // broken does not: the schemas describe the results, they do not accept anything.
+  it.each<[string, Record<string, unknown>, (r: Record<string, unknown>) => unknown]>([
+    ['list_workspaces', {}, (r) => ({ data: [{ ...(r.data as object[])[0], campaigns: 'none' }] })],
+    ['get_funnel', {}, ({ pages: _pages, ...rest }) => rest],
+    ['list_contacts', {}, (r) => ({ ...r, meta: { ...(r.meta as object), total: '1' } })],
+    ['get_contact', { contactId: 'CONTACT' }, (r) => ({ ...r, status: 3 })],
+    [
+      'create_contact',
+      { email: 'cy@example.com', skipAutomationTrigger: true },
+      ({ messages: _m, ...rest }) => rest,
+    ],
+    [
+      'update_contact_value',
+      { contactId: 'CONTACT', fieldName: 'city', value: 'Berlin' },
+      (r) => ({ ...r, value: 1 }),
+    ],
+    [
+      'get_chart_metrics',
+      { subtype: 'chart_visitor_devices', ...PERIOD },
+      () => ({ data: [{ key: 'mobile' }] }),
+    ],
+    ['get_kpi_metrics', { subtype: 'kpi_total_sessions', ...PERIOD }, ({ value: _v, ...rest }) => rest],
+    [
+      'get_insight_metrics',
+      { insightId: 'question_1', ...PERIOD },
+      (r) => ({ ...r, answers: { Grow: 'one' } }),
+    ],
+  ])(
+    '%s answers structured content that matches its outputSchema, and compact text',
+    async (name, args, breakIt) => {
+      const withIds = Object.fromEntries(
+        Object.entries({ funnelId: acme.funnelId, ...args }).map(([k, v]) => [
+          k,
+          v === 'CONTACT' ? contactId : v,
+        ]),
+      );
+      const result = await call(name, withIds);
+      const content = structured(result);
+      expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(content) }]);
+      const tool = tools.find((candidate) => candidate.name === name) as Tool;
+      const validate = new AjvJsonSchemaValidator().getValidator(tool.outputSchema as never);
+      expect(validate(content)).toMatchObject({ valid: true });
+      expect(validate(breakIt(content))).toMatchObject({ valid: false });
+    },
+  );
+
+  it('delete_contact answers structured content that matches its outputSchema', async () => {
+    const created = structured(
+      await call('create_contact', { funnelId: acme.funnelId, email: 'erase@example.com' }),
+    ) as { id: string };
+    const content = structured(
+      await call('delete_contact', { funnelId: acme.funnelId, contactId: created.id }),
+    );
+    expect(content).toEqual({ id: created.id, deleted: true });
+    const tool = tools.find((candidate) => candidate.name === 'delete_contact') as Tool;
+    const validate = new AjvJsonSchemaValidator().getValidator(tool.outputSchema as never);
+    expect(validate(content)).toMatchObject({ valid: true });
+    expect(validate({ id: created.id })).toMatchObject({ valid: false });
+  });
+
+  it('get_funnel answers like GET /v1/funnels/{funnelId}', async () => {
+    const viaTool = structured(await call('get_funnel', { funnelId: acme.funnelId }));
+    expect(viaTool).toEqual((await rest(`/funnels/${acme.funnelId}`)).body.data);
+    expect(viaTool).toMatchObject({
+      contactStatuses: ['lead', 'converted'],
+      pages: [{ slug: 'start' }, { slug: 'details' }, { slug: 'done' }],
+      questions: [{ questionId: 'question_1', title: 'Goal?' }],
+    });
+  });
+
+  it.each([
+    [42, '42'],
+    [0.5, '0.5'],
+    [true, 'true'],
+    [false, 'false'],
+    ['plain', 'plain'],
+  ])('update_contact_value stores the value %j as %j', async (value, stored) => {
+    const result = structured(
+      await call('update_contact_value', { funnelId: acme.funnelId, contactId, fieldName: 'score', value }),
+    );
+    expect(result).toMatchObject({ fieldName: 'score', value: stored });
+    const contact = (await rest(`/funnels/${acme.funnelId}/contacts/${contactId}`)).body.data;
+    expect(contact.properties).toEqual({ score: stored });
+  });
+
+  it('update_contact_value stores a number in a standard field as its digits', async () => {
+    await call('update_contact_value', {
+      funnelId: acme.funnelId,
+      contactId,
+      fieldName: 'zip',
+      value: 10115,
+    });
+    const contact = (await rest(`/funnels/${acme.funnelId}/contacts/${contactId}`)).body.data;
+    expect(contact.address).toMatchObject({ postalCode: '10115' });
+  });
+
+  it('update_contact_value refuses a value that is no string, number or boolean', async () => {
+    for (const value of [null, { a: 1 }, ['x']])
+      expect(
+        errorText(
+          await call('update_contact_value', {
+            funnelId: acme.funnelId,
+            contactId,
+            fieldName: 'score',
+            value,
+          }),
+        ),
+      ).toMatch(/value/);
+  });
+
+  it('states a single problem once', async () => {
+    expect(
+      errorText(await call('create_contact', { funnelId: acme.funnelId, firstName: 'No channel' })),
+    ).toBe('email or phone is required');
+  });
+
+  it('states each of several problems once: the first, then the others as a list', async () => {
+    const query = { from: 'yesterday', to: '2026-13-01', offset: '2h' };
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/kpis/kpi_total_sessions?from=yesterday&to=2026-13-01&offset=2h`,
+    );
+    expect(viaRest.status).toBe(400);
+    expect(viaRest.body.details).toHaveLength(3);
+    const text = errorText(
+      await call('get_kpi_metrics', { funnelId: acme.funnelId, subtype: 'kpi_total_sessions', ...query }),
+    );
+    expect(text).toBe(
+      [viaRest.body.error, ...viaRest.body.details.slice(1).map((d: string) => `- ${d}`)].join('\n'),
+    );
+    expect(text.split('\n')).toHaveLength(3);
+  });
+
+  it('metric tools take a time zone by name, as REST does, and refuse it together with offset', async () => {
+    const day = { from: '2026-03-10', to: '2026-03-10' };
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/kpis/kpi_total_sessions?from=2026-03-10&to=2026-03-10&timezone=America/New_York`,
+    );
+    const viaTool = structured(
+      await call('get_kpi_metrics', {
+        funnelId: acme.funnelId,
+        subtype: 'kpi_total_sessions',
+        timezone: 'America/New_York',
+        ...day,
+      }),
+    );
+    expect(viaTool).toEqual(viaRest.body.data);
+    expect(viaTool).toEqual({ type: 'kpiTotalSessions', value: 1 });
+    expect(
+      errorText(
+        await call('get_chart_metrics', {
+          funnelId: acme.funnelId,
+          subtype: 'chart_activity_by_daytime',
+          timezone: 'Europe/Berlin',
+          offset: '-60',
+          ...day,
+        }),
+      ),
+    ).toBe('offset and timezone are alternatives: give one of them');
+  });
+});
