@@ -49,7 +49,7 @@ describe('Admin CLI', () => {
       '--company',
       String(company.json.id),
       '--permissions',
-      'crm:read',
+      'crm:read,webhooks:write',
       '--name',
       'ci',
     );
@@ -77,7 +77,7 @@ describe('Admin CLI', () => {
             id: key.json.id,
             name: 'ci',
             prefix: String(key.json.key).slice(5, 17),
-            permissions: ['crm:read'],
+            permissions: ['crm:read', 'webhooks:write'],
             createdAt: expect.any(String),
             revokedAt: null,
             lastUsedAt: null,
@@ -111,7 +111,7 @@ describe('Admin CLI', () => {
     ],
     [
       ['apikey', 'create', '--company', 'nope', '--permissions', 'crm:delete'],
-      'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write',
+      'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write, webhooks:write',
     ],
     [['apikey', 'revoke', '--id', 'nope'], 'API key not found'],
     [['bogus'], "unknown command 'bogus'"],

@@ -174,6 +174,7 @@ describe.each(['proxy', 'issuer'] as const)(
         'get_contact',
         'create_contact',
         'update_contact_value',
+        'delete_contact',
         'get_chart_metrics',
         'get_kpi_metrics',
         'get_insight_metrics',

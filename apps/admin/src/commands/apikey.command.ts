@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { ApiKeysService } from '@app/auth';
+import { ApiKeysService, PERMISSIONS } from '@app/auth';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required } from './options';
@@ -33,7 +33,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   @Option({
     flags: '--permissions <list>',
-    description: 'comma-separated: crm:read, crm:write, metrics:read, events:write',
+    description: `comma-separated: ${PERMISSIONS.join(', ')}`,
     required: true,
   })
   parsePermissions(value: string): string[] {

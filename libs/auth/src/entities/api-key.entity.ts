@@ -10,7 +10,13 @@ import {
 } from 'typeorm';
 import { Company } from './company.entity';
 
-export const PERMISSIONS = ['crm:read', 'crm:write', 'metrics:read', 'events:write'] as const;
+export const PERMISSIONS = [
+  'crm:read',
+  'crm:write',
+  'metrics:read',
+  'events:write',
+  'webhooks:write',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** An API key; only the lookup prefix and a SHA-256 hash of the secret are stored. */

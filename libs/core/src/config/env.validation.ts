@@ -143,6 +143,11 @@ export class EnvironmentVariables {
   @IsBoolean({ message: 'AUTOMATION_WORKER_ENABLED must be true or false' })
   AUTOMATION_WORKER_ENABLED: boolean = true;
 
+  // Development and tests only: lets webhook subscriptions target loopback (a local receiver).
+  @Transform(toBool)
+  @IsBoolean({ message: 'WEBHOOK_ALLOW_LOOPBACK_TARGETS must be true or false' })
+  WEBHOOK_ALLOW_LOOPBACK_TARGETS: boolean = false;
+
   @Transform(toInt)
   @IsInt({ message: 'AUTOMATION_POLL_INTERVAL_MS must be an integer of at least 10' })
   @Min(10, { message: 'AUTOMATION_POLL_INTERVAL_MS must be an integer of at least 10' })
@@ -234,6 +239,11 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
     for (const name of required) {
       if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
     }
+  }
+  if (env.NODE_ENV === 'production' && env.WEBHOOK_ALLOW_LOOPBACK_TARGETS) {
+    problems.push(
+      'WEBHOOK_ALLOW_LOOPBACK_TARGETS is for development and tests only, not NODE_ENV=production',
+    );
   }
   // A lease shorter than the timeout would let a second worker deliver a run still in flight.
   if (env.AUTOMATION_LEASE_MS <= env.AUTOMATION_WEBHOOK_TIMEOUT_MS) {
