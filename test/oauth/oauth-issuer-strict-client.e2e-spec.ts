@@ -128,7 +128,7 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { result: { isError?: boolean; content: { text: string }[] } };
     expect(body.result.isError).toBeFalsy();
-    return JSON.parse(body.result.content[0].text) as { id: string }[];
+    return (JSON.parse(body.result.content[0].text) as { data: { id: string }[] }).data;
   }
 
   async function fullFlow(client: oauth.Client) {
