@@ -80,7 +80,9 @@ describe('Admin CLI', () => {
             permissions: ['crm:read'],
             createdAt: expect.any(String),
             revokedAt: null,
-            lastUsedAt: null,
+            expiresAt: null,
+            // The request above was recorded (after it was answered).
+            lastUsedAt: expect.any(String),
           },
         ],
       });

@@ -26,7 +26,7 @@ export interface AppliedChange {
 }
 
 /** Checks a PUT .../values body against every rule that does not need the contact itself. */
-export function validateValueInput(input: UpdateContactValueInput, statuses: string[]): ValueChange {
+export function validateValueInput(input: UpdateContactValueInput, statuses: readonly string[]): ValueChange {
   const body = (input ?? {}) as unknown as Record<string, unknown>;
   const problems: string[] = [];
   if (body.fieldName === undefined || body.fieldName === null || body.fieldName === '') {

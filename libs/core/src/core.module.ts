@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { validateEnv } from './config/env.validation';
+import { ChangeNotifications } from './database/change-notifications';
 import { dataSourceOptions } from './database/data-source-options';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 
@@ -23,8 +24,8 @@ export class CoreModule {
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
         TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
-      exports: [ConfigModule, TypeOrmModule],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ChangeNotifications],
+      exports: [ConfigModule, TypeOrmModule, ChangeNotifications],
     };
   }
 }

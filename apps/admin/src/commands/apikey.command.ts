@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { ApiKeysService } from '@app/auth';
+import { ApiKeysService, parseExpiresIn } from '@app/auth';
 import { printResult } from '../output';
 import { list, required } from './options';
 
@@ -14,13 +14,15 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   async run(
     _: string[],
-    options: { company?: string; permissions?: string[]; name?: string },
+    options: { company?: string; permissions?: string[]; name?: string; expiresIn?: string },
   ): Promise<void> {
+    const expiresInMs = options.expiresIn === undefined ? undefined : parseExpiresIn(options.expiresIn);
     printResult(
       await this.apiKeys.create(
         required(options.company, '--company'),
         required(options.permissions, '--permissions'),
         options.name,
+        { expiresInMs },
       ),
     );
   }
@@ -41,6 +43,14 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'a label to recognise the key by' })
   parseName(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--expires-in <duration>',
+    description: 'the key answers 401 "API key expired" after this long: 90d, 12h, 30m or 45s',
+  })
+  parseExpiresIn(value: string): string {
     return value;
   }
 }
