@@ -20,4 +20,14 @@ export interface ContactChange {
  */
 export abstract class AutomationTrigger {
   abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
+
+  /**
+   * An SQL condition on the funnel id `funnelIdSql` that holds when no change of that funnel can
+   * record a run, so a writer may make the change in one statement guarded by it, with no
+   * transaction and no call to `record`. By default it never holds.
+   */
+  noRunsCondition(funnelIdSql: string): string {
+    void funnelIdSql;
+    return 'false';
+  }
 }

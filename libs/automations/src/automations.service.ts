@@ -156,6 +156,10 @@ export class AutomationsService extends AutomationTrigger {
     await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
   }
 
+  override noRunsCondition(funnelIdSql: string): string {
+    return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;
+  }
+
   private async findFunnel(funnelId: string): Promise<Funnel> {
     const funnel = isUuid(funnelId)
       ? await this.dataSource.getRepository(Funnel).findOneBy({ id: funnelId })

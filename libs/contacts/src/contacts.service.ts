@@ -7,6 +7,7 @@ import { FunnelsService } from '@app/workspaces/funnels.service';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
+import { ContactsRepository } from './contacts.repository';
 import { Contact } from './entities/contact.entity';
 import { ContactMessage } from './entities/contact-message.entity';
 import {
@@ -42,6 +43,7 @@ export class ContactsService {
     private readonly automations: AutomationTrigger,
     @InjectRepository(Contact) private readonly contacts: Repository<Contact>,
     @InjectRepository(ContactMessage) private readonly messages: Repository<ContactMessage>,
+    private readonly rows: ContactsRepository,
   ) {}
 
   async list(companyId: string, funnelId: string, query: ListContactsQuery): Promise<ContactPage> {
@@ -69,9 +71,9 @@ export class ContactsService {
   async get(companyId: string, funnelId: string, contactId: string): Promise<ContactView> {
     assertIds({ funnelId, contactId });
     await this.funnels.findForCompany(companyId, funnelId);
-    const contact = await this.contacts.findOneBy({ id: contactId, funnelId, companyId });
+    const contact = await this.rows.findOne(companyId, funnelId, contactId);
     if (!contact) throw new NotFoundError('Contact not found');
-    return presentContact(contact, (await this.messagesOf([contact.id])).get(contact.id) ?? []);
+    return presentContact(contact, contact.messages);
   }
 
   /**
@@ -92,6 +94,17 @@ export class ContactsService {
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const { fields, skipAutomationTrigger } = validateCreateInput(input, funnel.contactStatuses);
 
+    const row = { ...fields, funnelId, companyId, convertedAt: new Date() };
+    // Without an idempotency key, and while no automation can fire, the insert is its own
+    // transaction: one round trip. Otherwise it is made again below, with the runs.
+    if (key === undefined) {
+      const guard = skipAutomationTrigger
+        ? undefined
+        : (funnel: string) => this.automations.noRunsCondition(funnel);
+      const contact = await this.rows.insert(this.rows.pooled, row, guard);
+      if (contact) return { contact: presentContact(contact, []), replayed: false };
+    }
+
     return this.dataSource.transaction(async (manager) => {
       const requestFingerprint = fingerprint(`POST /v1/funnels/${funnelId}/contacts`, input);
       if (key !== undefined) {
@@ -99,21 +112,16 @@ export class ContactsService {
         const previous = await claimIdempotencyKey(manager, companyId, key, requestFingerprint);
         if (previous) return { contact: (previous.body as { data: ContactView }).data, replayed: true };
       }
-      const now = new Date();
-      const contact = await manager.save(
-        manager.create(Contact, {
-          ...fields,
-          funnelId,
-          companyId,
-          convertedAt: now,
-          meta: { ps_source: 'external-api' },
-          utmParams: {},
-          properties: {},
-        }),
-      );
+      const contact = (await this.rows.insert((text, values) => manager.query(text, values), row))!;
       if (!skipAutomationTrigger) {
         await this.automations.record(manager, [
-          { kind: 'contact.created', companyId, funnelId, contactId: contact.id, occurredAt: now },
+          {
+            kind: 'contact.created',
+            companyId,
+            funnelId,
+            contactId: contact.id,
+            occurredAt: row.convertedAt,
+          },
         ]);
       }
       const view = presentContact(contact, []);
@@ -140,13 +148,12 @@ export class ContactsService {
 
     return this.dataSource.transaction(async (manager: EntityManager) => {
       // Locked, so the previous value and the email-or-phone rule hold under concurrent writes.
-      const contact = await manager.findOne(Contact, {
-        where: { id: contactId, funnelId, companyId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const contact = await this.rows.lock(manager, companyId, funnelId, contactId, (funnel) =>
+        this.automations.noRunsCondition(funnel),
+      );
       if (!contact) throw new NotFoundError('Contact not found');
       const { record, previousValue, value, changed } = await applyValueChange(manager, contact, change);
-      if (changed && !change.skipAutomationTrigger) {
+      if (changed && !change.skipAutomationTrigger && !contact.noRuns) {
         await this.automations.record(manager, [
           {
             kind: 'field.changed',
