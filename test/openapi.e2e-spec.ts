@@ -115,10 +115,15 @@ describe('OpenAPI document', () => {
       expect(schema('page')).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
       expect(schema('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
       expect(schema('sortField')).toMatchObject({
-        enum: ['ps_converted_at', 'email', 'firstName', 'lastName'],
+        enum: ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'],
         default: 'ps_converted_at',
       });
       expect(schema('sortOrder')).toMatchObject({ enum: [-1, 1], default: -1 });
+      expect(schema('cursor')).toMatchObject({ type: 'string', maxLength: 1000 });
+      for (const filter of ['email', 'phone', 'status'])
+        expect(schema(filter)).toMatchObject({ type: 'string' });
+      for (const filter of ['updatedAfter', 'createdAfter'])
+        expect(schema(filter)).toMatchObject({ type: 'string', format: 'date-time' });
     });
 
     it('document the Idempotency-Key header and the 422 answer of creation', () => {

@@ -140,6 +140,28 @@ describe('MCP tools', () => {
     expect(viaTool.meta).toEqual({ page: 0, limit: 50, total: 2, hasNext: false });
   });
 
+  it('list_contacts filters and follows cursors like GET .../contacts', async () => {
+    const filtered = json(
+      await call('list_contacts', { funnelId: acme.funnelId, email: 'ADA@example.com', status: 'lead' }),
+    ) as { data: { email: string }[]; meta: unknown };
+    const viaRest = await rest(`/funnels/${acme.funnelId}/contacts?email=ADA%40example.com&status=lead`);
+    expect(filtered).toEqual(viaRest.body);
+    expect(filtered.data.map((c) => c.email)).toEqual(['ada@example.com']);
+
+    const first = json(await call('list_contacts', { funnelId: acme.funnelId, limit: 1 })) as {
+      meta: { nextCursor: string };
+    };
+    const args = { funnelId: acme.funnelId, limit: 1, cursor: first.meta.nextCursor };
+    const second = json(await call('list_contacts', args));
+    const secondViaRest = await rest(
+      `/funnels/${acme.funnelId}/contacts?limit=1&cursor=${first.meta.nextCursor}`,
+    );
+    expect(second).toEqual(secondViaRest.body);
+    expect(
+      errorText(await call('list_contacts', { funnelId: acme.funnelId, updatedAfter: 'today' })),
+    ).toContain('updatedAfter must be an ISO 8601 date-time with a zone');
+  });
+
   it('create_contact creates through the same rules, get_contact reads it back', async () => {
     const created = json(
       await call('create_contact', {

@@ -18,6 +18,10 @@ export interface ContactView {
   meta?: Record<string, string | boolean>;
   utmParams?: Record<string, string>;
   properties?: Record<string, PropertyValue>;
+  /** ISO date-time the contact was stored. */
+  createdAt: string;
+  /** ISO date-time of the last write to the contact through any door (messages included). */
+  updatedAt: string;
   messages: ContactMessageView[];
 }
 
@@ -77,7 +81,10 @@ const withoutNulls = <V>(record: Record<string, V | null | undefined> | null | u
 
 /** The API view of a contact and its messages (oldest first, as given). */
 export function presentContact(contact: Contact, messages: ContactMessage[]): ContactView {
-  const view: Omit<ContactView, 'messages'> = { id: contact.id, status: contact.status };
+  const view: Omit<ContactView, 'messages' | 'createdAt' | 'updatedAt'> = {
+    id: contact.id,
+    status: contact.status,
+  };
   Object.assign(view, present(contact, TOP_LEVEL_FIELDS));
 
   const address = present(contact, ADDRESS_FIELDS);
@@ -99,6 +106,8 @@ export function presentContact(contact: Contact, messages: ContactMessage[]): Co
 
   return {
     ...view,
+    createdAt: new Date(contact.createdAt).toISOString(),
+    updatedAt: new Date(contact.updatedAt).toISOString(),
     messages: messages.map((m) => {
       const message: ContactMessageView = { id: m.id, name: m.name, type: m.type, content: m.content };
       if (m.subject) message.subject = m.subject;

@@ -50,18 +50,25 @@ export class ContactsController {
   @ApiOperation({
     summary: 'List contacts',
     description:
-      'One page of the funnel’s contacts. `total` is kept per funnel (no count per request). Pages are ' +
-      'offset-based: a deep page costs time proportional to page × limit.',
+      'One page of the funnel’s contacts, optionally filtered (email, phone, status, updatedAfter, ' +
+      'createdAfter; combined with AND). `total` is kept per funnel (no count per request); with filters ' +
+      'it is the number of matching contacts. By `page`, a deep page costs time proportional to page × ' +
+      'limit; by `cursor` (meta.nextCursor of the previous page), every page costs the same. To sync ' +
+      'changes: sortField=updatedAt&sortOrder=1&updatedAfter=<last updatedAt seen>, following nextCursor.',
   })
   @FUNNEL_ID
   @ApiOkResponse({ type: ContactListResponse, description: 'One page of contacts and the pagination meta' })
   @ApiErrorResponse(
     400,
-    'Invalid query parameter (integers only; unknown parameters are refused) or funnelId',
+    'Invalid query parameter (integers only; unknown parameters are refused), filter, cursor or funnelId',
     'limit must be an integer from 1 to 100',
     'page must be an integer of at least 0',
-    'sortField must be one of ps_converted_at, email, firstName, lastName',
+    'sortField must be one of ps_converted_at, email, firstName, lastName, updatedAt',
     'sortOrder must be -1 or 1',
+    "status must be one of the funnel's statuses: lead, converted",
+    'updatedAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
+    'cursor is not valid: pass meta.nextCursor unchanged',
+    'page cannot be combined with cursor',
     'funnelId must be a UUID',
   )
   @FUNNEL_NOT_FOUND

@@ -17,11 +17,14 @@ import {
   pruneExpiredKeys,
   rememberResponse,
 } from './idempotency';
-import { listPageIds, ListContactsQuery, validateListQuery } from './contacts-list.query';
+import { decodeCursor, encodeCursor } from './contacts-list.cursor';
+import { assertStatusFilter, hasFilters, ListContactsQuery, validateListQuery } from './contacts-list.query';
+import { countMatching, listPageRows } from './contacts-list.sql';
 
 export interface ContactPage {
   data: ContactView[];
-  meta: { page: number; limit: number; total: number; hasNext: boolean };
+  /** `nextCursor` is present exactly when `hasNext` is true. */
+  meta: { page: number; limit: number; total: number; hasNext: boolean; nextCursor?: string };
 }
 
 export interface CreateContactResult {
@@ -46,26 +49,47 @@ export class ContactsService {
     private readonly rows: ContactsRepository,
   ) {}
 
+  /**
+   * One page of the funnel's contacts under the filters, by page number (OFFSET) or by the cursor
+   * of the previous page (keyset: the same cost at any depth). `total` is the funnel's kept count,
+   * or with filters the count of matching contacts.
+   */
   async list(companyId: string, funnelId: string, query: ListContactsQuery): Promise<ContactPage> {
     assertIds({ funnelId });
-    validateListQuery(query);
-    await this.funnels.findForCompany(companyId, funnelId);
-    const total = await this.countOf(funnelId);
-    const { page, limit } = query;
+    const filters = validateListQuery(query);
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    assertStatusFilter(filters, funnel.contactStatuses);
+    const { limit, sortField, sortOrder } = query;
+    const after = query.cursor ? decodeCursor(query.cursor, sortField, sortOrder, filters) : undefined;
+    const page = after?.page ?? query.page;
+    const manager = this.dataSource.manager;
+    const total = hasFilters(filters)
+      ? await countMatching(manager, funnelId, filters)
+      : await this.countOf(funnelId);
     // Past the last contact there is nothing to read (and no huge OFFSET to send).
-    if (page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
+    if (!after && page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
 
-    const ids = await listPageIds(this.dataSource.manager, funnelId, query);
-    const hasNext = ids.length > limit;
-    const pageIds = ids.slice(0, limit);
-    const rows = await this.contacts.findBy({ id: In(pageIds), companyId });
-    const byId = new Map(rows.map((c) => [c.id, c]));
+    const rows = await listPageRows(manager, funnelId, query, filters, after);
+    const hasNext = rows.length > limit;
+    const pageRows = rows.slice(0, limit);
+    const pageIds = pageRows.map((row) => row.id);
+    const contacts = await this.contacts.findBy({ id: In(pageIds), companyId });
+    const byId = new Map(contacts.map((c) => [c.id, c]));
     const messages = await this.messagesOf(pageIds);
     const data = pageIds
       .map((id) => byId.get(id))
       .filter((c): c is Contact => !!c)
       .map((c) => presentContact(c, messages.get(c.id) ?? []));
-    return { data, meta: { page, limit, total, hasNext } };
+    const meta: ContactPage['meta'] = { page, limit, total, hasNext };
+    if (hasNext) {
+      const last = pageRows[pageRows.length - 1];
+      meta.nextCursor = encodeCursor(sortField, sortOrder, filters, {
+        value: last.sort_value,
+        id: last.id,
+        page: page + 1,
+      });
+    }
+    return { data, meta };
   }
 
   async get(companyId: string, funnelId: string, contactId: string): Promise<ContactView> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContactsService, DEFAULT_LIMIT, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
+import { ContactsService, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
 
@@ -17,8 +17,10 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
     {
       title: 'List contacts',
       description:
-        "Lists a funnel's contacts one page at a time (newest conversions first by default). " +
-        'Returns {data: Contact[], meta: {page, limit, total, hasNext}}.',
+        "Lists a funnel's contacts one page at a time (newest conversions first by default), optionally " +
+        'filtered by email, phone, status, updatedAfter or createdAfter (combined with AND). ' +
+        'Returns {data: Contact[], meta: {page, limit, total, hasNext, nextCursor?}}; pass meta.nextCursor ' +
+        'as cursor (same sort and filters) for the next page.',
       inputSchema: {
         funnelId,
         page: z.number().int().min(0).default(0).describe('0-based page number'),
@@ -34,6 +36,22 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .union([z.literal(-1), z.literal(1)])
           .default(-1)
           .describe('-1 descending, 1 ascending (missing values sort lowest)'),
+        cursor: z
+          .string()
+          .max(MAX_CURSOR_LENGTH)
+          .optional()
+          .describe(
+            'meta.nextCursor of the previous page (same sortField, sortOrder and filters); not with page',
+          ),
+        email: optionalText('Only contacts with exactly this email (case-insensitive)'),
+        phone: optionalText('Only contacts with this phone number (only digits are compared)'),
+        status: optionalText("Only contacts with this status (one of the funnel's)"),
+        updatedAfter: optionalText(
+          'Only contacts changed strictly after this ISO 8601 date-time (with zone)',
+        ),
+        createdAfter: optionalText(
+          'Only contacts created strictly after this ISO 8601 date-time (with zone)',
+        ),
       },
       annotations: { readOnlyHint: true },
     },
