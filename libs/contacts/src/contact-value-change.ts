@@ -93,7 +93,7 @@ export async function applyValueChange(
        INSERT INTO contact_field_values (contact_id, field_name, value, created_at) VALUES ($1, $2, $3, $4)
        RETURNING id),
      written AS (
-       UPDATE contacts SET ${set}, meta = meta || $5::jsonb, updated_at = now() WHERE id = $1)
+       UPDATE contacts SET ${set}, meta = meta || $5::jsonb WHERE id = $1)
      SELECT id FROM record`,
     [
       contact.id,

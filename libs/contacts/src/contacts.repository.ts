@@ -2,11 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { sqlPool } from '@app/core';
 import type { NewContactFields } from './contact-input';
+import type { SqlQuery } from './contacts-list.sql';
 import { Contact } from './entities/contact.entity';
 import type { ContactMessage } from './entities/contact-message.entity';
 
 /** A contact row as the presenter reads it, with its messages (oldest first). */
 export type ContactRow = Contact & { messages: ContactMessage[] };
+
+/** A row of a list page: the contact, and its sort value as the cursor keeps it. */
+export type PageContactRow = ContactRow & { sort_value: string | null };
 
 /**
  * The contacts SQL of the hot paths, without the ORM: each read is one statement that returns
@@ -42,6 +46,46 @@ export class ContactsRepository {
       values: [contactId, funnelId, companyId],
     });
     return rows[0];
+  }
+
+  /**
+   * A page of the list in one statement: the page's query (ids, `first` of pageQueries) joined to
+   * the contacts and their messages, in the page's order, with the funnel's kept total beside
+   * them. `offset` gates the page on the total, so a page past the end scans nothing. With no
+   * contact on the page, one row carries the total alone (id null).
+   */
+  async page(
+    first: SqlQuery,
+    companyId: string,
+    sort: { sortKey: string; order: string },
+    offset?: number,
+  ): Promise<{ total: number; rows: PageContactRow[] }> {
+    const values = [...first.params, companyId];
+    const gate = offset === undefined ? '' : `AND t.total > ${Number(offset)}`;
+    const result = await sqlPool(this.dataSource).query<PageContactRow & { total: string }>(
+      `SELECT t.total, r.* FROM
+         (SELECT coalesce((SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
+       LEFT JOIN LATERAL (
+         SELECT q.sort_value, ${sort.sortKey}, ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+         FROM (${first.sql}) q JOIN contacts c ON c.id = q.id
+         WHERE c.company_id = $${values.length} ${gate}) r ON true
+       ORDER BY ${sort.order}`,
+      values,
+    );
+    const rows = result.rows;
+    return { total: Number(rows[0].total), rows: rows[0].id === null ? [] : rows };
+  }
+
+  /** The contacts with these ids and their messages, in the order of the ids. */
+  async byIds(companyId: string, ids: string[]): Promise<ContactRow[]> {
+    const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
+      name: 'contacts_by_ids',
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+             FROM unnest($1::uuid[]) WITH ORDINALITY AS p(id, n) JOIN contacts c ON c.id = p.id
+             WHERE c.company_id = $2 ORDER BY p.n`,
+      values: [ids, companyId],
+    });
+    return rows;
   }
 
   /**

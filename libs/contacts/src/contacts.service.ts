@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AutomationTrigger } from '@app/automations/automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces/funnels.service';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
-import { ContactsRepository } from './contacts.repository';
-import { Contact } from './entities/contact.entity';
-import { ContactMessage } from './entities/contact-message.entity';
+import { ContactsRepository, PageContactRow } from './contacts.repository';
 import {
   assertIdempotencyKey,
   claimIdempotencyKey,
@@ -19,7 +16,7 @@ import {
 } from './idempotency';
 import { decodeCursor, encodeCursor } from './contacts-list.cursor';
 import { assertStatusFilter, hasFilters, ListContactsQuery, validateListQuery } from './contacts-list.query';
-import { countMatching, listPageRows } from './contacts-list.sql';
+import { countMatching, listPageRows, pageOrder, pageQueries, PageRow } from './contacts-list.sql';
 
 export interface ContactPage {
   data: ContactView[];
@@ -44,8 +41,6 @@ export class ContactsService {
     private readonly dataSource: DataSource,
     private readonly funnels: FunnelsService,
     private readonly automations: AutomationTrigger,
-    @InjectRepository(Contact) private readonly contacts: Repository<Contact>,
-    @InjectRepository(ContactMessage) private readonly messages: Repository<ContactMessage>,
     private readonly rows: ContactsRepository,
   ) {}
 
@@ -63,23 +58,28 @@ export class ContactsService {
     const after = query.cursor ? decodeCursor(query.cursor, sortField, sortOrder, filters) : undefined;
     const page = after?.page ?? query.page;
     const manager = this.dataSource.manager;
-    const total = hasFilters(filters)
-      ? await countMatching(manager, funnelId, filters)
-      : await this.countOf(funnelId);
-    // Past the last contact there is nothing to read (and no huge OFFSET to send).
-    if (!after && page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
-
-    const rows = await listPageRows(manager, funnelId, query, filters, after);
+    const { first, then } = pageQueries(funnelId, query, filters, after);
+    let total: number;
+    let rows: PageContactRow[];
+    if (!hasFilters(filters) && !then) {
+      // The common case, one statement: the page, its contacts, their messages and the kept total.
+      ({ total, rows } = await this.rows.page(
+        first,
+        companyId,
+        pageOrder(query, 'r'),
+        after ? undefined : page * limit,
+      ));
+    } else {
+      total = hasFilters(filters)
+        ? await countMatching(manager, funnelId, filters)
+        : await this.countOf(funnelId);
+      // Past the last contact there is nothing to read (and no huge OFFSET to send).
+      if (!after && page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
+      rows = await this.pageInSteps(companyId, await listPageRows(manager, funnelId, query, filters, after));
+    }
     const hasNext = rows.length > limit;
     const pageRows = rows.slice(0, limit);
-    const pageIds = pageRows.map((row) => row.id);
-    const contacts = await this.contacts.findBy({ id: In(pageIds), companyId });
-    const byId = new Map(contacts.map((c) => [c.id, c]));
-    const messages = await this.messagesOf(pageIds);
-    const data = pageIds
-      .map((id) => byId.get(id))
-      .filter((c): c is Contact => !!c)
-      .map((c) => presentContact(c, messages.get(c.id) ?? []));
+    const data = pageRows.map((c) => presentContact(c, c.messages));
     const meta: ContactPage['meta'] = { page, limit, total, hasNext };
     if (hasNext) {
       const last = pageRows[pageRows.length - 1];
@@ -200,23 +200,25 @@ export class ContactsService {
     });
   }
 
+  /** The contacts of a page's ids (and sort values), in their order. */
+  private async pageInSteps(companyId: string, ids: PageRow[]): Promise<PageContactRow[]> {
+    const found = await this.rows.byIds(
+      companyId,
+      ids.map((r) => r.id),
+    );
+    const byId = new Map(found.map((c) => [c.id, c]));
+    return ids.flatMap((r) => {
+      const contact = byId.get(r.id);
+      return contact ? [{ ...contact, sort_value: r.sort_value }] : [];
+    });
+  }
+
   private async countOf(funnelId: string): Promise<number> {
     const rows: { contact_count: string }[] = await this.dataSource.query(
       'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
       [funnelId],
     );
     return Number(rows[0]?.contact_count ?? 0);
-  }
-
-  private async messagesOf(contactIds: string[]): Promise<Map<string, ContactMessage[]>> {
-    const byContact = new Map<string, ContactMessage[]>();
-    if (!contactIds.length) return byContact;
-    const messages = await this.messages.find({
-      where: { contactId: In(contactIds) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    for (const m of messages) byContact.set(m.contactId, [...(byContact.get(m.contactId) ?? []), m]);
-    return byContact;
   }
 }
 
