@@ -159,8 +159,11 @@ async function main(): Promise<void> {
         }),
       );
       if (mine !== theirs || !mine.startsWith('200 ')) {
+        let at = 0;
+        while (mine[at] === theirs[at]) at++;
+        const around = (text: string) => text.slice(Math.max(0, at - 200), at + 200);
         throw new Error(
-          `${route.name}: the bodies differ\n service: ${mine.slice(0, 400)}\n express: ${theirs.slice(0, 400)}`,
+          `${route.name}: the bodies differ at ${at}\n service: ${around(mine)}\n express: ${around(theirs)}`,
         );
       }
       bodies[path] = mine.slice(4);

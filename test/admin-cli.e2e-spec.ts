@@ -116,12 +116,40 @@ describe('Admin CLI', () => {
       'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write',
     ],
     [['apikey', 'revoke', '--id', 'nope'], 'API key not found'],
+    [
+      ['apikey', 'create', '--company', 'nope', '--permissions', 'crm:read', '--expires-in', '90 days'],
+      '--expires-in must be a whole number of days, hours, minutes or seconds up to 3650d, like 90d, 12h, 30m or 45s',
+    ],
     [['bogus'], "unknown command 'bogus'"],
   ])('%j fails with one JSON error on stderr', async (args, message) => {
     const result = await admin(...args);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(JSON.parse(result.stderr.trim())).toMatchObject({ error: message });
+  });
+
+  it('creates a key that expires with --expires-in and lists its expiry', async () => {
+    const company = await admin('company', 'create', '--name', 'Expiring');
+    const before = Date.now();
+    const key = await admin(
+      'apikey',
+      'create',
+      '--company',
+      String(company.json.id),
+      '--permissions',
+      'crm:read',
+      '--expires-in',
+      '90d',
+    );
+    expect(key.code).toBe(0);
+    expect(Object.keys(key.json).sort()).toEqual(['expiresAt', 'id', 'key']);
+    const expiresAt = Date.parse(String(key.json.expiresAt));
+    expect(expiresAt - before).toBeGreaterThanOrEqual(90 * 86_400_000);
+    expect(expiresAt - before).toBeLessThan(90 * 86_400_000 + 120_000);
+    const keys = await admin('apikey', 'list', '--company', String(company.json.id));
+    expect(keys.json).toMatchObject({
+      data: [{ id: key.json.id, expiresAt: key.json.expiresAt, lastUsedAt: null }],
+    });
   });
 
   it('demo seed prints a working key and the demo ids', async () => {

@@ -8,6 +8,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { Pool } from 'pg';
 import { hashesMatch, hashKey, parseKeyPrefix } from '@app/auth/api-key.secret';
 import { presentContact } from '@app/contacts/contact.presenter';
+import { encodeCursor } from '@app/contacts/contacts-list.cursor';
 import type { Contact } from '@app/contacts/entities/contact.entity';
 import type { ContactMessage } from '@app/contacts/entities/contact-message.entity';
 
@@ -18,7 +19,7 @@ const app = express();
 const CONTACT_COLUMNS = `id, status, email, phone, first_name AS "firstName", last_name AS "lastName", name,
   full_address AS "fullAddress", timezone, website, birthday, postal_code AS "postalCode", city, state,
   country, street, house_number AS "houseNumber", converted_at AS "convertedAt", meta,
-  utm_params AS "utmParams", properties`;
+  utm_params AS "utmParams", properties, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const fail = (res: Response, status: number, error: string) => res.status(status).json({ error, status });
 
@@ -84,13 +85,14 @@ app.get('/v1/funnels/:funnelId/contacts', auth, funnel, async (req, res) => {
     funnelId,
   ]);
   const total = Number(counted.rows[0]?.contact_count ?? 0);
-  const ids = (
-    await pool.query(
-      `SELECT id FROM contacts WHERE funnel_id = $1 ORDER BY converted_at DESC NULLS LAST, id DESC LIMIT $2 OFFSET $3`,
-      [funnelId, limit + 1, page * limit],
-    )
-  ).rows.map((r: { id: string }) => r.id);
+  const found = await pool.query<{ id: string; sort_value: string | null }>(
+    `SELECT id, converted_at::text AS sort_value FROM contacts WHERE funnel_id = $1
+     ORDER BY converted_at DESC NULLS LAST, id DESC LIMIT $2 OFFSET $3`,
+    [funnelId, limit + 1, page * limit],
+  );
+  const ids = found.rows.map((r) => r.id);
   const pageIds = ids.slice(0, limit);
+  const last = found.rows[limit - 1];
   const contacts = await pool.query<Contact>(
     `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE id = ANY($1) AND company_id = $2`,
     [pageIds, res.locals.companyId],
@@ -99,7 +101,22 @@ app.get('/v1/funnels/:funnelId/contacts', auth, funnel, async (req, res) => {
   const messages = await messagesOf(pageIds);
   res.json({
     data: pageIds.map((id) => presentContact(byId.get(id)!, messages.get(id) ?? [])),
-    meta: { page, limit, total, hasNext: ids.length > limit },
+    meta: {
+      page,
+      limit,
+      total,
+      hasNext: ids.length > limit,
+      ...(ids.length > limit
+        ? {
+            nextCursor: encodeCursor(
+              'ps_converted_at',
+              -1,
+              {},
+              { value: last.sort_value, id: last.id, page: page + 1 },
+            ),
+          }
+        : {}),
+    },
   });
 });
 
