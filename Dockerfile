@@ -1,18 +1,20 @@
 # syntax=docker/dockerfile:1
 # Build stage: install everything, compile TypeScript to dist/.
-FROM node:20.20-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
 # Runtime stage: production dependencies and the compiled code only, as an unprivileged user.
-FROM node:20.20-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# The image's own Node runs the service: the Node binaries the lock file lists as optional
+# dependencies for bare machines (and pg's Cloudflare socket) are left out.
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY scripts ./scripts
 USER node

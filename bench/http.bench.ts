@@ -1,6 +1,6 @@
 /**
  * `npm run bench:http -- [--contacts 100180] [--duration 8] [--connections 20] [--rounds 3]
- *                        [--service-dir DIR] [--no-build] [--profile]`
+ *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile]`
  *
  * Builds a data set in a throwaway PostgreSQL (a funnel of `contacts` contacts), starts the
  * production build (dist/, NODE_ENV=production, rate limiting on) and drives every REST route over
@@ -9,8 +9,9 @@
  * bare node:http server that sends the same bytes from memory (the ceiling); their bodies are
  * checked byte-identical first. Prints req/s, p50, p99 and peak RSS per route (medians over the
  * rounds), the ratios, and the host's steal time. `--service-dir` measures another checkout's
- * build against the same references; `--profile` writes the service's CPU profile and prints its
- * top entries.
+ * build against the same references; `--baseline-dir` also runs another checkout's build (built
+ * before) on every route, interleaved, for before/after ratios in one run; `--profile` writes the
+ * service's CPU profile and prints its top entries.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ const DURATION = Number(option('duration', '8'));
 const CONNECTIONS = Number(option('connections', '20'));
 const ROUNDS = Number(option('rounds', '3'));
 const SERVICE_DIR = resolve(option('service-dir', process.cwd()));
+const BASELINE_DIR = args.includes('--baseline-dir') ? resolve(option('baseline-dir', '')) : undefined;
 const PROFILE = args.includes('--profile');
 
 interface Route {
@@ -123,18 +125,19 @@ async function main(): Promise<void> {
   try {
     const data = await buildHttpBenchData(pg.url, CONTACTS);
     const profileDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
+    const serviceEnv = {
+      NODE_ENV: 'production',
+      DATABASE_URL: pg.url,
+      // Rate limiting stays on (every request counted); the limit is out of reach.
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      IDP_URL: 'http://127.0.0.1:9/',
+      OAUTH_CLIENT_ID: 'bench',
+      OAUTH_AUDIENCE: 'bench',
+      OAUTH_CLAIM_NAMESPACE: 'https://bench.example.com',
+    };
     const service = await startService(
       SERVICE_DIR,
-      {
-        NODE_ENV: 'production',
-        DATABASE_URL: pg.url,
-        // Rate limiting stays on (every request counted); the limit is out of reach.
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        IDP_URL: 'http://127.0.0.1:9/',
-        OAUTH_CLIENT_ID: 'bench',
-        OAUTH_AUDIENCE: 'bench',
-        OAUTH_CLAIM_NAMESPACE: 'https://bench.example.com',
-      },
+      serviceEnv,
       await freePort(),
       PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     );
@@ -212,7 +215,12 @@ async function main(): Promise<void> {
         failures: result.non2xx + result.errors + result.timeouts,
       };
     };
-    const targets = (route: Route) => (route.compared ? servers : [service]);
+    const baseline = BASELINE_DIR
+      ? await startService(BASELINE_DIR, serviceEnv, await freePort(), [], 'baseline')
+      : undefined;
+    if (baseline) servers.push(baseline);
+    const targets = (route: Route) =>
+      servers.filter((s) => route.compared || s === service || s === baseline);
 
     console.log('warming up ...');
     for (const route of ROUTES) for (const server of targets(route)) await run(server, route, 2);
@@ -232,7 +240,8 @@ async function main(): Promise<void> {
     report(results, servers);
     console.log(
       `\nCPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %` +
-        `\nservice: ${SERVICE_DIR} (production build, NODE_ENV=production), ${CONTACTS} contacts, node ${process.version}`,
+        `\nservice: ${SERVICE_DIR} (production build, NODE_ENV=production), ${CONTACTS} contacts, node ${process.version}` +
+        (BASELINE_DIR ? `\nbaseline: ${BASELINE_DIR}` : ''),
     );
     if (PROFILE) {
       await service.stop();
@@ -265,15 +274,16 @@ function report(results: Map<string, Sample[]>, servers: Server[]): void {
   console.log(
     `\nmedian of the rounds: req/s, p50 and p99 in ms, peak RSS in MB\n${'route'.padEnd(22)}` +
       servers.map((s) => s.name.padStart(22)).join(' ') +
-      '  service/express  service/node:http',
+      '  service/express  service/node:http  service/baseline',
   );
   for (const route of ROUTES) {
     const cells = servers.map((s) => summary(`${route.name}|${s.name}`));
-    const [mine, express, bare] = cells;
+    const [mine, express, bare, baseline] = cells;
     const ratio = (other?: Sample) => (mine && other ? fmt(mine.rps / other.rps, 2) : '');
     const failures = cells.reduce((sum, c) => sum + (c?.failures ?? 0), 0);
     console.log(
       `${route.name.padEnd(22)}${cells.map(cell).join(' ')}  ${ratio(express).padStart(15)}  ${ratio(bare).padStart(17)}` +
+        `  ${ratio(baseline).padStart(16)}` +
         (failures ? `  (${failures} failed requests)` : ''),
     );
   }

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // `npm run --silent admin -- <command>`: the operators' CLI.
-require('./run-entry')('apps/admin/src/main.ts');
+require('./run-entry')('apps/admin/src/main.ts', { json: true });

@@ -58,6 +58,7 @@ export async function startService(
   env: Record<string, string>,
   port: number,
   nodeArgs: string[] = [],
+  name = 'service',
 ): Promise<Server> {
   const child = spawn(process.execPath, [...nodeArgs, 'dist/apps/api/src/main.js'], {
     cwd: dir,
@@ -76,5 +77,5 @@ export async function startService(
     if (Date.now() - started > 60_000) throw new Error('the service did not start within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { name: 'service', baseUrl, pid: child.pid!, stop: stopper(child) };
+  return { name, baseUrl, pid: child.pid!, stop: stopper(child) };
 }

@@ -15,25 +15,38 @@ import {
   AutomationCreateCommand,
   AutomationRunsCommand,
 } from './commands/automation.command';
-import { CompanyCommand, CompanyCreateCommand } from './commands/company.command';
+import {
+  AutomationDeleteCommand,
+  AutomationDisableCommand,
+  AutomationEnableCommand,
+  AutomationListCommand,
+} from './commands/automation-manage.command';
+import { CompanyCommand, CompanyCreateCommand, CompanyListCommand } from './commands/company.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
-import { FunnelCommand, FunnelCreateCommand } from './commands/funnel.command';
-import { WorkspaceCommand, WorkspaceCreateCommand } from './commands/workspace.command';
+import { FunnelCommand, FunnelCreateCommand, FunnelListCommand } from './commands/funnel.command';
+import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { DemoSeedService } from './demo/demo-seed.service';
 
 const COMMANDS = [
   CompanyCommand,
   CompanyCreateCommand,
+  CompanyListCommand,
   WorkspaceCommand,
   WorkspaceCreateCommand,
+  WorkspaceListCommand,
   FunnelCommand,
   FunnelCreateCommand,
+  FunnelListCommand,
   ApiKeyCommand,
   ApiKeyCreateCommand,
   ApiKeyRevokeCommand,
   ApiKeyListCommand,
   AutomationCommand,
   AutomationCreateCommand,
+  AutomationListCommand,
+  AutomationEnableCommand,
+  AutomationDisableCommand,
+  AutomationDeleteCommand,
   AutomationRunsCommand,
   DemoCommand,
   DemoSeedCommand,

@@ -10,3 +10,9 @@ export function printError(message: string, details?: string[]): void {
   );
   process.exitCode = 1;
 }
+
+/** A command line the CLI cannot run: `{"error","usage"}` on stderr, exit code 2. */
+export function printUsageError(message: string, usage: string): void {
+  process.stderr.write(`${JSON.stringify({ error: message, usage })}\n`);
+  process.exitCode = 2;
+}

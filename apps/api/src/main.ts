@@ -42,6 +42,11 @@ async function bootstrap(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
+  // Development only (production never embeds PostgreSQL): a dead embedded server is started again.
+  db.embedded?.keepAlive((error) => {
+    logger.error(error.message);
+    process.exit(1);
+  });
   await app.listen(env.PORT);
   logger.log(`listening on port ${env.PORT}; Swagger UI at /docs`);
 }

@@ -16,6 +16,22 @@ export class CompaniesService {
     );
   }
 
+  /** Every company, oldest first: what an operator who lost an id looks through. */
+  async list(): Promise<{ id: string; name: string; subscriptionId: string; createdAt: string }[]> {
+    const companies = await this.companies.find({ order: { createdAt: 'ASC', id: 'ASC' } });
+    return companies.map((c) => ({
+      id: c.id,
+      name: c.name,
+      subscriptionId: c.subscriptionId,
+      createdAt: c.createdAt.toISOString(),
+    }));
+  }
+
+  /** The oldest company with this subscription id, if any. */
+  findBySubscription(subscriptionId: string): Promise<Company | null> {
+    return this.companies.findOne({ where: { subscriptionId }, order: { createdAt: 'ASC' } });
+  }
+
   async exists(companyId: string): Promise<boolean> {
     return isUuid(companyId) && (await this.companies.existsBy({ id: companyId }));
   }

@@ -31,6 +31,35 @@ export interface AutomationRunSummary {
   completedAt: string | null;
 }
 
+/** What `automation list` shows of an automation. */
+export interface AutomationSummary {
+  id: string;
+  name: string;
+  trigger: string;
+  enabled: boolean;
+  action: string;
+  webhookUrl: string | null;
+  signed: boolean;
+  messageChannel: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function summarise(automation: Automation): AutomationSummary {
+  return {
+    id: automation.id,
+    name: automation.name,
+    trigger: automation.trigger,
+    enabled: automation.enabled,
+    action: automation.action,
+    webhookUrl: automation.webhookUrl,
+    signed: automation.webhookSecretEncrypted !== null,
+    messageChannel: automation.messageChannel,
+    createdAt: automation.createdAt.toISOString(),
+    updatedAt: automation.updatedAt.toISOString(),
+  };
+}
+
 export interface ListRunsOptions {
   status?: string;
   limit?: number;
@@ -158,6 +187,35 @@ export class AutomationsService extends AutomationTrigger {
 
   override noRunsCondition(funnelIdSql: string): string {
     return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;
+  }
+
+  /** The funnel's automations, oldest first: what they do, never a webhook secret. */
+  async list(funnelId: string): Promise<AutomationSummary[]> {
+    const funnel = await this.findFunnel(funnelId);
+    const automations = await this.dataSource
+      .getRepository(Automation)
+      .find({ where: { funnelId: funnel.id }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return automations.map(summarise);
+  }
+
+  /** Switches an automation on or off; one that is off records no runs (pending runs still deliver). */
+  async setEnabled(id: string, enabled: boolean): Promise<AutomationSummary> {
+    const repository = this.dataSource.getRepository(Automation);
+    const automation = isUuid(id) ? await repository.findOneBy({ id }) : null;
+    if (!automation) throw new NotFoundError('Automation not found');
+    if (automation.enabled !== enabled) await repository.update({ id }, { enabled });
+    return summarise({ ...automation, enabled });
+  }
+
+  /** Deletes an automation with its runs, pending ones included. */
+  async delete(id: string): Promise<{ id: string; deleted: true; runsDeleted: number }> {
+    return this.dataSource.transaction(async (manager) => {
+      const automation = isUuid(id) ? await manager.findOneBy(Automation, { id }) : null;
+      if (!automation) throw new NotFoundError('Automation not found');
+      const runs = await manager.delete(AutomationRun, { automationId: id });
+      await manager.delete(Automation, { id });
+      return { id, deleted: true as const, runsDeleted: runs.affected ?? 0 };
+    });
   }
 
   private async findFunnel(funnelId: string): Promise<Funnel> {

@@ -8,8 +8,12 @@ import { dataSourceOptions } from './database/data-source-options';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 
 export interface CoreModuleOptions {
-  /** Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL). */
-  databaseUrl: string;
+  /**
+   * Connection string resolved before boot (DATABASE_URL or the embedded PostgreSQL); undefined
+   * when the caller sets it and initialises the DataSource itself (the admin CLI, which opens the
+   * database only for a command that runs).
+   */
+  databaseUrl: string | undefined;
 }
 
 /** Configuration, database and the global error filter shared by every app. */
@@ -22,7 +26,10 @@ export class CoreModule {
       imports: [
         // The environment is the only source; main.ts validates the same variables before boot.
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
-        TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(options.databaseUrl ?? ''),
+          manualInitialization: options.databaseUrl === undefined,
+        }),
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, ChangeNotifications],
       exports: [ConfigModule, TypeOrmModule, ChangeNotifications],

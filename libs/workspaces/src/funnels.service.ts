@@ -21,6 +21,14 @@ export interface CreateFunnelInput {
   pages?: { slug: string; title: string }[];
 }
 
+export interface FunnelSummary {
+  id: string;
+  name: string;
+  status: FunnelStatus;
+  contactStatuses: string[];
+  createdAt: string;
+}
+
 const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
 
 /** The trigger on funnels notifies this channel with the funnel's id (see the ApiKeyExpiry migration). */
@@ -29,7 +37,7 @@ export const FUNNELS_CHANNEL = 'funnels_changed';
 export const FUNNEL_CACHE_TTL_MS = 60_000;
 
 /** What the tenant check and the contact rules read of a funnel; shared, so never changed. */
-export type FunnelSummary = Readonly<Pick<Funnel, 'id' | 'companyId' | 'workspaceId' | 'name' | 'status'>> & {
+export type CachedFunnel = Readonly<Pick<Funnel, 'id' | 'companyId' | 'workspaceId' | 'name' | 'status'>> & {
   readonly contactStatuses: readonly string[];
 };
 
@@ -46,10 +54,11 @@ interface FunnelRow {
 export class FunnelsService {
   // Every funnel route checks its funnel first: from memory, dropped on every replica when the
   // funnel changes or is deleted (see NotifiedCache).
-  private readonly cache: NotifiedCache<FunnelSummary>;
+  private readonly cache: NotifiedCache<CachedFunnel>;
 
   constructor(
     private readonly dataSource: DataSource,
+    @InjectRepository(Funnel) private readonly funnels: Repository<Funnel>,
     @InjectRepository(FunnelPage) private readonly pages: Repository<FunnelPage>,
     notifications: ChangeNotifications,
   ) {
@@ -104,10 +113,29 @@ export class FunnelsService {
    * The funnel when it exists and belongs to the company; otherwise 404, so another company's
    * funnel is indistinguishable from a missing one.
    */
-  async findForCompany(companyId: string, funnelId: string): Promise<FunnelSummary> {
+  async findForCompany(companyId: string, funnelId: string): Promise<CachedFunnel> {
     const funnel = isUuid(funnelId) ? await this.cache.get(funnelId, () => this.load(funnelId)) : undefined;
     if (!funnel || funnel.companyId !== companyId) throw new NotFoundError('Funnel not found');
     return funnel;
+  }
+
+  /** The workspace's funnels, oldest first; 404 for an unknown workspace. */
+  async listForWorkspace(workspaceId: string): Promise<FunnelSummary[]> {
+    const workspace = isUuid(workspaceId)
+      ? await this.dataSource.getRepository(Workspace).existsBy({ id: workspaceId })
+      : false;
+    if (!workspace) throw new NotFoundError('Workspace not found');
+    const funnels = await this.funnels.find({
+      where: { workspaceId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return funnels.map((f) => ({
+      id: f.id,
+      name: f.name,
+      status: f.status,
+      contactStatuses: f.contactStatuses,
+      createdAt: f.createdAt.toISOString(),
+    }));
   }
 
   /** The funnel's pages in funnel order. */
@@ -115,7 +143,7 @@ export class FunnelsService {
     return this.pages.find({ where: { funnelId }, order: { position: 'ASC' } });
   }
 
-  private async load(funnelId: string): Promise<FunnelSummary | undefined> {
+  private async load(funnelId: string): Promise<CachedFunnel | undefined> {
     const { rows } = await sqlPool(this.dataSource).query<FunnelRow>({
       name: 'funnel_by_id',
       text: 'SELECT id, company_id, workspace_id, name, status, contact_statuses FROM funnels WHERE id = $1',

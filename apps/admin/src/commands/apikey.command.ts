@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ApiKeysService, parseExpiresIn } from '@app/auth';
+import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required } from './options';
 
@@ -14,15 +15,14 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   async run(
     _: string[],
-    options: { company?: string; permissions?: string[]; name?: string; expiresIn?: string },
+    options: { company?: string; permissions?: string[]; name?: string; expiresIn?: number },
   ): Promise<void> {
-    const expiresInMs = options.expiresIn === undefined ? undefined : parseExpiresIn(options.expiresIn);
     printResult(
       await this.apiKeys.create(
         required(options.company, '--company'),
         required(options.permissions, '--permissions'),
         options.name,
-        { expiresInMs },
+        { expiresInMs: options.expiresIn },
       ),
     );
   }
@@ -50,8 +50,9 @@ export class ApiKeyCreateCommand extends CommandRunner {
     flags: '--expires-in <duration>',
     description: 'the key answers 401 "API key expired" after this long: 90d, 12h, 30m or 45s',
   })
-  parseExpiresIn(value: string): string {
-    return value;
+  parseExpiry(value: string): number {
+    // Refused while the command line is read: a usage error, nothing created.
+    return parseExpiresIn(value);
   }
 }
 
@@ -96,8 +97,4 @@ export class ApiKeyListCommand extends CommandRunner {
   description: 'Manage API keys',
   subCommands: [ApiKeyCreateCommand, ApiKeyRevokeCommand, ApiKeyListCommand],
 })
-export class ApiKeyCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class ApiKeyCommand extends GroupCommand {}

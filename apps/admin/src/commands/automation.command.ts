@@ -1,6 +1,13 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { AutomationsService, CreateAutomationInput } from '@app/automations';
+import { GroupCommand } from '../cli/group.command';
+import {
+  AutomationDeleteCommand,
+  AutomationDisableCommand,
+  AutomationEnableCommand,
+  AutomationListCommand,
+} from './automation-manage.command';
 import { printResult } from '../output';
 import { required } from './options';
 
@@ -125,10 +132,13 @@ export class AutomationRunsCommand extends CommandRunner {
 @Command({
   name: 'automation',
   description: 'Manage automations (webhooks and messages triggered by contact changes)',
-  subCommands: [AutomationCreateCommand, AutomationRunsCommand],
+  subCommands: [
+    AutomationCreateCommand,
+    AutomationListCommand,
+    AutomationEnableCommand,
+    AutomationDisableCommand,
+    AutomationDeleteCommand,
+    AutomationRunsCommand,
+  ],
 })
-export class AutomationCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class AutomationCommand extends GroupCommand {}

@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CompaniesService } from '@app/auth';
+import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { required } from './options';
 
@@ -25,9 +26,20 @@ export class CompanyCreateCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'company', description: 'Manage companies', subCommands: [CompanyCreateCommand] })
-export class CompanyCommand extends CommandRunner {
+@SubCommand({ name: 'list', description: 'List every company, oldest first' })
+export class CompanyListCommand extends CommandRunner {
+  constructor(private readonly companies: CompaniesService) {
+    super();
+  }
+
   async run(): Promise<void> {
-    this.command.help();
+    printResult({ data: await this.companies.list() });
   }
 }
+
+@Command({
+  name: 'company',
+  description: 'Manage companies',
+  subCommands: [CompanyCreateCommand, CompanyListCommand],
+})
+export class CompanyCommand extends GroupCommand {}

@@ -1,5 +1,6 @@
 import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import { DemoSeedService } from '../demo/demo-seed.service';
+import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 
 @SubCommand({
@@ -17,8 +18,4 @@ export class DemoSeedCommand extends CommandRunner {
 }
 
 @Command({ name: 'demo', description: 'Demo data', subCommands: [DemoSeedCommand] })
-export class DemoCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class DemoCommand extends GroupCommand {}

@@ -1,6 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
+import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required } from './options';
 
@@ -62,9 +63,25 @@ export class FunnelCreateCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'funnel', description: 'Manage funnels', subCommands: [FunnelCreateCommand] })
-export class FunnelCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
+@SubCommand({ name: 'list', description: "List a workspace's funnels: status and contact statuses" })
+export class FunnelListCommand extends CommandRunner {
+  constructor(private readonly funnels: FunnelsService) {
+    super();
+  }
+
+  async run(_: string[], options: { workspace?: string }): Promise<void> {
+    printResult({ data: await this.funnels.listForWorkspace(required(options.workspace, '--workspace')) });
+  }
+
+  @Option({ flags: '--workspace <workspaceId>', description: 'workspace id', required: true })
+  parseWorkspace(value: string): string {
+    return value;
   }
 }
+
+@Command({
+  name: 'funnel',
+  description: 'Manage funnels',
+  subCommands: [FunnelCreateCommand, FunnelListCommand],
+})
+export class FunnelCommand extends GroupCommand {}

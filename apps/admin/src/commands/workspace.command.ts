@@ -1,5 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CompaniesService } from '@app/auth';
 import { WorkspacesService } from '@app/workspaces';
+import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { required } from './options';
 
@@ -28,9 +30,30 @@ export class WorkspaceCreateCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'workspace', description: 'Manage workspaces', subCommands: [WorkspaceCreateCommand] })
-export class WorkspaceCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
+@SubCommand({ name: 'list', description: "List a company's workspaces with their funnels" })
+export class WorkspaceListCommand extends CommandRunner {
+  constructor(
+    private readonly companies: CompaniesService,
+    private readonly workspaces: WorkspacesService,
+  ) {
+    super();
+  }
+
+  async run(_: string[], options: { company?: string }): Promise<void> {
+    const companyId = required(options.company, '--company');
+    await this.companies.assertExists(companyId);
+    printResult({ data: await this.workspaces.listForCompany(companyId) });
+  }
+
+  @Option({ flags: '--company <companyId>', description: 'company id', required: true })
+  parseCompany(value: string): string {
+    return value;
   }
 }
+
+@Command({
+  name: 'workspace',
+  description: 'Manage workspaces',
+  subCommands: [WorkspaceCreateCommand, WorkspaceListCommand],
+})
+export class WorkspaceCommand extends GroupCommand {}

@@ -12,7 +12,12 @@ export interface DemoSeedResult {
   apiKey: string;
   workspaceId: string;
   funnelIds: string[];
+  /** False when the demo company existed already: only the key is new. */
+  created: boolean;
 }
+
+/** Marks the demo company, so that seeding again finds it instead of making another. */
+export const DEMO_SUBSCRIPTION = 'sub_demo';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -58,8 +63,10 @@ export class DemoSeedService {
   ) {}
 
   async seed(now = new Date(), seed = 42): Promise<DemoSeedResult> {
+    const existing = await this.companies.findBySubscription(DEMO_SUBSCRIPTION);
+    if (existing) return this.reuse(existing.id);
     const random = createRandom(seed);
-    const company = await this.companies.create('Demo Company');
+    const company = await this.companies.create('Demo Company', DEMO_SUBSCRIPTION);
     const workspace = await this.workspaces.create(company.id, 'Marketing');
     const { key } = await this.apiKeys.create(company.id, [...PERMISSIONS], 'demo');
     const funnelIds: string[] = [];
@@ -75,7 +82,20 @@ export class DemoSeedService {
       await this.seedContacts(company.id, funnel.id, spec, now, random);
       await this.seedTraffic(funnel.id, spec, now, random);
     }
-    return { companyId: company.id, apiKey: key, workspaceId: workspace.id, funnelIds };
+    return { companyId: company.id, apiKey: key, workspaceId: workspace.id, funnelIds, created: true };
+  }
+
+  /** The demo company made before, with a fresh key (the first one was shown once only). */
+  private async reuse(companyId: string): Promise<DemoSeedResult> {
+    const [workspace] = await this.workspaces.listForCompany(companyId);
+    const { key } = await this.apiKeys.create(companyId, [...PERMISSIONS], 'demo');
+    return {
+      companyId,
+      apiKey: key,
+      workspaceId: workspace?.id ?? '',
+      funnelIds: workspace?.campaigns.map((funnel) => funnel.id) ?? [],
+      created: false,
+    };
   }
 
   private async seedContacts(

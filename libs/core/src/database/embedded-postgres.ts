@@ -1,12 +1,20 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import {
+  Account,
+  binariesFor,
+  Binaries,
+  clusterDirFor,
+  EmbeddedPostgresError,
+  postgresAccount,
+} from './embedded-postgres-layout';
 
 const run = promisify(execFile);
 
@@ -33,39 +41,11 @@ export interface EmbeddedPostgresHandle {
   release(): Promise<void>;
   /** Stops the server whoever uses it (throwaway clusters of tests and tools). */
   stop(): Promise<void>;
-}
-
-interface Binaries {
-  pg_ctl: string;
-  initdb: string;
-}
-
-async function binaries(): Promise<Binaries> {
-  // The binaries package of `embedded-postgres` for this platform. The wrapper class itself is not
-  // used: it installs process-wide exit handlers, and pg_ctl lets several processes share a server.
-  const arch = `${process.platform}-${process.arch}`;
-  return (await import(`@embedded-postgres/${arch}`)) as Binaries;
-}
-
-/** As root, PostgreSQL must run as another account: `postgres`, created when missing. */
-async function postgresAccount(): Promise<{ uid: number; gid: number } | undefined> {
-  if (userInfo().uid !== 0) return undefined;
-  const ids = async () => {
-    const [uid, gid] = await Promise.all([
-      run('id', ['-u', 'postgres']).then((r) => Number(r.stdout)),
-      run('id', ['-g', 'postgres']).then((r) => Number(r.stdout)),
-    ]);
-    return { uid, gid };
-  };
-  try {
-    return await ids();
-  } catch {
-    await run('groupadd', ['-f', 'postgres']);
-    await run('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres']).catch(
-      () => undefined,
-    );
-    return ids();
-  }
+  /**
+   * Watches the server and starts it again on the same port when it dies (development servers);
+   * `onLost` is called when it cannot be restarted. Returns a function that stops watching.
+   */
+  keepAlive(onLost: (error: Error) => void, intervalMs?: number): () => void;
 }
 
 async function freePort(): Promise<number> {
@@ -101,24 +81,39 @@ async function runningPort(clusterDir: string): Promise<number | undefined> {
   return status === 'ready' ? port : undefined;
 }
 
-async function initialise(clusterDir: string, credentialsFile: string): Promise<void> {
-  const { initdb } = await binaries();
-  const account = await postgresAccount();
+interface Cluster {
+  dir: string;
+  logFile: string;
+  account?: Account;
+  binaries: Binaries;
+}
+
+function asAccount(cluster: Cluster) {
+  return cluster.account ? { uid: cluster.account.uid, gid: cluster.account.gid } : {};
+}
+
+/** The first line of what a failed tool printed, for a one-line error. */
+function firstLine(error: unknown): string {
+  const { stderr, message } = error as { stderr?: string; message?: string };
+  return (stderr || message || String(error)).split('\n').find((line) => line.trim()) ?? 'unknown error';
+}
+
+async function initialise(cluster: Cluster, credentialsFile: string): Promise<void> {
   const credentials: Credentials = { user: SUPERUSER, password: randomBytes(18).toString('base64url') };
   const workDir = await mkdtemp(join(tmpdir(), 'pg-init-'));
   const passwordFile = join(workDir, 'password');
   try {
-    await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+    await mkdir(cluster.dir, { recursive: true, mode: 0o700 });
     await writeFile(passwordFile, `${credentials.password}\n`, { mode: 0o600 });
-    if (account) {
-      await chown(clusterDir, account.uid, account.gid);
-      await chown(workDir, account.uid, account.gid);
-      await chown(passwordFile, account.uid, account.gid);
+    if (cluster.account) {
+      for (const path of [cluster.dir, workDir, passwordFile]) {
+        await chown(path, cluster.account.uid, cluster.account.gid);
+      }
     }
     await run(
-      initdb,
+      cluster.binaries.initdb,
       [
-        `--pgdata=${clusterDir}`,
+        `--pgdata=${cluster.dir}`,
         '--auth=password',
         `--username=${credentials.user}`,
         `--pwfile=${passwordFile}`,
@@ -126,7 +121,14 @@ async function initialise(clusterDir: string, credentialsFile: string): Promise<
         // A fixed locale makes sort orders the same on every machine.
         '--locale=C',
       ],
-      { ...(account ?? {}), env: { ...process.env, LC_ALL: 'C' } },
+      { ...asAccount(cluster), env: { ...process.env, LC_ALL: 'C' } },
+    );
+  } catch (error) {
+    // A half-made cluster would make the next start fail too.
+    await rm(cluster.dir, { recursive: true, force: true });
+    throw new EmbeddedPostgresError(
+      `initdb failed: ${firstLine(error)}`,
+      `check that ${cluster.dir} can be written`,
     );
   } finally {
     await rm(workDir, { recursive: true, force: true });
@@ -134,17 +136,49 @@ async function initialise(clusterDir: string, credentialsFile: string): Promise<
   await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
 }
 
+async function startServer(cluster: Cluster, port: number): Promise<void> {
+  if (cluster.account) {
+    await writeFile(cluster.logFile, '', { flag: 'a' });
+    await chown(cluster.logFile, cluster.account.uid, cluster.account.gid);
+  }
+  await run(
+    cluster.binaries.pg_ctl,
+    [
+      'start',
+      '-w',
+      '-t',
+      '60',
+      '-D',
+      cluster.dir,
+      '-l',
+      cluster.logFile,
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+    ],
+    { ...asAccount(cluster), env: { ...process.env, LC_MESSAGES: 'C' } },
+  );
+}
+
+/** The last FATAL or PANIC line of the server's log, which says why it did not start. */
+async function logReason(logFile: string): Promise<string | undefined> {
+  const text = await readFile(logFile, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .reverse()
+    .find((line) => /\b(FATAL|PANIC):/.test(line))
+    ?.trim();
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Starts (or joins) the embedded PostgreSQL cluster kept in `<dir>/postgres`, so the server and
- * the admin CLI can use one database at the same time. The data survives restarts.
+ * Starts (or joins) the embedded PostgreSQL cluster of DATA_DIR `<dir>`, so the server and the
+ * admin CLI can use one database at the same time. The data survives restarts.
  */
 export async function acquireEmbeddedPostgres(
   options: EmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
   const dir = resolve(options.dir);
-  const clusterDir = join(dir, 'postgres');
   const credentialsFile = join(dir, 'postgres-credentials.json');
   const log = options.log ?? (() => undefined);
   const usersDir = join(dir, 'postgres-users');
@@ -152,43 +186,27 @@ export async function acquireEmbeddedPostgres(
   await mkdir(usersDir, { recursive: true });
   // Registered before the server is looked at, so a process releasing it now sees this one.
   await writeFile(userFile, '');
-  // As root the server runs as the `postgres` account, which must be able to enter the folder.
-  if (userInfo().uid === 0) await chmod(dir, 0o755);
 
+  const account = await postgresAccount();
+  const clusterDir = await clusterDirFor(dir, account);
+  const cluster: Cluster = {
+    dir: clusterDir,
+    logFile: join(dirname(clusterDir), 'postgres.log'),
+    account,
+    binaries: await binariesFor(account),
+  };
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await initialise(clusterDir, credentialsFile);
+    await initialise(cluster, credentialsFile);
   }
   const credentials = JSON.parse(await readFile(credentialsFile, 'utf8')) as Credentials;
-  const account = await postgresAccount();
-  const { pg_ctl } = await binaries();
 
   let started = false;
   let port = await runningPort(clusterDir);
   for (let attempt = 0; port === undefined && attempt < 3; attempt++) {
     const candidate = await freePort();
-    const logFile = join(dir, 'postgres.log');
-    if (account) {
-      await writeFile(logFile, '', { flag: 'a' });
-      await chown(logFile, account.uid, account.gid);
-    }
     try {
-      await run(
-        pg_ctl,
-        [
-          'start',
-          '-w',
-          '-t',
-          '60',
-          '-D',
-          clusterDir,
-          '-l',
-          logFile,
-          '-o',
-          `-p ${candidate} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
-        ],
-        { ...(account ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } },
-      );
+      await startServer(cluster, candidate);
       started = true;
       port = candidate;
       log(`embedded PostgreSQL started on 127.0.0.1:${candidate}`);
@@ -199,18 +217,22 @@ export async function acquireEmbeddedPostgres(
     }
   }
   if (port === undefined) {
-    throw new Error(`could not start embedded PostgreSQL; see ${join(dir, 'postgres.log')}`);
+    const reason = (await logReason(cluster.logFile)) ?? 'the server did not become ready';
+    throw new EmbeddedPostgresError(reason, `see ${cluster.logFile}`);
   }
 
   const adminUrl = `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`;
   await ensureDatabase(`${adminUrl}/postgres`, EMBEDDED_DATABASE);
 
   const stop = async () => {
-    await run(pg_ctl, ['stop', '-w', '-m', 'fast', '-D', clusterDir], { ...(account ?? {}) }).catch(
-      () => undefined,
-    );
+    await run(
+      cluster.binaries.pg_ctl,
+      ['stop', '-w', '-m', 'fast', '-D', clusterDir],
+      asAccount(cluster),
+    ).catch(() => undefined);
     log('embedded PostgreSQL stopped');
   };
+  const serverPort = port;
   return {
     url: `${adminUrl}/${EMBEDDED_DATABASE}`,
     started,
@@ -218,6 +240,34 @@ export async function acquireEmbeddedPostgres(
     release: async () => {
       await rm(userFile, { force: true });
       if (!(await otherUsersAlive(usersDir))) await stop();
+    },
+    keepAlive: (onLost, intervalMs = 2000) => {
+      let restarting = false;
+      const timer = setInterval(() => {
+        if (restarting) return;
+        restarting = true;
+        void (async () => {
+          if ((await runningPort(clusterDir)) !== undefined) return;
+          log('embedded PostgreSQL is not running: starting it again');
+          try {
+            await startServer(cluster, serverPort);
+            log(`embedded PostgreSQL started again on 127.0.0.1:${serverPort}`);
+          } catch (error) {
+            // Another process may have restarted it at the same moment.
+            if ((await runningPort(clusterDir)) !== undefined) return;
+            clearInterval(timer);
+            const reason = (await logReason(cluster.logFile)) ?? firstLine(error);
+            onLost(
+              new EmbeddedPostgresError(
+                `it stopped and could not be restarted: ${reason}`,
+                `see ${cluster.logFile}`,
+              ),
+            );
+          }
+        })().finally(() => (restarting = false));
+      }, intervalMs);
+      timer.unref();
+      return () => clearInterval(timer);
     },
   };
 }

