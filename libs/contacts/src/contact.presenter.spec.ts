@@ -34,7 +34,13 @@ const contact = (overrides: Partial<Contact> = {}): Contact =>
 
 describe(presentContact.name, () => {
   it('leaves every unknown member out', () => {
-    expect(presentContact(contact(), [])).toEqual({ id: 'c1', status: 'lead', messages: [] });
+    expect(presentContact(contact(), [])).toEqual({
+      id: 'c1',
+      status: 'lead',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      messages: [],
+    });
   });
 
   it('groups the address and shows it only when a component is known', () => {
@@ -86,6 +92,14 @@ describe(presentContact.name, () => {
       { id: 'm1', name: 'Welcome', type: 'email', content: 'Hello', subject: 'Hi' },
       { id: 'm2', name: 'Reminder', type: 'sms', content: 'Soon' },
     ]);
-    expect(Object.keys(view)).toEqual(['id', 'status', 'email', 'address', 'messages']);
+    expect(Object.keys(view)).toEqual([
+      'id',
+      'status',
+      'email',
+      'address',
+      'createdAt',
+      'updatedAt',
+      'messages',
+    ]);
   });
 });
