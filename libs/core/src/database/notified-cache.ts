@@ -18,15 +18,19 @@ export class NotifiedCache<V> implements ChangeListener {
   private readonly entries = new Map<string, { value: V; loadedAt: number }>();
   // Bumped by every change, so a load that raced with one is not kept.
   private generation = 0;
+  private subscribed = false;
 
   constructor(
     private readonly notifications: ChangeNotifications,
     private readonly options: NotifiedCacheOptions,
-  ) {
-    notifications.subscribe(options.channel, this);
-  }
+  ) {}
 
   async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    // On first read, so a process that never reads (the admin CLI) opens no listening connection.
+    if (!this.subscribed) {
+      this.subscribed = true;
+      this.notifications.subscribe(this.options.channel, this);
+    }
     const hit = this.entries.get(key);
     if (hit && performance.now() - hit.loadedAt < this.options.ttlMs) return hit.value;
     const generation = this.generation;
