@@ -26,4 +26,14 @@ export abstract class AutomationTrigger {
    * caller's transaction; a `contact.deleted` change recorded afterwards carries ids only.
    */
   abstract forgetContact(manager: EntityManager, contactId: string): Promise<void>;
+
+  /**
+   * An SQL condition on the funnel id `funnelIdSql` that holds when no change of that funnel can
+   * record a run, so a writer may make the change in one statement guarded by it, with no
+   * transaction and no call to `record`. By default it never holds.
+   */
+  noRunsCondition(funnelIdSql: string): string {
+    void funnelIdSql;
+    return 'false';
+  }
 }

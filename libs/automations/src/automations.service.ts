@@ -201,6 +201,10 @@ export class AutomationsService extends AutomationTrigger {
     await manager.delete(AutomationRun, { contactId });
   }
 
+  override noRunsCondition(funnelIdSql: string): string {
+    return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;
+  }
+
   /** The funnel's automations, oldest first: what they do, never a webhook secret. */
   async list(funnelId: string): Promise<AutomationSummary[]> {
     const funnel = await this.findFunnel(funnelId);

@@ -103,7 +103,7 @@ export function validateListQuery(query: ListContactsQuery): NormalisedFilters {
 }
 
 /** A status filter names one of the funnel's statuses (400 otherwise, as on create). */
-export function assertStatusFilter(filters: NormalisedFilters, statuses: string[]): void {
+export function assertStatusFilter(filters: NormalisedFilters, statuses: readonly string[]): void {
   if (filters.status !== undefined && !statuses.includes(filters.status))
     throw new ValidationError(`status must be one of the funnel's statuses: ${statuses.join(', ')}`);
 }

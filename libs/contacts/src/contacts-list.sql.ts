@@ -115,6 +115,16 @@ export function pageQueries(
   };
 }
 
+/** The sort of a page over rows `alias` that carry the sort column as `sort_key` and their id. */
+export function pageOrder(query: Pick<ListContactsQuery, 'sortField' | 'sortOrder'>, alias: string) {
+  const column = SORT_COLUMNS[query.sortField];
+  const order =
+    query.sortOrder === 1
+      ? `${alias}.sort_key ASC NULLS FIRST, ${alias}.id ASC`
+      : `${alias}.sort_key DESC NULLS LAST, ${alias}.id DESC`;
+  return { sortKey: `c.${column} AS sort_key`, order };
+}
+
 export async function listPageRows(
   manager: EntityManager,
   funnelId: string,

@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { validateEnv } from './config/env.validation';
+import { ChangeNotifications } from './database/change-notifications';
 import { dataSourceOptions } from './database/data-source-options';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { AppMetrics } from './observability/app-metrics';
@@ -40,8 +41,9 @@ export class CoreModule {
         HttpMetrics,
         DatabasePoolMetrics,
         ShutdownState,
+        ChangeNotifications,
       ],
-      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState],
+      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState, ChangeNotifications],
     };
   }
 }

@@ -52,6 +52,11 @@ export class ApiKey {
   @Column({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
 
+  /** After this instant the key answers 401 `API key expired`; null: never expires. */
+  @Column({ type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  /** Written at most once a minute per key, after the request it records. */
   @Column({ type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
 }

@@ -15,7 +15,7 @@ export const MAX_SUBSCRIPTIONS_PER_FUNNEL = 20;
 /** Checks the body's shape and events (the target is checked by the target policy). */
 export function validateSubscriptionInput(
   input: unknown,
-  statuses: string[],
+  statuses: readonly string[],
 ): CreateWebhookSubscriptionInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw new ValidationError('the request body must be a JSON object');
