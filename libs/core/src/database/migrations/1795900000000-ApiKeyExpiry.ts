@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class ApiKeyExpiry1795710000000 implements MigrationInterface {
-  name = 'ApiKeyExpiry1795710000000';
+export class ApiKeyExpiry1795900000000 implements MigrationInterface {
+  name = 'ApiKeyExpiry1795900000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('ALTER TABLE "api_keys" ADD "expires_at" TIMESTAMP WITH TIME ZONE');
