@@ -19,7 +19,20 @@ export default tseslint.config(
     rules: {
       'jest/no-focused-tests': 'error',
       'jest/no-disabled-tests': 'error',
-      'jest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'assert*', 'fc.assert'] }],
+      'jest/expect-expect': [
+        'error',
+        {
+          assertFunctionNames: [
+            'expect',
+            'expect*',
+            'assert*',
+            'fc.assert',
+            'eventually',
+            '*.waitFor',
+            'page.**.waitFor',
+          ],
+        },
+      ],
       'jest/no-conditional-expect': 'error',
       // describe(Service.name) is the convention, so the describe title may be an expression.
       'jest/valid-title': ['error', { ignoreTypeOfDescribeName: true }],

@@ -29,7 +29,7 @@ const common = {
   transform: { '^.+\\.(t|j)sx?$': swc },
   // NestJS 12 and a few other dependencies ship ESM only; let swc turn them into CommonJS.
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|@modelcontextprotocol|jose|oidc-provider|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)',
+    '/node_modules/(?!(@nestjs|@modelcontextprotocol|jose|oidc-provider|file-type|strtok3|token-types|@tokenizer|uint8array-extras|oauth4webapi)/)',
   ],
   moduleNameMapper,
 };

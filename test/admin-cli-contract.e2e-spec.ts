@@ -59,6 +59,11 @@ describe('Admin CLI contract', () => {
     ],
     [['apikey', 'revoke', '--id'], /argument missing/, 'admin apikey revoke --id <keyId>'],
     [
+      ['apikey', 'create', '--company', 'c', '--permissions', 'crm:read', '--expires-in', '90 days'],
+      '--expires-in must be a whole number of days, hours, minutes or seconds up to 3650d, like 90d, 12h, 30m or 45s',
+      /^admin apikey create --company <companyId> --permissions <list> \[--name <name>\] \[--expires-in <duration>\]/,
+    ],
+    [
       ['automation', 'disable'],
       "required option '--id <automationId>' not specified",
       'admin automation disable --id <automationId>',

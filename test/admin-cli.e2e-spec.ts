@@ -49,7 +49,7 @@ describe('Admin CLI', () => {
       '--company',
       String(company.json.id),
       '--permissions',
-      'crm:read',
+      'crm:read,webhooks:write',
       '--name',
       'ci',
     );
@@ -77,10 +77,12 @@ describe('Admin CLI', () => {
             id: key.json.id,
             name: 'ci',
             prefix: String(key.json.key).slice(5, 17),
-            permissions: ['crm:read'],
+            permissions: ['crm:read', 'webhooks:write'],
             createdAt: expect.any(String),
             revokedAt: null,
-            lastUsedAt: null,
+            expiresAt: null,
+            // The request above was recorded (after it was answered).
+            lastUsedAt: expect.any(String),
           },
         ],
       });
@@ -111,7 +113,7 @@ describe('Admin CLI', () => {
     ],
     [
       ['apikey', 'create', '--company', 'nope', '--permissions', 'crm:delete'],
-      'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write',
+      'permissions must be a non-empty list of crm:read, crm:write, metrics:read, events:write, webhooks:write',
     ],
     [['apikey', 'revoke', '--id', 'nope'], 'API key not found'],
     [['bogus'], "unknown command 'bogus'"],
@@ -120,6 +122,30 @@ describe('Admin CLI', () => {
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(JSON.parse(result.stderr.trim())).toMatchObject({ error: message });
+  });
+
+  it('creates a key that expires with --expires-in and lists its expiry', async () => {
+    const company = await admin('company', 'create', '--name', 'Expiring');
+    const before = Date.now();
+    const key = await admin(
+      'apikey',
+      'create',
+      '--company',
+      String(company.json.id),
+      '--permissions',
+      'crm:read',
+      '--expires-in',
+      '90d',
+    );
+    expect(key.code).toBe(0);
+    expect(Object.keys(key.json).sort()).toEqual(['expiresAt', 'id', 'key']);
+    const expiresAt = Date.parse(String(key.json.expiresAt));
+    expect(expiresAt - before).toBeGreaterThanOrEqual(90 * 86_400_000);
+    expect(expiresAt - before).toBeLessThan(90 * 86_400_000 + 120_000);
+    const keys = await admin('apikey', 'list', '--company', String(company.json.id));
+    expect(keys.json).toMatchObject({
+      data: [{ id: key.json.id, expiresAt: key.json.expiresAt, lastUsedAt: null }],
+    });
   });
 
   it('demo seed prints a working key and the demo ids', async () => {

@@ -114,6 +114,8 @@ describe(AutomationWorker.name, () => {
         status: 'lead',
         email: 'person0@example.com',
         firstName: 'Person 0',
+        createdAt: contact.createdAt.toISOString(),
+        updatedAt: contact.createdAt.toISOString(),
         messages: [],
       },
       change: null,

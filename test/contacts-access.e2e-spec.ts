@@ -27,6 +27,12 @@ const ROUTES: Route[] = [
     call: (api, f, c) =>
       api.put(`/v1/funnels/${f}/contacts/${c}/values`, { fieldName: 'status', value: 'converted' }),
   },
+  // Last: succeeding erases the shared contact.
+  {
+    name: 'erase',
+    permission: 'crm:write',
+    call: (api, f, c) => api.send('DELETE', `/v1/funnels/${f}/contacts/${c}`),
+  },
 ];
 
 describe('Contacts access control', () => {
@@ -62,9 +68,9 @@ describe('Contacts access control', () => {
     });
 
     it(`answers 403 without ${route.permission}`, async () => {
-      const others = (['crm:read', 'crm:write', 'metrics:read', 'events:write'] as Permission[]).filter(
-        (p) => p !== route.permission,
-      );
+      const others = (
+        ['crm:read', 'crm:write', 'metrics:read', 'events:write', 'webhooks:write'] as Permission[]
+      ).filter((p) => p !== route.permission);
       const res = await route.call(
         httpClient(t.baseUrl, await acme.keyFor(...others)),
         acme.funnelId,
@@ -104,7 +110,7 @@ describe('Contacts access control', () => {
     });
   });
 
-  it.each(['get', 'update value'])(
+  it.each(['get', 'update value', 'erase'])(
     "%s answers 404 for another company's contact under one's own funnel",
     async (name) => {
       const route = ROUTES.find((r) => r.name === name)!;

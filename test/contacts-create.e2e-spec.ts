@@ -41,6 +41,8 @@ describe('POST /v1/funnels/{funnelId}/contacts', () => {
         birthday: '1815-12-10',
         address: { postalCode: '10115', city: 'Berlin', country: 'Germany' },
         meta: { ps_source: 'external-api', ps_converted_at: expect.any(String) },
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        updatedAt: res.body.data.createdAt,
         messages: [],
       },
     });
@@ -48,14 +50,23 @@ describe('POST /v1/funnels/{funnelId}/contacts', () => {
     expect(convertedAt).toBeGreaterThanOrEqual(before - 1000);
     expect(convertedAt).toBeLessThanOrEqual(Date.now() + 1000);
 
-    const read = await api.get(`${path}/${res.body.data.id}`);
+    expect(res.headers.get('location')).toBe(`${path}/${res.body.data.id}`);
+    const read = await api.get(res.headers.get('location')!);
     expect(read.body).toEqual(res.body);
   });
 
   it('leaves unknown members out instead of sending null', async () => {
     const res = await api.post(path, { phone: '+441632960961' });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body.data).sort()).toEqual(['id', 'messages', 'meta', 'phone', 'status']);
+    expect(Object.keys(res.body.data).sort()).toEqual([
+      'createdAt',
+      'id',
+      'messages',
+      'meta',
+      'phone',
+      'status',
+      'updatedAt',
+    ]);
   });
 
   it('accepts a configured status and defaults to the first one', async () => {

@@ -32,6 +32,7 @@ describe('POST /v1/funnels/{funnelId}/contacts with Idempotency-Key', () => {
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('location')).toBe(`${path}/${first.body.data.id}`);
     expect(await total()).toBe(before + 1);
   });
 

@@ -8,6 +8,9 @@ import { httpClient } from './support/http-client';
 const DAY = 86_400_000;
 const base = Date.UTC(2026, 0, 1);
 
+// A page with a next page names the cursor to it.
+const withCursor = { nextCursor: expect.any(String) };
+
 describe('GET /v1/funnels/{funnelId}/contacts', () => {
   let t: TestApp;
   let acme: TenantFixture;
@@ -76,7 +79,14 @@ describe('GET /v1/funnels/{funnelId}/contacts', () => {
     const seen: string[] = [];
     for (let page = 0; page < 5; page++) {
       const res = await api.get(`${path}?limit=5&page=${page}&sortField=firstName&sortOrder=1`);
-      expect(res.body.meta).toEqual({ page, limit: 5, total: 23, hasNext: page < 4 });
+      const hasNext = page < 4;
+      expect(res.body.meta).toEqual({
+        page,
+        limit: 5,
+        total: 23,
+        hasNext,
+        ...(hasNext ? withCursor : {}),
+      });
       seen.push(...res.body.data.map((c: { id: string }) => c.id));
     }
     expect(seen).toEqual(expectedOrder('firstName', 1));
@@ -131,6 +141,11 @@ describe('GET /v1/funnels/{funnelId}/contacts', () => {
       createdAt: new Date(base + DAY),
     });
     const res = await api.get(`${path}?limit=1`);
+    // Recording a message is a change of the contact: updatedAt is the latest write.
+    const [stored]: { created_at: Date; updated_at: Date }[] = await t.app
+      .get(DataSource)
+      .query('SELECT created_at, updated_at FROM contacts WHERE id = $1', [contact.id]);
+    expect(stored.updated_at.getTime()).toBeGreaterThan(stored.created_at.getTime());
     expect(res.body.data).toEqual([
       {
         id: contact.id,
@@ -148,6 +163,8 @@ describe('GET /v1/funnels/{funnelId}/contacts', () => {
         },
         utmParams: { utm_source: 'google' },
         properties: { newsletter: true, score: 7, note: null },
+        createdAt: contact.createdAt.toISOString(),
+        updatedAt: stored.updated_at.toISOString(),
         messages: [
           { id: expect.any(String), name: 'First', type: 'email', subject: 'Welcome', content: 'Hello' },
           { id: expect.any(String), name: 'Second', type: 'sms', content: 'Hi again' },
@@ -168,8 +185,14 @@ describe('GET /v1/funnels/{funnelId}/contacts', () => {
       ['page=-1', 'page must be an integer of at least 0'],
       ['page=0.5', 'page must be an integer of at least 0'],
       ['page=first', 'page must be an integer of at least 0'],
-      ['sortField=createdAt', 'sortField must be one of ps_converted_at, email, firstName, lastName'],
-      ['sortField=first_name', 'sortField must be one of ps_converted_at, email, firstName, lastName'],
+      [
+        'sortField=createdAt',
+        'sortField must be one of ps_converted_at, email, firstName, lastName, updatedAt',
+      ],
+      [
+        'sortField=first_name',
+        'sortField must be one of ps_converted_at, email, firstName, lastName, updatedAt',
+      ],
       ['sortOrder=0', 'sortOrder must be -1 or 1'],
       ['sortOrder=2', 'sortOrder must be -1 or 1'],
       ['sortOrder=desc', 'sortOrder must be -1 or 1'],
@@ -186,7 +209,7 @@ describe('GET /v1/funnels/{funnelId}/contacts', () => {
       expect(res.body.details).toEqual([
         'page must be an integer of at least 0',
         'limit must be an integer from 1 to 100',
-        'sortField must be one of ps_converted_at, email, firstName, lastName',
+        'sortField must be one of ps_converted_at, email, firstName, lastName, updatedAt',
       ]);
     });
 

@@ -39,9 +39,13 @@ describe('GET and PUT /v1/funnels/{funnelId}/contacts/{contactId}', () => {
           status: 'lead',
           phone: '+4930123456',
           firstName: 'Grace',
+          createdAt: contact.createdAt.toISOString(),
+          updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
           messages: [{ id: expect.any(String), name: 'Reminder', type: 'sms', content: 'See you at 10' }],
         },
       });
+      // The message recorded after the contact is a change of it.
+      expect(Date.parse(res.body.data.updatedAt)).toBeGreaterThan(contact.createdAt.getTime());
     });
 
     it('answers 400 when contactId is not a UUID', async () => {

@@ -93,12 +93,29 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents the webhook subscription routes, each needing webhooks:write', () => {
+    const ops = operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/webhooks'));
+    expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
+      'delete /v1/funnels/{funnelId}/webhooks/{webhookId}',
+      'get /v1/funnels/{funnelId}/webhooks',
+      'get /v1/funnels/{funnelId}/webhooks/{webhookId}',
+      'post /v1/funnels/{funnelId}/webhooks',
+    ]);
+    for (const { op } of ops) {
+      expect(op.summary).toBeTruthy();
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '404']));
+      expect(JSON.stringify(op)).toContain('webhooks:write');
+    }
+    const create = ops.find((o) => o.method === 'post')!.op;
+    expect(create.responses['201']).toMatchObject({ headers: { Location: expect.anything() } });
+  });
+
   describe('contacts routes', () => {
     const contactOps = () =>
       operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/contacts'));
 
     it('document a summary, every path parameter and the 400 and 404 answers', () => {
-      expect(contactOps()).toHaveLength(4);
+      expect(contactOps()).toHaveLength(5);
       for (const { op } of contactOps()) {
         expect(op.summary).toBeTruthy();
         for (const param of op.parameters!.filter((p) => p.in === 'path')) {
@@ -116,10 +133,15 @@ describe('OpenAPI document', () => {
       expect(schema('page')).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
       expect(schema('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
       expect(schema('sortField')).toMatchObject({
-        enum: ['ps_converted_at', 'email', 'firstName', 'lastName'],
+        enum: ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'],
         default: 'ps_converted_at',
       });
       expect(schema('sortOrder')).toMatchObject({ enum: [-1, 1], default: -1 });
+      expect(schema('cursor')).toMatchObject({ type: 'string', maxLength: 1000 });
+      for (const filter of ['email', 'phone', 'status'])
+        expect(schema(filter)).toMatchObject({ type: 'string' });
+      for (const filter of ['updatedAfter', 'createdAfter'])
+        expect(schema(filter)).toMatchObject({ type: 'string', format: 'date-time' });
     });
 
     it('document the Idempotency-Key header and the 422 answer of creation', () => {

@@ -30,6 +30,7 @@ describe('Schema', () => {
         '(funnel_id, email NULLS FIRST, id)',
         '(funnel_id, first_name NULLS FIRST, id)',
         '(funnel_id, last_name NULLS FIRST, id)',
+        '(funnel_id, updated_at NULLS FIRST, id)',
       ]);
     } finally {
       await dataSource.destroy();

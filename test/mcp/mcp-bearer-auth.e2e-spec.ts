@@ -12,7 +12,9 @@ const AUDIENCE = 'https://api.funnel.example';
 const NAMESPACE = 'https://funnel.example';
 const CLAIM = `${NAMESPACE}/user_metadata`;
 
+// The spec's challenge is proxy mode's; issuer mode's is checked in test/oauth/oauth-issuer-*.
 const oauthEnv = (idpUrl: string) => ({
+  OAUTH_MODE: 'proxy',
   IDP_URL: idpUrl,
   OAUTH_CLIENT_ID: 'shared-client-id',
   OAUTH_AUDIENCE: AUDIENCE,

@@ -107,6 +107,8 @@ describe('MCP tool contracts', () => {
       create_contact: writesContacts,
       // Overwrites a value; the same value again changes nothing.
       update_contact_value: { ...writesContacts, destructiveHint: true, idempotentHint: true },
+      // Erases for good; a second call changes nothing more. contact.deleted hooks call out.
+      delete_contact: { ...writesContacts, destructiveHint: true, idempotentHint: true },
       get_chart_metrics: READS,
       get_kpi_metrics: READS,
       get_insight_metrics: READS,
@@ -159,6 +161,20 @@ describe('MCP tool contracts', () => {
       expect(validate(breakIt(content))).toMatchObject({ valid: false });
     },
   );
+
+  it('delete_contact answers structured content that matches its outputSchema', async () => {
+    const created = structured(
+      await call('create_contact', { funnelId: acme.funnelId, email: 'erase@example.com' }),
+    ) as { id: string };
+    const content = structured(
+      await call('delete_contact', { funnelId: acme.funnelId, contactId: created.id }),
+    );
+    expect(content).toEqual({ id: created.id, deleted: true });
+    const tool = tools.find((candidate) => candidate.name === 'delete_contact') as Tool;
+    const validate = new AjvJsonSchemaValidator().getValidator(tool.outputSchema as never);
+    expect(validate(content)).toMatchObject({ valid: true });
+    expect(validate({ id: created.id })).toMatchObject({ valid: false });
+  });
 
   it('get_funnel answers like GET /v1/funnels/{funnelId}', async () => {
     const viaTool = structured(await call('get_funnel', { funnelId: acme.funnelId }));

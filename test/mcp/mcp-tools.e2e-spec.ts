@@ -106,10 +106,11 @@ describe('MCP tools', () => {
     await issuer?.close();
   });
 
-  it('lists the nine tools, each with a description, an input schema and an output schema', async () => {
+  it('lists the ten tools, each with a description, an input schema and an output schema', async () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'create_contact',
+        'delete_contact',
         'get_chart_metrics',
         'get_contact',
         'get_funnel',
@@ -127,6 +128,9 @@ describe('MCP tools', () => {
     }
     const listContacts = tools.find((tool) => tool.name === 'list_contacts')!;
     expect(listContacts.inputSchema.required).toEqual(['funnelId']);
+    const deleteContact = tools.find((tool) => tool.name === 'delete_contact')!;
+    expect(deleteContact.annotations).toMatchObject({ destructiveHint: true });
+    expect(deleteContact.inputSchema.required).toEqual(['funnelId', 'contactId']);
   });
 
   it('list_workspaces answers like GET /v1/workspaces', async () => {
@@ -148,6 +152,38 @@ describe('MCP tools', () => {
   it('list_contacts applies the REST defaults', async () => {
     const viaTool = json(await call('list_contacts', { funnelId: acme.funnelId })) as { meta: unknown };
     expect(viaTool.meta).toEqual({ page: 0, limit: 50, total: 2, hasNext: false });
+  });
+
+  it('list_contacts filters and follows cursors like GET .../contacts', async () => {
+    const filtered = json(
+      await call('list_contacts', { funnelId: acme.funnelId, email: 'ADA@example.com', status: 'lead' }),
+    ) as { data: { email: string }[]; meta: unknown };
+    const viaRest = await rest(`/funnels/${acme.funnelId}/contacts?email=ADA%40example.com&status=lead`);
+    expect(filtered).toEqual(viaRest.body);
+    expect(filtered.data.map((c) => c.email)).toEqual(['ada@example.com']);
+
+    const first = json(await call('list_contacts', { funnelId: acme.funnelId, limit: 1 })) as {
+      meta: { nextCursor: string };
+    };
+    const args = { funnelId: acme.funnelId, limit: 1, cursor: first.meta.nextCursor };
+    const second = json(await call('list_contacts', args));
+    const secondViaRest = await rest(
+      `/funnels/${acme.funnelId}/contacts?limit=1&cursor=${first.meta.nextCursor}`,
+    );
+    expect(second).toEqual(secondViaRest.body);
+    expect(
+      errorText(await call('list_contacts', { funnelId: acme.funnelId, updatedAfter: 'today' })),
+    ).toContain('updatedAfter must be an ISO 8601 date-time with a zone');
+  });
+
+  it('delete_contact erases the contact like DELETE .../contacts/{contactId}', async () => {
+    const created = json(
+      await call('create_contact', { funnelId: acme.funnelId, email: 'erase-me@example.com' }),
+    ) as { id: string };
+    const args = { funnelId: acme.funnelId, contactId: created.id };
+    expect(json(await call('delete_contact', args))).toEqual({ id: created.id, deleted: true });
+    expect((await rest(`/funnels/${acme.funnelId}/contacts/${created.id}`)).status).toBe(404);
+    expect(errorText(await call('delete_contact', args))).toBe('Contact not found');
   });
 
   it('create_contact creates through the same rules, get_contact reads it back', async () => {
@@ -285,6 +321,7 @@ describe('MCP tools', () => {
       'update_contact_value',
       { contactId: '00000000-0000-4000-8000-000000000000', fieldName: 'city', value: 'x' },
     ],
+    ['delete_contact', { contactId: '00000000-0000-4000-8000-000000000000' }],
     ['get_chart_metrics', { subtype: 'chart_visitor_devices', ...PERIOD }],
     ['get_kpi_metrics', { subtype: 'kpi_total_sessions', ...PERIOD }],
     ['get_insight_metrics', { insightId: 'question_1', ...PERIOD }],

@@ -3,7 +3,9 @@ import { startTestApp, TestApp } from '../support/app';
 // Booting real apps on a loaded machine can take longer than jest's default 5 s.
 jest.setTimeout(60_000);
 
+// The spec's documents: proxy mode (issuer mode has its own suites).
 const IDP = {
+  OAUTH_MODE: 'proxy',
   IDP_URL: 'https://tenant.idp.example',
   OAUTH_CLIENT_ID: 'shared-client-id',
   OAUTH_AUDIENCE: 'https://api.funnel.example',

@@ -3,7 +3,9 @@ import { startTestApp, TestApp } from '../support/app';
 // Booting real apps on a loaded machine can take longer than jest's default 5 s.
 jest.setTimeout(60_000);
 
+// The spec's proxy (issuer mode has its own suites).
 const IDP = {
+  OAUTH_MODE: 'proxy',
   IDP_URL: 'https://tenant.idp.example/',
   OAUTH_CLIENT_ID: 'shared-client-id',
   OAUTH_AUDIENCE: 'https://api.funnel.example',
@@ -127,6 +129,14 @@ describe('POST /oauth/register', () => {
     expect(res.status).toBe(400);
     expect(res.type).toMatch(/^application\/json/);
     expect(res.body).toEqual({ error: 'redirect_uris must be a non-empty array' });
+  });
+
+  it.each([
+    ['POST', '/oauth/token'],
+    ['GET', '/oauth/callback?state=s&code=c'],
+  ])('has no %s %s: the identity provider is the authorization server', async (method, path) => {
+    const res = await fetch(`${t.baseUrl}${path}`, { method, redirect: 'manual' });
+    expect(res.status).toBe(404);
   });
 
   it('answers a CORS preflight for browser-based clients', async () => {

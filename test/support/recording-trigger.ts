@@ -31,7 +31,7 @@ export class RecordingTrigger extends AutomationTrigger {
     const [change] = changes;
     // The change's own effect: the new contact, or the field-value record of this change.
     const [sql, params] =
-      change.kind === 'contact.created'
+      change.kind !== 'field.changed'
         ? ['SELECT 1 FROM contacts WHERE id = $1', [change.contactId]]
         : [
             "SELECT 1 FROM contact_field_values WHERE contact_id = $1 AND field_name = $2 AND date_trunc('milliseconds', created_at) = $3",
@@ -55,6 +55,9 @@ export class RecordingTrigger extends AutomationTrigger {
       throw new Error('automation storage failed');
     }
   }
+
+  // Erasure is tested against the real automations (test/contacts-erasure.e2e-spec.ts).
+  async forgetContact(): Promise<void> {}
 }
 
 /** The real app on a fresh database, with AutomationTrigger replaced by a RecordingTrigger. */

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
-import { AutomationsModule, AutomationWorkerModule } from '@app/automations';
+import { AutomationsModule, AutomationWorkerModule, WebhookSubscriptionsModule } from '@app/automations';
 import { ContactsModule } from '@app/contacts';
 import type { Logger } from 'pino';
 import {
@@ -35,6 +35,7 @@ export class AppModule {
         ApiKeyAuthModule,
         WorkspacesModule,
         ContactsModule,
+        WebhookSubscriptionsModule,
         MetricsModule,
         OAuthModule,
         McpModule,

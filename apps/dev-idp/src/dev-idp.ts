@@ -49,13 +49,17 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const handleProvider = provider.callback();
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (request.url?.startsWith(INTERACTION_PATH)) {
-      approveInteraction(provider, options.findUser, options.audience, request, response).catch(
-        (error: Error) => {
-          response
-            .writeHead(500, { 'content-type': 'text/plain' })
-            .end(`dev identity provider: ${error.message}`);
-        },
-      );
+      approveInteraction(
+        provider,
+        options.findUser,
+        defaultResource(options.audience),
+        request,
+        response,
+      ).catch((error: Error) => {
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`dev identity provider: ${error.message}`);
+      });
       return;
     }
     request.url = withConsentForOfflineAccess(request.url ?? '/');
@@ -88,7 +92,7 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
       resourceIndicators: {
         enabled: true,
         // Clients that send no `resource` still get a JWT for the API.
-        defaultResource: (_ctx, _client, oneOf) => oneOf ?? options.audience,
+        defaultResource: (_ctx, _client, oneOf) => oneOf ?? defaultResource(options.audience),
         useGrantedResource: () => true,
         getResourceServerInfo: () => ({
           scope: 'offline_access',
@@ -121,6 +125,17 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
       Session: 14 * DAY,
     },
   };
+}
+
+/**
+ * The resource a client that names none is granted: the audience when it is an absolute URI, else
+ * a URN of it (resource indicators must be absolute URIs, RFC 8707; an audience such as the
+ * development default `funnel-crm-api` is not). The token's `aud` is the audience either way.
+ */
+export function defaultResource(audience: string): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(audience)
+    ? audience
+    : `urn:funnel-crm:audience:${encodeURIComponent(audience)}`;
 }
 
 /**

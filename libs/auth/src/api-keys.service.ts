@@ -5,6 +5,7 @@ import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { generateKey, hashesMatch, hashKey, parseKeyPrefix } from './api-key.secret';
 import { ApiKey, Permission, PERMISSIONS } from './entities/api-key.entity';
 import { CompaniesService } from './companies.service';
+import { ApiKeyLookup } from './api-key-lookup';
 
 export interface ApiKeyPrincipal {
   keyId: string;
@@ -14,6 +15,9 @@ export interface ApiKeyPrincipal {
   permissions: Permission[];
 }
 
+/** A key's principal, or why it is refused: unknown, malformed or revoked; or past its expiry. */
+export type ApiKeyCheck = { principal: ApiKeyPrincipal } | { refused: 'invalid' | 'expired' };
+
 export interface ApiKeySummary {
   id: string;
   name: string | null;
@@ -21,6 +25,7 @@ export interface ApiKeySummary {
   permissions: Permission[];
   createdAt: string;
   revokedAt: string | null;
+  expiresAt: string | null;
   lastUsedAt: string | null;
 }
 
@@ -29,13 +34,16 @@ export class ApiKeysService {
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     private readonly companies: CompaniesService,
+    private readonly lookup: ApiKeyLookup,
   ) {}
 
+  /** `expiresInMs` (from parseExpiresIn): the key answers 401 `API key expired` after that long. */
   async create(
     companyId: string,
     permissions: string[],
     name?: string,
-  ): Promise<{ id: string; key: string }> {
+    options: { expiresInMs?: number } = {},
+  ): Promise<{ id: string; key: string; expiresAt?: string }> {
     const unknown = permissions.filter((p) => !PERMISSIONS.includes(p as Permission));
     if (!permissions.length || unknown.length) {
       throw new ValidationError(`permissions must be a non-empty list of ${PERMISSIONS.join(', ')}`);
@@ -49,9 +57,11 @@ export class ApiKeysService {
         prefix: generated.prefix,
         keyHash: generated.hash,
         permissions: [...new Set(permissions)] as Permission[],
+        expiresAt: options.expiresInMs === undefined ? null : new Date(Date.now() + options.expiresInMs),
       }),
     );
-    return { id: saved.id, key: generated.key };
+    const created = { id: saved.id, key: generated.key };
+    return saved.expiresAt ? { ...created, expiresAt: saved.expiresAt.toISOString() } : created;
   }
 
   async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
@@ -60,6 +70,8 @@ export class ApiKeysService {
     if (!key.revokedAt) {
       key.revokedAt = new Date();
       await this.keys.save(key);
+      // Other processes hear of it from the trigger; this one need not wait for that.
+      this.lookup.forget(key.prefix);
     }
     return { id: key.id, revokedAt: key.revokedAt.toISOString() };
   }
@@ -74,16 +86,21 @@ export class ApiKeysService {
       permissions: k.permissions,
       createdAt: k.createdAt.toISOString(),
       revokedAt: k.revokedAt?.toISOString() ?? null,
+      expiresAt: k.expiresAt?.toISOString() ?? null,
       lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     }));
   }
 
-  /** The key's principal, or undefined when the key is malformed, unknown or revoked. */
-  async authenticate(presented: string): Promise<ApiKeyPrincipal | undefined> {
+  /** Checks a presented key (from memory, see ApiKeyLookup) and records its use. */
+  async authenticate(presented: string): Promise<ApiKeyCheck> {
     const prefix = parseKeyPrefix(presented);
-    if (!prefix) return undefined;
-    const key = await this.keys.findOneBy({ prefix });
-    if (!key || !hashesMatch(key.keyHash, hashKey(presented)) || key.revokedAt) return undefined;
-    return { keyId: key.id, keyPrefix: key.prefix, companyId: key.companyId, permissions: key.permissions };
+    if (!prefix) return { refused: 'invalid' };
+    const key = await this.lookup.byPrefix(prefix);
+    if (!key || !hashesMatch(key.keyHash, hashKey(presented)) || key.revokedAt) return { refused: 'invalid' };
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) return { refused: 'expired' };
+    this.lookup.recordUse(key);
+    return {
+      principal: { keyId: key.id, keyPrefix: prefix, companyId: key.companyId, permissions: key.permissions },
+    };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyLookup } from './api-key-lookup';
 import { ApiKeysService } from './api-keys.service';
 import { CompaniesService } from './companies.service';
 import { authEntities } from './entities';
@@ -8,7 +9,7 @@ import { ApiKeyGuard } from './guards/api-key.guard';
 
 @Module({
   imports: [TypeOrmModule.forFeature(authEntities)],
-  providers: [ApiKeysService, CompaniesService],
+  providers: [ApiKeysService, ApiKeyLookup, CompaniesService],
   exports: [ApiKeysService, CompaniesService],
 })
 export class AuthModule {}

@@ -1,3 +1,5 @@
+export * from './api-key-expiry';
+export * from './api-key-lookup';
 export * from './api-keys.service';
 export * from './auth.module';
 export * from './companies.service';

@@ -51,6 +51,9 @@ export function oauthSettingsFromConfig(config: AppConfigService): OAuthSettings
   });
 }
 
-/** `resource_metadata` pointer sent with every 401 of a bearer-token route. */
-export const protectedResourceMetadataUrl = (baseUrl: string): string =>
-  `${baseUrl}/.well-known/oauth-protected-resource`;
+/**
+ * `resource_metadata` pointer sent with every 401 of a bearer-token route: the root document, or
+ * with `resourcePath` the document of that resource (RFC 9728 §3.1, e.g. `/mcp`).
+ */
+export const protectedResourceMetadataUrl = (baseUrl: string, resourcePath = ''): string =>
+  `${baseUrl}/.well-known/oauth-protected-resource${resourcePath}`;

@@ -43,9 +43,34 @@ describe(parseTrigger.name, () => {
     });
   });
 
+  it.each(['contact.updated', 'contact.deleted'])('parses %s', (trigger) =>
+    expect(parseTrigger(trigger)).toEqual({ kind: trigger }),
+  );
+
+  it('fires contact.updated on any real change and contact.deleted on erasure only', () => {
+    const base = { companyId: 'c', funnelId: 'f', contactId: 'x', occurredAt: new Date() };
+    const changed = {
+      ...base,
+      kind: 'field.changed' as const,
+      fieldName: 'city',
+      previousValue: 'A',
+      value: 'B',
+    };
+    const same = { ...changed, value: 'A' };
+    const deleted = { ...base, kind: 'contact.deleted' as const };
+    const created = { ...base, kind: 'contact.created' as const };
+    expect(triggerMatches({ kind: 'contact.updated' }, changed)).toBe(true);
+    expect(triggerMatches({ kind: 'contact.updated' }, same)).toBe(false);
+    expect(triggerMatches({ kind: 'contact.updated' }, created, 'lead')).toBe(false);
+    expect(triggerMatches({ kind: 'contact.updated' }, deleted)).toBe(false);
+    expect(triggerMatches({ kind: 'contact.deleted' }, deleted)).toBe(true);
+    expect(triggerMatches({ kind: 'contact.deleted' }, changed)).toBe(false);
+    expect(triggerMatches({ kind: 'status', status: 'lead' }, deleted)).toBe(false);
+  });
+
   it.each([
     '',
-    'contact.updated',
+    'contact.merged',
     'status:',
     'field:',
     'status',

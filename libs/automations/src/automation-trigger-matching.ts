@@ -2,14 +2,22 @@ import type { ContactChange } from './automation-trigger';
 
 /** Parsed form of an automation's `trigger` string. */
 export type TriggerSpec =
-  { kind: 'contact.created' } | { kind: 'status'; status: string } | { kind: 'field'; fieldName: string };
+  | { kind: 'contact.created' }
+  | { kind: 'contact.updated' }
+  | { kind: 'contact.deleted' }
+  | { kind: 'status'; status: string }
+  | { kind: 'field'; fieldName: string };
+
+/** The triggers without a parameter. */
+export const CONTACT_EVENTS = ['contact.created', 'contact.updated', 'contact.deleted'] as const;
 
 // Field names as the contacts API accepts them: standard names or custom properties.
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** `contact.created`, `status:<status>` or `field:<fieldName>`; undefined when malformed. */
+/** A contact event, `status:<status>` or `field:<fieldName>`; undefined when malformed. */
 export function parseTrigger(trigger: string): TriggerSpec | undefined {
-  if (trigger === 'contact.created') return { kind: 'contact.created' };
+  const event = CONTACT_EVENTS.find((name) => name === trigger);
+  if (event) return { kind: event };
   const separator = trigger.indexOf(':');
   if (separator < 0) return undefined;
   const [prefix, name] = [trigger.slice(0, separator), trigger.slice(separator + 1)];
@@ -27,9 +35,11 @@ export function parseTrigger(trigger: string): TriggerSpec | undefined {
  *   (the spec runs "automations configured for the contact's initial status"), or on a change to s.
  * - `field:<f>` fires on a change of f, `field:status` included (a status change is a field change);
  *   it does not fire on creation.
+ * - `contact.updated` fires on a change of any field; `contact.deleted` on the contact's erasure only.
  * A write that leaves the value as it was is not a change and fires nothing.
  */
 export function triggerMatches(trigger: TriggerSpec, change: ContactChange, createdStatus?: string): boolean {
+  if (change.kind === 'contact.deleted') return trigger.kind === 'contact.deleted';
   if (change.kind === 'contact.created') {
     if (trigger.kind === 'contact.created') return true;
     return trigger.kind === 'status' && createdStatus === trigger.status;
@@ -38,5 +48,5 @@ export function triggerMatches(trigger: TriggerSpec, change: ContactChange, crea
   if (!changed) return false;
   if (trigger.kind === 'status') return change.fieldName === 'status' && change.value === trigger.status;
   if (trigger.kind === 'field') return change.fieldName === trigger.fieldName;
-  return false;
+  return trigger.kind === 'contact.updated';
 }

@@ -2,8 +2,8 @@ import type { EntityManager } from 'typeorm';
 
 /** A change to a contact that automations may react to. */
 export interface ContactChange {
-  /** `contact.created`, or a value change of one field (`status` included). */
-  kind: 'contact.created' | 'field.changed';
+  /** `contact.created`, a value change of one field (`status` included), or the contact's erasure. */
+  kind: 'contact.created' | 'field.changed' | 'contact.deleted';
   companyId: string;
   funnelId: string;
   contactId: string;
@@ -20,4 +20,20 @@ export interface ContactChange {
  */
 export abstract class AutomationTrigger {
   abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
+
+  /**
+   * Removes the runs of a contact being erased (their payloads hold its personal data), inside the
+   * caller's transaction; a `contact.deleted` change recorded afterwards carries ids only.
+   */
+  abstract forgetContact(manager: EntityManager, contactId: string): Promise<void>;
+
+  /**
+   * An SQL condition on the funnel id `funnelIdSql` that holds when no change of that funnel can
+   * record a run, so a writer may make the change in one statement guarded by it, with no
+   * transaction and no call to `record`. By default it never holds.
+   */
+  noRunsCondition(funnelIdSql: string): string {
+    void funnelIdSql;
+    return 'false';
+  }
 }

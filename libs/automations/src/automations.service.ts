@@ -149,27 +149,39 @@ export class AutomationsService extends AutomationTrigger {
   async record(manager: EntityManager, changes: ContactChange[]): Promise<void> {
     if (!changes.length) return;
     const automations = await manager.find(Automation, {
-      select: { id: true, funnelId: true, companyId: true, trigger: true },
+      select: { id: true, funnelId: true, companyId: true, trigger: true, subscriptionId: true },
       where: { funnelId: In(unique(changes.map((c) => c.funnelId))), enabled: true },
     });
     if (!automations.length) return;
-    const contactIds = unique(changes.map((c) => c.contactId));
-    const contacts = await manager.find(Contact, { where: { id: In(contactIds) } });
+    // An erased contact is gone: its change carries ids only.
+    const contactIds = unique(changes.filter((c) => c.kind !== 'contact.deleted').map((c) => c.contactId));
+    const contacts = contactIds.length ? await manager.find(Contact, { where: { id: In(contactIds) } }) : [];
     const contactById = new Map(contacts.map((contact) => [contact.id, contact]));
     const matches = changes.flatMap((change) => {
       const contact = contactById.get(change.contactId);
-      if (!contact) throw new Error(`contact ${change.contactId} of an automation change does not exist`);
+      if (!contact && change.kind !== 'contact.deleted')
+        throw new Error(`contact ${change.contactId} of an automation change does not exist`);
+      // A subscription to several events that one change matches is delivered once.
+      const receivers = new Set<string>();
       return automations
-        .filter((automation) => fires(automation, change, contact.status))
+        .filter((automation) => fires(automation, change, contact?.status))
+        .filter((automation) => {
+          const receiver = automation.subscriptionId ?? automation.id;
+          if (receivers.has(receiver)) return false;
+          receivers.add(receiver);
+          return true;
+        })
         .map((automation) => ({ automation, change, contact }));
     });
     if (!matches.length) return;
 
     // The Contact JSON includes its messages, so the payload shows what the API would show now.
-    const messages = await manager.find(ContactMessage, {
-      where: { contactId: In(contactIds) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const messages = contactIds.length
+      ? await manager.find(ContactMessage, {
+          where: { contactId: In(contactIds) },
+          order: { createdAt: 'ASC', id: 'ASC' },
+        })
+      : [];
     const payloads = new Map<ContactChange, RunPayload>();
     const runs = matches.map(({ automation, change, contact }) => {
       const payload = payloads.get(change) ?? buildPayload(change, contact, messages);
@@ -183,6 +195,14 @@ export class AutomationsService extends AutomationTrigger {
       };
     });
     await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
+  }
+
+  async forgetContact(manager: EntityManager, contactId: string): Promise<void> {
+    await manager.delete(AutomationRun, { contactId });
+  }
+
+  override noRunsCondition(funnelIdSql: string): string {
+    return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;
   }
 
   /** The funnel's automations, oldest first: what they do, never a webhook secret. */
@@ -223,13 +243,27 @@ export class AutomationsService extends AutomationTrigger {
   }
 }
 
-function fires(automation: Automation, change: ContactChange, contactStatus: string): boolean {
+function fires(automation: Automation, change: ContactChange, contactStatus: string | undefined): boolean {
   if (automation.funnelId !== change.funnelId || automation.companyId !== change.companyId) return false;
   const spec = parseTrigger(automation.trigger);
   return spec !== undefined && triggerMatches(spec, change, contactStatus);
 }
 
-function buildPayload(change: ContactChange, contact: Contact, messages: ContactMessage[]): RunPayload {
+function buildPayload(
+  change: ContactChange,
+  contact: Contact | undefined,
+  messages: ContactMessage[],
+): RunPayload {
+  if (change.kind === 'contact.deleted' || !contact) {
+    const occurredAt = change.occurredAt.toISOString();
+    return {
+      event: 'contact.deleted',
+      funnelId: change.funnelId,
+      contact: { id: change.contactId },
+      change: null,
+      occurredAt,
+    };
+  }
   return {
     event: change.kind === 'contact.created' ? 'contact.created' : 'contact.field_changed',
     funnelId: change.funnelId,

@@ -60,8 +60,8 @@ describe(validateAutomationInput.name, () => {
     ],
     [
       'a malformed trigger',
-      { on: 'contact.updated', webhook: 'https://x.example' },
-      '--on must be contact.created, status:<status> or field:<fieldName>',
+      { on: 'contact.merged', webhook: 'https://x.example' },
+      '--on must be contact.created, contact.updated, contact.deleted, status:<status> or field:<fieldName>',
     ],
     [
       'a read-only field',
@@ -101,6 +101,11 @@ describe(validateAutomationInput.name, () => {
       'a long name',
       { webhook: 'https://x.example', name: 'n'.repeat(201) },
       '--name must be at most 200 characters',
+    ],
+    [
+      'a message on contact.deleted',
+      { on: 'contact.deleted', message: 'email', template: 'Bye' },
+      '--on contact.deleted takes --webhook only: an erased contact has no messages',
     ],
   ])('refuses %s', (_, input, problem) => {
     expect(problemsOf(input)).toContain(problem);

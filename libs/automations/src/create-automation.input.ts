@@ -5,7 +5,7 @@ import { unknownPlaceholders } from './message-template';
 
 export interface CreateAutomationInput {
   funnelId: string;
-  /** `contact.created`, `status:<status>` or `field:<fieldName>`. */
+  /** `contact.created`, `contact.updated`, `contact.deleted`, `status:<status>` or `field:<fieldName>`. */
   on: string;
   webhook?: string;
   secret?: string;
@@ -46,12 +46,18 @@ export function validateAutomationInput(input: CreateAutomationInput): Validated
   const problems: string[] = [];
   const on = input.on?.trim() ?? '';
   const spec = parseTrigger(on);
-  if (!spec) problems.push('--on must be contact.created, status:<status> or field:<fieldName>');
+  if (!spec)
+    problems.push(
+      '--on must be contact.created, contact.updated, contact.deleted, status:<status> or field:<fieldName>',
+    );
   if (spec?.kind === 'field' && (RESERVED_FIELDS.has(spec.fieldName) || spec.fieldName.startsWith('ps_'))) {
     problems.push(`--on field:${spec.fieldName} names a read-only field that never changes through the API`);
   }
 
   const action = validateAction(input, problems);
+  // The contact is gone when contact.deleted fires: there is no one to record a message for.
+  if (spec?.kind === 'contact.deleted' && action?.action === 'message')
+    problems.push('--on contact.deleted takes --webhook only: an erased contact has no messages');
   const name = input.name?.trim() || defaultName(on, input);
   if (name.length > 200) problems.push('--name must be at most 200 characters');
   if (problems.length || !spec || !action) throw new ValidationError(problems[0], problems);
@@ -107,9 +113,10 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-function triggerString(spec: TriggerSpec): string {
-  if (spec.kind === 'contact.created') return 'contact.created';
-  return spec.kind === 'status' ? `status:${spec.status}` : `field:${spec.fieldName}`;
+export function triggerString(spec: TriggerSpec): string {
+  if (spec.kind === 'status') return `status:${spec.status}`;
+  if (spec.kind === 'field') return `field:${spec.fieldName}`;
+  return spec.kind;
 }
 
 function defaultName(on: string, input: CreateAutomationInput): string {

@@ -6,3 +6,5 @@ export * from './create-automation.input';
 export * from './entities';
 export * from './worker/automation.worker';
 export * from './worker/webhook-delivery';
+export * from './subscriptions/webhook-subscriptions.module';
+export * from './subscriptions/webhook-target';

@@ -41,7 +41,7 @@ const isAbsent = (value: unknown) => value === undefined || value === null;
  */
 export function validateCreateInput(
   input: unknown,
-  statuses: string[],
+  statuses: readonly string[],
 ): { fields: NewContactFields; skipAutomationTrigger: boolean } {
   const problems: string[] = [];
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {

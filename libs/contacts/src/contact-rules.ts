@@ -90,7 +90,7 @@ export function resolveFieldName(fieldName: string): ResolvedField {
 export function checkStandardValue(
   field: StandardField,
   value: string,
-  statuses: string[],
+  statuses: readonly string[],
   label: string = field,
 ): string | undefined {
   if (value.length > MAX_LENGTH[field]) {

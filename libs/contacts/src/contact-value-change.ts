@@ -9,7 +9,6 @@ import {
   resolveFieldName,
 } from './contact-rules';
 import { Contact, PropertyValue } from './entities/contact.entity';
-import { ContactFieldValue } from './entities/contact-field-value.entity';
 
 export interface ValueChange {
   field: ResolvedField;
@@ -19,14 +18,14 @@ export interface ValueChange {
 }
 
 export interface AppliedChange {
-  record: ContactFieldValue;
+  record: { id: string; contactId: string; fieldName: string; value: string; createdAt: Date };
   previousValue: PropertyValue;
   value: PropertyValue;
   changed: boolean;
 }
 
 /** Checks a PUT .../values body against every rule that does not need the contact itself. */
-export function validateValueInput(input: UpdateContactValueInput, statuses: string[]): ValueChange {
+export function validateValueInput(input: UpdateContactValueInput, statuses: readonly string[]): ValueChange {
   const body = (input ?? {}) as unknown as Record<string, unknown>;
   const problems: string[] = [];
   if (body.fieldName === undefined || body.fieldName === null || body.fieldName === '') {
@@ -55,8 +54,8 @@ export function validateValueInput(input: UpdateContactValueInput, statuses: str
 
 /**
  * Writes the change to the locked contact, keeps it as a field-value record and stamps
- * meta.ps_user_edited_at. jsonb members are merged in SQL so concurrent writers of other members
- * are never overwritten.
+ * meta.ps_user_edited_at, in one statement. jsonb members are merged in SQL so concurrent writers
+ * of other members are never overwritten.
  */
 export async function applyValueChange(
   manager: EntityManager,
@@ -66,8 +65,7 @@ export async function applyValueChange(
   const { field, value } = change;
   let previousValue: PropertyValue;
   let newValue: PropertyValue;
-  const columns: Record<string, unknown> = {};
-  const parameters: Record<string, string> = {};
+  let set: string;
 
   if (field.kind === 'standard') {
     previousValue = contact[field.name];
@@ -76,7 +74,8 @@ export async function applyValueChange(
     if (!newValue && !other) {
       throw new ValidationError(`${field.name} cannot be cleared: a contact needs an email or a phone`);
     }
-    columns[field.name] = newValue;
+    // The column of a standard field (a fixed list), never of user input.
+    set = `${manager.connection.getMetadata(Contact).findColumnWithPropertyName(field.name)!.databaseName} = $6`;
   } else {
     const properties = contact.properties ?? {};
     const exists = Object.prototype.hasOwnProperty.call(properties, field.name);
@@ -85,22 +84,27 @@ export async function applyValueChange(
     }
     previousValue = exists ? properties[field.name] : null;
     newValue = value;
-    columns.properties = () => 'properties || CAST(:properties AS jsonb)';
-    parameters.properties = JSON.stringify({ [field.name]: value });
+    set = 'properties = properties || $6::jsonb';
   }
 
-  const record = await manager.save(
-    manager.create(ContactFieldValue, { contactId: contact.id, fieldName: field.name, value }),
+  const record = { id: '', contactId: contact.id, fieldName: field.name, value, createdAt: new Date() };
+  const [row]: { id: string }[] = await manager.query(
+    `WITH record AS (
+       INSERT INTO contact_field_values (contact_id, field_name, value, created_at) VALUES ($1, $2, $3, $4)
+       RETURNING id),
+     written AS (
+       UPDATE contacts SET ${set}, meta = meta || $5::jsonb WHERE id = $1)
+     SELECT id FROM record`,
+    [
+      contact.id,
+      field.name,
+      value,
+      record.createdAt,
+      JSON.stringify({ ps_user_edited_at: record.createdAt.toISOString() }),
+      field.kind === 'standard' ? newValue : JSON.stringify({ [field.name]: value }),
+    ],
   );
-  columns.meta = () => 'meta || CAST(:meta AS jsonb)';
-  parameters.meta = JSON.stringify({ ps_user_edited_at: record.createdAt.toISOString() });
-  await manager
-    .createQueryBuilder()
-    .update(Contact)
-    .set(columns as never)
-    .where('id = :id', { id: contact.id })
-    .setParameters(parameters)
-    .execute();
+  record.id = row.id;
   return {
     record,
     previousValue: previousValue ?? null,

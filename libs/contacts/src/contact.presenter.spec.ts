@@ -27,14 +27,20 @@ const contact = (overrides: Partial<Contact> = {}): Contact =>
     meta: {},
     utmParams: {},
     properties: {},
-    createdAt: new Date(),
-    updatedAt: new Date(),
+    createdAt: new Date('2026-01-31T12:00:00.000Z'),
+    updatedAt: new Date('2026-02-01T08:30:00.000Z'),
     ...overrides,
   }) as Contact;
 
 describe(presentContact.name, () => {
   it('leaves every unknown member out', () => {
-    expect(presentContact(contact(), [])).toEqual({ id: 'c1', status: 'lead', messages: [] });
+    expect(presentContact(contact(), [])).toEqual({
+      id: 'c1',
+      status: 'lead',
+      createdAt: '2026-01-31T12:00:00.000Z',
+      updatedAt: '2026-02-01T08:30:00.000Z',
+      messages: [],
+    });
   });
 
   it('groups the address and shows it only when a component is known', () => {
@@ -86,6 +92,14 @@ describe(presentContact.name, () => {
       { id: 'm1', name: 'Welcome', type: 'email', content: 'Hello', subject: 'Hi' },
       { id: 'm2', name: 'Reminder', type: 'sms', content: 'Soon' },
     ]);
-    expect(Object.keys(view)).toEqual(['id', 'status', 'email', 'address', 'messages']);
+    expect(Object.keys(view)).toEqual([
+      'id',
+      'status',
+      'email',
+      'address',
+      'createdAt',
+      'updatedAt',
+      'messages',
+    ]);
   });
 });

@@ -1,14 +1,31 @@
-import type { EntityManager } from 'typeorm';
 import { ValidationError } from '@app/core';
+import { parseIso8601 } from '@app/metrics/time/iso-8601';
 
-export const SORT_FIELDS = ['ps_converted_at', 'email', 'firstName', 'lastName'] as const;
+export const SORT_FIELDS = ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 export const SORT_ORDERS = [-1, 1] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 50;
+export const MAX_CURSOR_LENGTH = 1000;
 
-export interface ListContactsQuery {
+/** The list's filters; every one is optional and they combine with AND. */
+export interface ContactFilters {
+  /** Exact match, case-insensitive. */
+  email?: string;
+  /** Only the digits are compared: `+49 151 123` finds `+49151123`. */
+  phone?: string;
+  /** One of the funnel's statuses. */
+  status?: string;
+  /** ISO 8601 date-time with a zone; contacts changed strictly after it. */
+  updatedAfter?: string;
+  /** ISO 8601 date-time with a zone; contacts created strictly after it. */
+  createdAfter?: string;
+}
+
+export const FILTER_NAMES = ['email', 'phone', 'status', 'updatedAfter', 'createdAfter'] as const;
+
+export interface ListContactsQuery extends ContactFilters {
   /** 0-based. */
   page: number;
   /** 1 to 100. */
@@ -16,18 +33,32 @@ export interface ListContactsQuery {
   sortField: SortField;
   /** -1 descending, 1 ascending. */
   sortOrder: SortOrder;
+  /** `meta.nextCursor` of the previous page of the same query. */
+  cursor?: string;
 }
 
-// Each sort field has an index (funnel_id, <column> NULLS FIRST, id), see Contact.
-const SORT_COLUMNS: Record<SortField, string> = {
-  ps_converted_at: 'converted_at',
-  email: 'email',
-  firstName: 'first_name',
-  lastName: 'last_name',
+/** The filters as the SQL compares them. */
+export interface NormalisedFilters {
+  emailLower?: string;
+  phoneDigits?: string;
+  status?: string;
+  updatedAfter?: Date;
+  createdAfter?: Date;
+}
+
+export const FILTER_RULES = {
+  email: 'email must be a non-empty string of at most 320 characters',
+  phone: 'phone must contain at least one digit',
+  updatedAfter: 'updatedAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
+  createdAfter: 'createdAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
+  cursor: `cursor must be a meta.nextCursor of at most ${MAX_CURSOR_LENGTH} characters`,
 };
 
-/** The same rules as the REST query DTO, for callers that do not go through it (MCP). */
-export function validateListQuery(query: ListContactsQuery): void {
+/**
+ * The same rules as the REST query DTO, for callers that do not go through it (MCP). Answers the
+ * filters as the SQL compares them; the status filter is checked against the funnel afterwards.
+ */
+export function validateListQuery(query: ListContactsQuery): NormalisedFilters {
   const problems: string[] = [];
   if (!Number.isInteger(query.page) || query.page < 0) problems.push('page must be an integer of at least 0');
   if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_LIMIT) {
@@ -36,27 +67,52 @@ export function validateListQuery(query: ListContactsQuery): void {
   if (!SORT_FIELDS.includes(query.sortField))
     problems.push(`sortField must be one of ${SORT_FIELDS.join(', ')}`);
   if (!SORT_ORDERS.includes(query.sortOrder)) problems.push('sortOrder must be -1 or 1');
+  if (query.cursor !== undefined) {
+    if (typeof query.cursor !== 'string' || !query.cursor || query.cursor.length > MAX_CURSOR_LENGTH)
+      problems.push(FILTER_RULES.cursor);
+    else if (query.page !== 0) problems.push('page cannot be combined with cursor');
+  }
+
+  const filters: NormalisedFilters = {};
+  const text = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
+  if (query.email !== undefined) {
+    const email = text(query.email);
+    if (!email || email.length > 320) problems.push(FILTER_RULES.email);
+    else filters.emailLower = email.toLowerCase();
+  }
+  if (query.phone !== undefined) {
+    const digits = phoneDigits(text(query.phone) ?? '');
+    if (!digits) problems.push(FILTER_RULES.phone);
+    else filters.phoneDigits = digits;
+  }
+  if (query.status !== undefined) {
+    const status = text(query.status);
+    if (!status) problems.push("status must be one of the funnel's statuses");
+    else filters.status = status;
+  }
+  for (const name of ['updatedAfter', 'createdAfter'] as const) {
+    if (query[name] === undefined) continue;
+    const millis =
+      typeof query[name] === 'string' ? parseIso8601(query[name], { zoneRequired: true }) : undefined;
+    // Sub-millisecond digits are dropped: the bound can only widen, never skip a change.
+    if (millis === undefined) problems.push(FILTER_RULES[name]);
+    else filters[name] = new Date(millis);
+  }
   if (problems.length) throw new ValidationError(problems[0], problems);
+  return filters;
 }
 
-/**
- * The ids of one page plus one more (to tell whether a next page exists), in sort order.
- * Ascending lists missing values first, descending last, ties broken by id, which is exactly
- * the order of the sort index read forwards or backwards. Only ids are read, so the scan is
- * index-only and OFFSET skips index entries, not rows; deep pages are still O(offset).
- * The funnel's company was checked by the caller; company_id is not in the index.
- */
-export async function listPageIds(
-  manager: EntityManager,
-  funnelId: string,
-  query: ListContactsQuery,
-): Promise<string[]> {
-  const column = SORT_COLUMNS[query.sortField];
-  const order =
-    query.sortOrder === 1 ? `${column} ASC NULLS FIRST, id ASC` : `${column} DESC NULLS LAST, id DESC`;
-  const rows: { id: string }[] = await manager.query(
-    `SELECT id FROM contacts WHERE funnel_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,
-    [funnelId, query.limit + 1, query.page * query.limit],
-  );
-  return rows.map((r) => r.id);
+/** A status filter names one of the funnel's statuses (400 otherwise, as on create). */
+export function assertStatusFilter(filters: NormalisedFilters, statuses: readonly string[]): void {
+  if (filters.status !== undefined && !statuses.includes(filters.status))
+    throw new ValidationError(`status must be one of the funnel's statuses: ${statuses.join(', ')}`);
+}
+
+/** The digits of a phone number, as the phone filter and its index compare them. */
+export function phoneDigits(phone: string): string {
+  return phone.replace(/\D/g, '');
+}
+
+export function hasFilters(filters: NormalisedFilters): boolean {
+  return Object.values(filters).some((value) => value !== undefined);
 }

@@ -1,8 +1,21 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
   ApiHeader,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -50,18 +63,25 @@ export class ContactsController {
   @ApiOperation({
     summary: 'List contacts',
     description:
-      'One page of the funnel’s contacts. `total` is kept per funnel (no count per request). Pages are ' +
-      'offset-based: a deep page costs time proportional to page × limit.',
+      'One page of the funnel’s contacts, optionally filtered (email, phone, status, updatedAfter, ' +
+      'createdAfter; combined with AND). `total` is kept per funnel (no count per request); with filters ' +
+      'it is the number of matching contacts. By `page`, a deep page costs time proportional to page × ' +
+      'limit; by `cursor` (meta.nextCursor of the previous page), every page costs the same. To sync ' +
+      'changes: sortField=updatedAt&sortOrder=1&updatedAfter=<last updatedAt seen>, following nextCursor.',
   })
   @FUNNEL_ID
   @ApiOkResponse({ type: ContactListResponse, description: 'One page of contacts and the pagination meta' })
   @ApiErrorResponse(
     400,
-    'Invalid query parameter (integers only; unknown parameters are refused) or funnelId',
+    'Invalid query parameter (integers only; unknown parameters are refused), filter, cursor or funnelId',
     'limit must be an integer from 1 to 100',
     'page must be an integer of at least 0',
-    'sortField must be one of ps_converted_at, email, firstName, lastName',
+    'sortField must be one of ps_converted_at, email, firstName, lastName, updatedAt',
     'sortOrder must be -1 or 1',
+    "status must be one of the funnel's statuses: lead, converted",
+    'updatedAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
+    'cursor is not valid: pass meta.nextCursor unchanged',
+    'page cannot be combined with cursor',
     'funnelId must be a UUID',
   )
   @FUNNEL_NOT_FOUND
@@ -100,6 +120,10 @@ export class ContactsController {
     type: ContactResponse,
     description: 'The created contact (or, for a retry, the first response)',
     headers: {
+      Location: {
+        description: 'The contact’s address: /v1/funnels/{funnelId}/contacts/{contactId}',
+        schema: { type: 'string', example: '/v1/funnels/6f1c…/contacts/0b7e…' },
+      },
       'Idempotent-Replayed': {
         description:
           '`true` when the body is the stored response to an earlier request with the same Idempotency-Key',
@@ -134,6 +158,7 @@ export class ContactsController {
   ): Promise<ContactResponse> {
     const { contact, replayed } = await this.contacts.create(companyId, funnelId, body, { idempotencyKey });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.setHeader('Location', `/v1/funnels/${funnelId}/contacts/${contact.id}`);
     return { data: contact };
   }
 
@@ -191,5 +216,30 @@ export class ContactsController {
     @Body() body: UpdateContactValueDto,
   ): Promise<ContactValuesResponse> {
     return { data: await this.contacts.updateValue(companyId, funnelId, contactId, body) };
+  }
+
+  @Delete(':contactId')
+  @HttpCode(204)
+  @RequirePermissions('crm:write')
+  @ApiOperation({
+    summary: 'Erase a contact',
+    description:
+      'Erases the contact for good (GDPR art. 17, CCPA), in one transaction: the contact, its field-value ' +
+      'history, its messages, remembered Idempotency-Key responses that show it, and its automation runs. ' +
+      'Metrics keep their counts (conversions, messages sent) without any link to the contact; the list’s ' +
+      'total drops by one. Automations and webhook subscriptions on contact.deleted receive the ids only. ' +
+      'A second call answers 404.',
+  })
+  @FUNNEL_ID
+  @CONTACT_ID
+  @ApiNoContentResponse({ description: 'Erased' })
+  @ApiErrorResponse(400, 'funnelId or contactId is not a UUID', 'contactId must be a UUID')
+  @NOT_FOUND
+  async erase(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Param('contactId') contactId: string,
+  ): Promise<void> {
+    await this.contacts.erase(companyId, funnelId, contactId);
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspacesModule } from '@app/workspaces/workspaces.module';
 import { ContactsController } from './contacts.controller';
+import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 import { contactEntities } from './entities';
 
@@ -12,7 +13,7 @@ import { contactEntities } from './entities';
 @Module({
   imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],
   controllers: [ContactsController],
-  providers: [ContactsService],
+  providers: [ContactsService, ContactsRepository],
   exports: [ContactsService],
 })
 export class ContactsModule {}

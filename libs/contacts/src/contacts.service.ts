@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AutomationTrigger } from '@app/automations/automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces/funnels.service';
+import { Contact } from './entities/contact.entity';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
+import { eraseContact } from './contact-erasure';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
-import { Contact } from './entities/contact.entity';
-import { ContactMessage } from './entities/contact-message.entity';
+import { ContactsRepository, PageContactRow } from './contacts.repository';
 import {
   assertIdempotencyKey,
   claimIdempotencyKey,
@@ -16,11 +16,14 @@ import {
   pruneExpiredKeys,
   rememberResponse,
 } from './idempotency';
-import { listPageIds, ListContactsQuery, validateListQuery } from './contacts-list.query';
+import { decodeCursor, encodeCursor } from './contacts-list.cursor';
+import { assertStatusFilter, hasFilters, ListContactsQuery, validateListQuery } from './contacts-list.query';
+import { countMatching, listPageRows, pageOrder, pageQueries, PageRow } from './contacts-list.sql';
 
 export interface ContactPage {
   data: ContactView[];
-  meta: { page: number; limit: number; total: number; hasNext: boolean };
+  /** `nextCursor` is present exactly when `hasNext` is true. */
+  meta: { page: number; limit: number; total: number; hasNext: boolean; nextCursor?: string };
 }
 
 export interface CreateContactResult {
@@ -40,38 +43,63 @@ export class ContactsService {
     private readonly dataSource: DataSource,
     private readonly funnels: FunnelsService,
     private readonly automations: AutomationTrigger,
-    @InjectRepository(Contact) private readonly contacts: Repository<Contact>,
-    @InjectRepository(ContactMessage) private readonly messages: Repository<ContactMessage>,
+    private readonly rows: ContactsRepository,
   ) {}
 
+  /**
+   * One page of the funnel's contacts under the filters, by page number (OFFSET) or by the cursor
+   * of the previous page (keyset: the same cost at any depth). `total` is the funnel's kept count,
+   * or with filters the count of matching contacts.
+   */
   async list(companyId: string, funnelId: string, query: ListContactsQuery): Promise<ContactPage> {
     assertIds({ funnelId });
-    validateListQuery(query);
-    await this.funnels.findForCompany(companyId, funnelId);
-    const total = await this.countOf(funnelId);
-    const { page, limit } = query;
-    // Past the last contact there is nothing to read (and no huge OFFSET to send).
-    if (page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
-
-    const ids = await listPageIds(this.dataSource.manager, funnelId, query);
-    const hasNext = ids.length > limit;
-    const pageIds = ids.slice(0, limit);
-    const rows = await this.contacts.findBy({ id: In(pageIds), companyId });
-    const byId = new Map(rows.map((c) => [c.id, c]));
-    const messages = await this.messagesOf(pageIds);
-    const data = pageIds
-      .map((id) => byId.get(id))
-      .filter((c): c is Contact => !!c)
-      .map((c) => presentContact(c, messages.get(c.id) ?? []));
-    return { data, meta: { page, limit, total, hasNext } };
+    const filters = validateListQuery(query);
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    assertStatusFilter(filters, funnel.contactStatuses);
+    const { limit, sortField, sortOrder } = query;
+    const after = query.cursor ? decodeCursor(query.cursor, sortField, sortOrder, filters) : undefined;
+    const page = after?.page ?? query.page;
+    const manager = this.dataSource.manager;
+    const { first, then } = pageQueries(funnelId, query, filters, after);
+    let total: number;
+    let rows: PageContactRow[];
+    if (!hasFilters(filters) && !then) {
+      // The common case, one statement: the page, its contacts, their messages and the kept total.
+      ({ total, rows } = await this.rows.page(
+        first,
+        companyId,
+        pageOrder(query, 'r'),
+        after ? undefined : page * limit,
+      ));
+    } else {
+      total = hasFilters(filters)
+        ? await countMatching(manager, funnelId, filters)
+        : await this.countOf(funnelId);
+      // Past the last contact there is nothing to read (and no huge OFFSET to send).
+      if (!after && page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
+      rows = await this.pageInSteps(companyId, await listPageRows(manager, funnelId, query, filters, after));
+    }
+    const hasNext = rows.length > limit;
+    const pageRows = rows.slice(0, limit);
+    const data = pageRows.map((c) => presentContact(c, c.messages));
+    const meta: ContactPage['meta'] = { page, limit, total, hasNext };
+    if (hasNext) {
+      const last = pageRows[pageRows.length - 1];
+      meta.nextCursor = encodeCursor(sortField, sortOrder, filters, {
+        value: last.sort_value,
+        id: last.id,
+        page: page + 1,
+      });
+    }
+    return { data, meta };
   }
 
   async get(companyId: string, funnelId: string, contactId: string): Promise<ContactView> {
     assertIds({ funnelId, contactId });
     await this.funnels.findForCompany(companyId, funnelId);
-    const contact = await this.contacts.findOneBy({ id: contactId, funnelId, companyId });
+    const contact = await this.rows.findOne(companyId, funnelId, contactId);
     if (!contact) throw new NotFoundError('Contact not found');
-    return presentContact(contact, (await this.messagesOf([contact.id])).get(contact.id) ?? []);
+    return presentContact(contact, contact.messages);
   }
 
   /**
@@ -92,6 +120,17 @@ export class ContactsService {
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const { fields, skipAutomationTrigger } = validateCreateInput(input, funnel.contactStatuses);
 
+    const row = { ...fields, funnelId, companyId, convertedAt: new Date() };
+    // Without an idempotency key, and while no automation can fire, the insert is its own
+    // transaction: one round trip. Otherwise it is made again below, with the runs.
+    if (key === undefined) {
+      const guard = skipAutomationTrigger
+        ? undefined
+        : (funnel: string) => this.automations.noRunsCondition(funnel);
+      const contact = await this.rows.insert(this.rows.pooled, row, guard);
+      if (contact) return { contact: presentContact(contact, []), replayed: false };
+    }
+
     return this.dataSource.transaction(async (manager) => {
       const requestFingerprint = fingerprint(`POST /v1/funnels/${funnelId}/contacts`, input);
       if (key !== undefined) {
@@ -99,21 +138,16 @@ export class ContactsService {
         const previous = await claimIdempotencyKey(manager, companyId, key, requestFingerprint);
         if (previous) return { contact: (previous.body as { data: ContactView }).data, replayed: true };
       }
-      const now = new Date();
-      const contact = await manager.save(
-        manager.create(Contact, {
-          ...fields,
-          funnelId,
-          companyId,
-          convertedAt: now,
-          meta: { ps_source: 'external-api' },
-          utmParams: {},
-          properties: {},
-        }),
-      );
+      const contact = (await this.rows.insert((text, values) => manager.query(text, values), row))!;
       if (!skipAutomationTrigger) {
         await this.automations.record(manager, [
-          { kind: 'contact.created', companyId, funnelId, contactId: contact.id, occurredAt: now },
+          {
+            kind: 'contact.created',
+            companyId,
+            funnelId,
+            contactId: contact.id,
+            occurredAt: row.convertedAt,
+          },
         ]);
       }
       const view = presentContact(contact, []);
@@ -140,13 +174,12 @@ export class ContactsService {
 
     return this.dataSource.transaction(async (manager: EntityManager) => {
       // Locked, so the previous value and the email-or-phone rule hold under concurrent writes.
-      const contact = await manager.findOne(Contact, {
-        where: { id: contactId, funnelId, companyId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const contact = await this.rows.lock(manager, companyId, funnelId, contactId, (funnel) =>
+        this.automations.noRunsCondition(funnel),
+      );
       if (!contact) throw new NotFoundError('Contact not found');
       const { record, previousValue, value, changed } = await applyValueChange(manager, contact, change);
-      if (changed && !change.skipAutomationTrigger) {
+      if (changed && !change.skipAutomationTrigger && !contact.noRuns) {
         await this.automations.record(manager, [
           {
             kind: 'field.changed',
@@ -169,23 +202,46 @@ export class ContactsService {
     });
   }
 
+  /**
+   * Erases the contact and everything that holds its personal data, in one transaction (see
+   * eraseContact), and records `contact.deleted` (ids only) for automations and hooks.
+   */
+  async erase(companyId: string, funnelId: string, contactId: string): Promise<void> {
+    assertIds({ funnelId, contactId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    await this.dataSource.transaction(async (manager) => {
+      // Locked, so a concurrent write cannot add to what is being erased.
+      const contact = await manager.findOne(Contact, {
+        where: { id: contactId, funnelId, companyId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!contact) throw new NotFoundError('Contact not found');
+      await eraseContact(manager, contact, this.automations);
+      await this.automations.record(manager, [
+        { kind: 'contact.deleted', companyId, funnelId, contactId, occurredAt: new Date() },
+      ]);
+    });
+  }
+
+  /** The contacts of a page's ids (and sort values), in their order. */
+  private async pageInSteps(companyId: string, ids: PageRow[]): Promise<PageContactRow[]> {
+    const found = await this.rows.byIds(
+      companyId,
+      ids.map((r) => r.id),
+    );
+    const byId = new Map(found.map((c) => [c.id, c]));
+    return ids.flatMap((r) => {
+      const contact = byId.get(r.id);
+      return contact ? [{ ...contact, sort_value: r.sort_value }] : [];
+    });
+  }
+
   private async countOf(funnelId: string): Promise<number> {
     const rows: { contact_count: string }[] = await this.dataSource.query(
       'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
       [funnelId],
     );
     return Number(rows[0]?.contact_count ?? 0);
-  }
-
-  private async messagesOf(contactIds: string[]): Promise<Map<string, ContactMessage[]>> {
-    const byContact = new Map<string, ContactMessage[]>();
-    if (!contactIds.length) return byContact;
-    const messages = await this.messages.find({
-      where: { contactId: In(contactIds) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    for (const m of messages) byContact.set(m.contactId, [...(byContact.get(m.contactId) ?? []), m]);
-    return byContact;
   }
 }
 

@@ -96,3 +96,18 @@ export async function pruneExpiredKeys(manager: EntityManager, batch = 100): Pro
     [IDEMPOTENCY_KEY_TTL_HOURS, batch],
   );
 }
+
+/**
+ * Forgets the remembered responses that show a contact being erased (a created contact's body).
+ * A retry with such a key afterwards is a new request.
+ */
+export async function forgetResponsesAbout(
+  manager: EntityManager,
+  companyId: string,
+  contactId: string,
+): Promise<void> {
+  await manager.query(
+    `DELETE FROM idempotency_keys WHERE company_id = $1 AND response_body -> 'data' ->> 'id' = $2`,
+    [companyId, contactId],
+  );
+}

@@ -6,3 +6,5 @@ export * from './contacts.service';
 export * from './dto/contact.dto';
 export * from './entities';
 export * from './idempotency';
+export * from './contacts-list.cursor';
+export * from './contacts-list.sql';

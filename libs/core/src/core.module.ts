@@ -4,6 +4,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { validateEnv } from './config/env.validation';
+import { ChangeNotifications } from './database/change-notifications';
 import { boundedPool, dataSourceOptions, DatabaseTimeouts } from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
@@ -48,8 +49,9 @@ export class CoreModule {
         HttpMetrics,
         DatabasePoolMetrics,
         ShutdownState,
+        ChangeNotifications,
       ],
-      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState],
+      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState, ChangeNotifications],
     };
   }
 }

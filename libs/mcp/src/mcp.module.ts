@@ -6,6 +6,7 @@ import { allowBrowserClients } from '@app/oauth/browser-clients.middleware';
 import { WorkspacesModule } from '@app/workspaces/workspaces.module';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpController } from './mcp.controller';
+import { McpOriginMiddleware } from './origin/mcp-origin.middleware';
 
 /** POST /mcp: the MCP tools over the same services as REST, behind the OAuth bearer token. */
 @Module({
@@ -15,7 +16,10 @@ import { McpController } from './mcp.controller';
 })
 export class McpModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    // Every method, so the browser's CORS preflight (OPTIONS) is answered too.
-    consumer.apply(allowBrowserClients).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
+    // Every method, so the browser's CORS preflight (OPTIONS) is answered too; the origin is
+    // checked first, so a refused origin learns nothing, not even the CORS answer.
+    consumer
+      .apply(McpOriginMiddleware, allowBrowserClients)
+      .forRoutes({ path: 'mcp', method: RequestMethod.ALL });
   }
 }

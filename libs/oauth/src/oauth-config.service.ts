@@ -2,15 +2,18 @@ import { BadRequestException, Inject, Injectable, ServiceUnavailableException } 
 import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import { OAuthSettings, oauthSettingsFromConfig } from '@app/auth';
-import { AppConfigService, publicBaseUrl } from '@app/core';
+import { AppConfigService, OAuthMode, publicBaseUrl } from '@app/core';
 
 /** Base URL of a request and the identity provider settings, as the OAuth routes need them. */
 @Injectable()
 export class OAuthConfigService {
   private readonly settingsOrUndefined?: OAuthSettings;
+  /** `OAUTH_MODE`: whether this service or the identity provider is the clients' authorization server. */
+  readonly mode: OAuthMode;
 
   constructor(@Inject(ConfigService) private readonly config: AppConfigService) {
     this.settingsOrUndefined = oauthSettingsFromConfig(config);
+    this.mode = config.get('OAUTH_MODE', { infer: true });
   }
 
   baseUrl(request: Request): string {

@@ -5,10 +5,13 @@ export const MCP_CLIENT_NAME = 'Funnel CRM MCP client';
 
 export const SCOPES_SUPPORTED = ['offline_access'];
 
-/** RFC 9728 protected-resource metadata: the service is its own authorization-server front door. */
-export function protectedResourceMetadata(baseUrl: string) {
+/**
+ * RFC 9728 protected-resource metadata: the service is its own authorization-server front door.
+ * `resource` is the base URL (the root document) or the MCP endpoint's URL (`/.well-known/oauth-protected-resource/mcp`).
+ */
+export function protectedResourceMetadata(baseUrl: string, resource = baseUrl) {
   return {
-    resource: baseUrl,
+    resource,
     authorization_servers: [baseUrl],
     scopes_supported: SCOPES_SUPPORTED,
     bearer_methods_supported: ['header'],
@@ -35,6 +38,28 @@ export function authorizationServerMetadata(baseUrl: string, settings: OAuthSett
 }
 
 /**
+ * RFC 8414 metadata of issuer mode: this service is the authorization server its clients see
+ * (authorize, token and registration here, `iss` on every authorization response), and accepts
+ * Client ID Metadata Documents as well as registered clients.
+ */
+export function issuerMetadata(baseUrl: string) {
+  return {
+    issuer: baseUrl,
+    authorization_endpoint: `${baseUrl}/oauth/authorize`,
+    token_endpoint: `${baseUrl}/oauth/token`,
+    registration_endpoint: `${baseUrl}/oauth/register`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: ['none'],
+    code_challenge_methods_supported: ['S256'],
+    scopes_supported: SCOPES_SUPPORTED,
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+  };
+}
+
+/**
  * The identity provider's authorize URL carrying every parameter the client sent (repeats kept, in
  * order) plus `audience` and `connection` from configuration, which replace client-sent values.
  */
@@ -51,20 +76,24 @@ export function identityProviderAuthorizeUrl(rawQuery: string, settings: OAuthSe
 
 export const REDIRECT_URIS_ERROR = 'redirect_uris must be a non-empty array';
 
+/** The `redirect_uris` of a registration request, or undefined unless a non-empty array of strings. */
+export function requestedRedirectUris(body: unknown): string[] | undefined {
+  const redirectUris = (body as { redirect_uris?: unknown } | null | undefined)?.redirect_uris;
+  const valid =
+    Array.isArray(redirectUris) &&
+    redirectUris.length > 0 &&
+    redirectUris.every((u) => typeof u === 'string');
+  return valid ? (redirectUris as string[]) : undefined;
+}
+
 /** The registration answer, or undefined when `redirect_uris` is not a non-empty array of strings. */
 export function registerClient(body: unknown, clientId: string) {
-  const redirectUris = (body as { redirect_uris?: unknown } | null | undefined)?.redirect_uris;
-  if (
-    !Array.isArray(redirectUris) ||
-    !redirectUris.length ||
-    !redirectUris.every((u) => typeof u === 'string')
-  ) {
-    return undefined;
-  }
+  const redirectUris = requestedRedirectUris(body);
+  if (!redirectUris) return undefined;
   return {
     client_id: clientId,
     client_name: MCP_CLIENT_NAME,
-    redirect_uris: redirectUris as string[],
+    redirect_uris: redirectUris,
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',

@@ -23,6 +23,9 @@ import type { Request } from 'express';
 import { Public } from '@app/auth';
 import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { ClientRegistrationError, ClientRegistrationErrorFilter } from './client-registration-error.filter';
+import { AuthorizationService } from './issuer/authorization.service';
+import { IssuerRegistrationService } from './issuer/issuer-registration.service';
+import { OAuthProtocolErrorFilter } from './oauth-protocol-error';
 import {
   ClientRegistrationDto,
   ClientRegistrationErrorDto,
@@ -51,7 +54,11 @@ const ApiAuthorizeQuery = () =>
 @ApiTags('OAuth')
 @Controller({ path: 'oauth', version: VERSION_NEUTRAL })
 export class OAuthController {
-  constructor(private readonly oauth: OAuthConfigService) {}
+  constructor(
+    private readonly oauth: OAuthConfigService,
+    private readonly authorization: AuthorizationService,
+    private readonly registration: IssuerRegistrationService,
+  ) {}
 
   @Get('authorize')
   @Public()
@@ -59,31 +66,44 @@ export class OAuthController {
   @ApiOperation({
     summary: 'Authorization redirect',
     description:
-      'Forwards every query parameter unchanged (repeated ones too) to `{idp_url}/authorize` and adds ' +
+      'proxy mode: forwards every query parameter unchanged (repeated ones too) to `{idp_url}/authorize` and adds ' +
       '`audience` (`OAUTH_AUDIENCE`) and, when configured, `connection` (`OAUTH_CONNECTION`); configured ' +
-      'values replace any the client sent.',
+      'values replace any the client sent. issuer mode: checks the client (registered, or a Client ID ' +
+      'Metadata Document URL) and its `redirect_uri`, then sends the browser to the identity provider with ' +
+      "this service's callback and PKCE; an unknown client or redirect URI gets 400 and no redirect.",
   })
   @ApiAuthorizeQuery()
   @ApiFoundResponse({ description: 'Redirect to the identity provider (`Location` header)' })
+  @ApiErrorResponse(400, 'issuer mode: unknown client or unregistered redirect_uri', 'unknown client_id')
   @ApiErrorResponse(
     503,
     'No identity provider is configured (IDP_URL)',
     'OAuth is not configured on this server',
   )
-  authorize(@Req() request: Request): { url: string; statusCode: number } {
+  async authorize(@Req() request: Request): Promise<{ url: string; statusCode: number }> {
     const rawQuery = request.originalUrl.split('?').slice(1).join('?');
-    return { url: identityProviderAuthorizeUrl(rawQuery, this.oauth.settings()), statusCode: 302 };
+    const settings = this.oauth.settings();
+    if (this.oauth.mode === 'proxy')
+      return { url: identityProviderAuthorizeUrl(rawQuery, settings), statusCode: 302 };
+    const url = await this.authorization.authorize(
+      new URLSearchParams(rawQuery),
+      this.oauth.baseUrl(request),
+      settings,
+    );
+    return { url, statusCode: 302 };
   }
 
   @Post('register')
   @Public()
   @HttpCode(201)
-  @UseFilters(ClientRegistrationErrorFilter)
+  @UseFilters(ClientRegistrationErrorFilter, OAuthProtocolErrorFilter)
   @ApiOperation({
     summary: 'Dynamic client registration (RFC 7591)',
     description:
-      'Every registration receives the same public client id (`OAUTH_CLIENT_ID`); no secret is issued. ' +
-      'The 400 body is exactly `{"error":"redirect_uris must be a non-empty array"}`.',
+      'proxy mode: every registration receives the same public client id (`OAUTH_CLIENT_ID`). issuer mode: ' +
+      'each registration gets a client id of its own, its redirect URIs stored and matched exactly (https, ' +
+      'http on loopback, or an app scheme; otherwise 400 `invalid_redirect_uri`). No secret is issued. ' +
+      'A missing or empty `redirect_uris` gets exactly `{"error":"redirect_uris must be a non-empty array"}`.',
   })
   @ApiBody({ type: ClientRegistrationRequestDto })
   @ApiCreatedResponse({ type: ClientRegistrationDto })
@@ -96,8 +116,10 @@ export class OAuthController {
     'No identity provider is configured (IDP_URL)',
     'OAuth is not configured on this server',
   )
-  register(@Body() body: unknown): ClientRegistrationDto {
-    const registration = registerClient(body, this.oauth.settings().clientId);
+  async register(@Body() body: unknown): Promise<ClientRegistrationDto> {
+    const settings = this.oauth.settings();
+    if (this.oauth.mode === 'issuer') return this.registration.register(body);
+    const registration = registerClient(body, settings.clientId);
     if (!registration) throw new ClientRegistrationError();
     return registration;
   }

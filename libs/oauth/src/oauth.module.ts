@@ -1,13 +1,30 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { allowBrowserClients } from './browser-clients.middleware';
+import { oauthEntities } from './entities';
+import { AuthorizationService } from './issuer/authorization.service';
+import { AuthorizationStore } from './issuer/authorization.store';
+import { IssuerRegistrationService } from './issuer/issuer-registration.service';
+import { IssuerController } from './issuer/issuer.controller';
+import { OAuthClientsService } from './issuer/oauth-clients.service';
 import { OAuthConfigService } from './oauth-config.service';
 import { OAuthController } from './oauth.controller';
 import { WellKnownController } from './well-known.controller';
 
-/** OAuth discovery documents, the authorize redirect and client registration for MCP clients. */
+/**
+ * OAuth discovery documents, the authorize redirect and client registration for MCP clients; in
+ * issuer mode also the callback from the identity provider and the token endpoint.
+ */
 @Module({
-  controllers: [WellKnownController, OAuthController],
-  providers: [OAuthConfigService],
+  imports: [TypeOrmModule.forFeature(oauthEntities)],
+  controllers: [WellKnownController, OAuthController, IssuerController],
+  providers: [
+    OAuthConfigService,
+    OAuthClientsService,
+    AuthorizationStore,
+    AuthorizationService,
+    IssuerRegistrationService,
+  ],
   exports: [OAuthConfigService],
 })
 export class OAuthModule implements NestModule {
@@ -18,8 +35,10 @@ export class OAuthModule implements NestModule {
       .forRoutes(
         ...[
           '.well-known/oauth-protected-resource',
+          '.well-known/oauth-protected-resource/mcp',
           '.well-known/oauth-authorization-server',
           'oauth/register',
+          'oauth/token',
         ].map((path) => ({ path, method: RequestMethod.ALL })),
       );
   }

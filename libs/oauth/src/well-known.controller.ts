@@ -5,7 +5,7 @@ import { Public } from '@app/auth';
 import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { AuthorizationServerMetadataDto, ProtectedResourceMetadataDto } from './dto/oauth-metadata.dto';
 import { OAuthConfigService } from './oauth-config.service';
-import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-documents';
+import { authorizationServerMetadata, issuerMetadata, protectedResourceMetadata } from './oauth-documents';
 
 @ApiTags('OAuth')
 @Controller({ path: '.well-known', version: VERSION_NEUTRAL })
@@ -25,13 +25,28 @@ export class WellKnownController {
     return protectedResourceMetadata(this.oauth.baseUrl(request));
   }
 
+  @Get('oauth-protected-resource/mcp')
+  @Public()
+  @ApiOperation({
+    summary: 'Protected-resource metadata of the MCP endpoint (RFC 9728 §3.1)',
+    description:
+      'The same document for the resource `{base_url}/mcp`, at the path RFC 9728 derives from that URL; ' +
+      'in issuer mode the 401 of POST /mcp points here.',
+  })
+  @ApiOkResponse({ type: ProtectedResourceMetadataDto })
+  mcpProtectedResource(@Req() request: Request): ProtectedResourceMetadataDto {
+    const baseUrl = this.oauth.baseUrl(request);
+    return protectedResourceMetadata(baseUrl, `${baseUrl}/mcp`);
+  }
+
   @Get('oauth-authorization-server')
   @Public()
   @ApiOperation({
     summary: 'Authorization-server metadata (RFC 8414)',
     description:
-      'Authorization and registration go through this service; tokens and signing keys come from the ' +
-      'identity provider (`IDP_URL`).',
+      'proxy mode: authorization and registration go through this service; tokens and signing keys come ' +
+      'from the identity provider (`IDP_URL`), which is the issuer. issuer mode: this service is the issuer ' +
+      'with its own authorize, token and registration endpoints.',
   })
   @ApiOkResponse({ type: AuthorizationServerMetadataDto })
   @ApiErrorResponse(
@@ -40,6 +55,10 @@ export class WellKnownController {
     'OAuth is not configured on this server',
   )
   authorizationServer(@Req() request: Request): AuthorizationServerMetadataDto {
-    return authorizationServerMetadata(this.oauth.baseUrl(request), this.oauth.settings());
+    const settings = this.oauth.settings();
+    const baseUrl = this.oauth.baseUrl(request);
+    return this.oauth.mode === 'issuer'
+      ? issuerMetadata(baseUrl)
+      : authorizationServerMetadata(baseUrl, settings);
   }
 }

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import {
+  ChangeNotifications,
+  isUuid,
+  NotifiedCache,
+  NotFoundError,
+  sqlPool,
+  ValidationError,
+} from '@app/core';
 import { Funnel, FUNNEL_STATUSES, FunnelStatus } from './entities/funnel.entity';
 import { FunnelPage } from './entities/funnel-page.entity';
 import { Workspace } from './entities/workspace.entity';
@@ -24,13 +31,43 @@ export interface FunnelSummary {
 
 const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
 
+/** The trigger on funnels notifies this channel with the funnel's id (see the ApiKeyExpiry migration). */
+export const FUNNELS_CHANNEL = 'funnels_changed';
+// Notifications make changes visible at once; the age limit only bounds a missed one.
+export const FUNNEL_CACHE_TTL_MS = 60_000;
+
+/** What the tenant check and the contact rules read of a funnel; shared, so never changed. */
+export type CachedFunnel = Readonly<Pick<Funnel, 'id' | 'companyId' | 'workspaceId' | 'name' | 'status'>> & {
+  readonly contactStatuses: readonly string[];
+};
+
+interface FunnelRow {
+  id: string;
+  company_id: string;
+  workspace_id: string;
+  name: string;
+  status: FunnelStatus;
+  contact_statuses: string[];
+}
+
 @Injectable()
 export class FunnelsService {
+  // Every funnel route checks its funnel first: from memory, dropped on every replica when the
+  // funnel changes or is deleted (see NotifiedCache).
+  private readonly cache: NotifiedCache<CachedFunnel>;
+
   constructor(
     private readonly dataSource: DataSource,
     @InjectRepository(Funnel) private readonly funnels: Repository<Funnel>,
     @InjectRepository(FunnelPage) private readonly pages: Repository<FunnelPage>,
-  ) {}
+    notifications: ChangeNotifications,
+  ) {
+    this.cache = new NotifiedCache(notifications, {
+      channel: FUNNELS_CHANNEL,
+      ttlMs: FUNNEL_CACHE_TTL_MS,
+      maxEntries: 10_000,
+    });
+  }
 
   async create(input: CreateFunnelInput): Promise<Funnel> {
     const problems: string[] = [];
@@ -76,9 +113,9 @@ export class FunnelsService {
    * The funnel when it exists and belongs to the company; otherwise 404, so another company's
    * funnel is indistinguishable from a missing one.
    */
-  async findForCompany(companyId: string, funnelId: string): Promise<Funnel> {
-    const funnel = isUuid(funnelId) ? await this.funnels.findOneBy({ id: funnelId, companyId }) : null;
-    if (!funnel) throw new NotFoundError('Funnel not found');
+  async findForCompany(companyId: string, funnelId: string): Promise<CachedFunnel> {
+    const funnel = isUuid(funnelId) ? await this.cache.get(funnelId, () => this.load(funnelId)) : undefined;
+    if (!funnel || funnel.companyId !== companyId) throw new NotFoundError('Funnel not found');
     return funnel;
   }
 
@@ -111,5 +148,23 @@ export class FunnelsService {
   /** The funnel's pages in funnel order. */
   pagesOf(funnelId: string): Promise<FunnelPage[]> {
     return this.pages.find({ where: { funnelId }, order: { position: 'ASC' } });
+  }
+
+  private async load(funnelId: string): Promise<CachedFunnel | undefined> {
+    const { rows } = await sqlPool(this.dataSource).query<FunnelRow>({
+      name: 'funnel_by_id',
+      text: 'SELECT id, company_id, workspace_id, name, status, contact_statuses FROM funnels WHERE id = $1',
+      values: [funnelId],
+    });
+    const row = rows[0];
+    if (!row) return undefined;
+    return Object.freeze({
+      id: row.id,
+      companyId: row.company_id,
+      workspaceId: row.workspace_id,
+      name: row.name,
+      status: row.status,
+      contactStatuses: Object.freeze(row.contact_statuses),
+    });
   }
 }

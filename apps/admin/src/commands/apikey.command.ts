@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { ApiKeysService } from '@app/auth';
+import { ApiKeysService, parseExpiresIn, PERMISSIONS } from '@app/auth';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required, text } from './options';
@@ -15,13 +15,14 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   async run(
     _: string[],
-    options: { company?: string; permissions?: string[]; name?: string },
+    options: { company?: string; permissions?: string[]; name?: string; expiresIn?: number },
   ): Promise<void> {
     printResult(
       await this.apiKeys.create(
         required(options.company, '--company'),
         required(options.permissions, '--permissions'),
         options.name,
+        { expiresInMs: options.expiresIn },
       ),
     );
   }
@@ -33,7 +34,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   @Option({
     flags: '--permissions <list>',
-    description: 'comma-separated: crm:read, crm:write, metrics:read, events:write',
+    description: `comma-separated: ${PERMISSIONS.join(', ')}`,
     required: true,
   })
   parsePermissions(value: string): string[] {
@@ -43,6 +44,15 @@ export class ApiKeyCreateCommand extends CommandRunner {
   @Option({ flags: '--name <name>', description: 'a label to recognise the key by' })
   parseName(value: string): string {
     return text(value, '--name', 100);
+  }
+
+  @Option({
+    flags: '--expires-in <duration>',
+    description: 'the key answers 401 "API key expired" after this long: 90d, 12h, 30m or 45s',
+  })
+  parseExpiry(value: string): number {
+    // Refused while the command line is read: a usage error, nothing created.
+    return parseExpiresIn(value);
   }
 }
 

@@ -16,7 +16,7 @@ type AutomationCreateOptions = Partial<Omit<CreateAutomationInput, 'funnelId'>> 
 @SubCommand({
   name: 'create',
   description:
-    'Create an automation: on contact.created, status:<status> or field:<fieldName>, POST a signed webhook or record a message',
+    'Create an automation: on contact.created, contact.updated, contact.deleted, status:<status> or field:<fieldName>, POST a signed webhook or record a message',
 })
 export class AutomationCreateCommand extends CommandRunner {
   constructor(private readonly automations: AutomationsService) {
@@ -42,7 +42,7 @@ export class AutomationCreateCommand extends CommandRunner {
   @Option({
     flags: '--on <trigger>',
     description:
-      'contact.created, status:<status> (status became that value) or field:<fieldName> (value changed)',
+      'contact.created, contact.updated (any field changed), contact.deleted (erased; webhooks only), status:<status> (status became that value) or field:<fieldName> (value changed)',
     required: true,
   })
   parseOn(value: string): string {

@@ -12,7 +12,8 @@ export const RequirePermissions = (...permissions: Permission[]) =>
     ApiSecurity(API_KEY_SECURITY),
     ApiUnauthorizedResponse({
       description:
-        'Missing (`API key is required`) or invalid/revoked (`Invalid or unauthorized API key`) API key',
+        'Missing (`API key is required`), invalid/revoked (`Invalid or unauthorized API key`) or expired ' +
+        '(`API key expired`) API key',
     }),
     ApiForbiddenResponse({ description: `The API key lacks the permission ${permissions.join(', ')}` }),
   );

@@ -10,7 +10,13 @@ import {
 } from 'typeorm';
 import { Company } from './company.entity';
 
-export const PERMISSIONS = ['crm:read', 'crm:write', 'metrics:read', 'events:write'] as const;
+export const PERMISSIONS = [
+  'crm:read',
+  'crm:write',
+  'metrics:read',
+  'events:write',
+  'webhooks:write',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** An API key; only the lookup prefix and a SHA-256 hash of the secret are stored. */
@@ -46,6 +52,11 @@ export class ApiKey {
   @Column({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
 
+  /** After this instant the key answers 401 `API key expired`; null: never expires. */
+  @Column({ type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  /** Written at most once a minute per key, after the request it records. */
   @Column({ type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
 }

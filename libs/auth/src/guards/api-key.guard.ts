@@ -18,7 +18,8 @@ export const API_KEY_HEADER = 'x-service-api-key';
 
 /**
  * Global guard: a route is refused unless it is `@Public()`, `@BearerAuth()` or declares
- * `@RequirePermissions`; the latter need a valid, unrevoked key holding every listed permission.
+ * `@RequirePermissions`; the latter need a valid, unrevoked, unexpired key holding every listed
+ * permission.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -43,8 +44,13 @@ export class ApiKeyGuard implements CanActivate {
     const header = request.headers[API_KEY_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
     if (!presented) throw new UnauthorizedException('API key is required');
-    const principal = await this.apiKeys.authenticate(presented.trim());
-    if (!principal) throw new UnauthorizedException('Invalid or unauthorized API key');
+    const check = await this.apiKeys.authenticate(presented.trim());
+    if ('refused' in check) {
+      throw new UnauthorizedException(
+        check.refused === 'expired' ? 'API key expired' : 'Invalid or unauthorized API key',
+      );
+    }
+    const { principal } = check;
     request.principal = principal;
     const missing = required.filter((p) => !principal.permissions.includes(p));
     if (missing.length) {

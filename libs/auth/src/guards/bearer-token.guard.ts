@@ -15,6 +15,9 @@ import { AppConfigService, publicBaseUrl } from '@app/core';
 import { CompaniesService } from '../companies.service';
 import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
 import { oauthSettingsFromConfig, protectedResourceMetadataUrl } from '../oauth-settings';
+
+/** The scope MCP clients ask for (a refresh token with the access token). */
+const BEARER_SCOPE = 'offline_access';
 import {
   bearerTokenFrom,
   createBearerTokenStrategy,
@@ -70,7 +73,12 @@ export class BearerTokenGuard implements CanActivate {
       BASE_URL: this.config.get('BASE_URL', { infer: true }),
       TRUST_PROXY: this.config.get('TRUST_PROXY', { infer: true }),
     });
-    const params = baseUrl ? [`resource_metadata="${protectedResourceMetadataUrl(baseUrl)}"`] : [];
+    // issuer mode points strict clients at the document of the URL they called (RFC 9728 §5.1) and
+    // names the scope to ask for; proxy mode keeps the challenge the spec gives.
+    const issuer = this.config.get('OAUTH_MODE', { infer: true }) === 'issuer';
+    const metadataUrl = baseUrl && protectedResourceMetadataUrl(baseUrl, issuer ? request.path : '');
+    const params = metadataUrl ? [`resource_metadata="${metadataUrl}"`] : [];
+    if (issuer) params.push(`scope="${BEARER_SCOPE}"`);
     if (tokenSent) params.push('error="invalid_token"', 'error_description="Invalid token"');
     return `Bearer ${params.join(', ')}`.trim();
   }

@@ -9,18 +9,18 @@ import {
   Relation,
   UpdateDateColumn,
 } from 'typeorm';
-import { Contact } from '@app/contacts/entities/contact.entity';
 import { Automation } from './automation.entity';
 
 export const RUN_STATUSES = ['pending', 'running', 'succeeded', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export type RunEvent = 'contact.created' | 'contact.field_changed';
+export type RunEvent = 'contact.created' | 'contact.field_changed' | 'contact.deleted';
 
 /** The JSON a run delivers, frozen when the change was committed. */
 export interface RunPayload {
   event: RunEvent;
   funnelId: string;
+  /** The Contact JSON; for `contact.deleted` only `{id}`. */
   contact: Record<string, unknown>;
   change: { fieldName: string; previousValue: unknown; value: unknown } | null;
   occurredAt: string;
@@ -52,13 +52,10 @@ export class AutomationRun {
   @Column({ type: 'uuid' })
   funnelId: string;
 
-  // Deleting a contact drops its runs: their payloads hold the contact's personal data.
+  // No foreign key: a contact.deleted run outlives its contact. Erasing a contact removes its
+  // other runs (their payloads hold its personal data) in the same transaction.
   @Column({ type: 'uuid' })
   contactId: string;
-
-  @ManyToOne(() => Contact, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'contact_id' })
-  contact?: Relation<Contact>;
 
   @Column({ type: 'varchar', length: 32 })
   event: RunEvent;

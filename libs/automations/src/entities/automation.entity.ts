@@ -10,6 +10,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { WebhookSubscription } from './webhook-subscription.entity';
 
 export const AUTOMATION_ACTIONS = ['webhook', 'message'] as const;
 export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
@@ -24,6 +25,7 @@ export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 @Entity('automations')
 // The outbox writer looks up a funnel's enabled automations inside every contact write.
 @Index('idx_automations_funnel_enabled', ['funnelId'], { where: 'enabled' })
+@Index('idx_automations_subscription', ['subscriptionId'])
 export class Automation {
   // Assigned before insert: the encrypted webhook secret is bound to the automation id.
   @PrimaryColumn({ type: 'uuid' })
@@ -44,6 +46,17 @@ export class Automation {
 
   @Column({ type: 'varchar', length: 200 })
   trigger: string;
+
+  /**
+   * Set when a REST hook subscription made this automation (one per subscribed event); deleting
+   * the subscription deletes its automations and their runs.
+   */
+  @Column({ type: 'uuid', nullable: true })
+  subscriptionId: string | null;
+
+  @ManyToOne(() => WebhookSubscription, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'subscription_id' })
+  subscription?: Relation<WebhookSubscription>;
 
   @Column({ type: 'boolean', default: true })
   enabled: boolean;

@@ -1,8 +1,10 @@
 import { Automation } from './automation.entity';
 import { AutomationRun } from './automation-run.entity';
+import { WebhookSubscription } from './webhook-subscription.entity';
 
 export * from './automation.entity';
 export * from './automation-run.entity';
+export * from './webhook-subscription.entity';
 
-// Automations and their runs (the outbox).
-export const automationEntities: Function[] = [Automation, AutomationRun];
+// Automations, their runs (the outbox) and the REST hook subscriptions delivered through them.
+export const automationEntities: Function[] = [Automation, AutomationRun, WebhookSubscription];

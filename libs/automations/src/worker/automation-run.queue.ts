@@ -22,6 +22,8 @@ export interface ClaimedRun {
     messageChannel: MessageChannel | null;
     messageSubject: string | null;
     messageTemplate: string | null;
+    /** Set when the automation delivers a REST hook subscription. */
+    subscriptionId: string | null;
   };
 }
 
@@ -39,6 +41,7 @@ interface ClaimedRow {
   message_channel: MessageChannel | null;
   message_subject: string | null;
   message_template: string | null;
+  subscription_id: string | null;
 }
 
 // Due = pending and its (retry) time has come, or running with an expired lease (its worker died).
@@ -57,7 +60,8 @@ const CLAIM = `
   WHERE run.id = due.id AND automation.id = run.automation_id
   RETURNING run.id, run.automation_id, run.funnel_id, run.contact_id, run.attempts, run.payload,
     automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
-    automation.message_channel, automation.message_subject, automation.message_template`;
+    automation.message_channel, automation.message_subject, automation.message_template,
+    automation.subscription_id`;
 
 // Due as the claim sees it (a running run whose lease expired is due again), counted through
 // the partial index of unfinished runs: a scrape never reads the finished ones.
@@ -94,6 +98,7 @@ export class AutomationRunQueue {
         messageChannel: row.message_channel,
         messageSubject: row.message_subject,
         messageTemplate: row.message_template,
+        subscriptionId: row.subscription_id,
       },
     }));
   }

@@ -17,6 +17,7 @@ import { renderTemplate } from '../message-template';
 import { retryDelayMs, RetryPolicy } from '../retry-backoff';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { AutomationRunQueue, ClaimedRun } from './automation-run.queue';
+import { resolveTarget, TargetPolicy, TargetRefusedError } from '../subscriptions/webhook-target';
 import { AutomationMetrics, DeliveryOutcome } from './automation.metrics';
 import { DeliveryError, postWebhook } from './webhook-delivery';
 
@@ -38,6 +39,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly logger = new Logger(AutomationWorker.name);
   readonly id = `${hostname().slice(0, 24)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   readonly settings: WorkerSettings;
+  private readonly targetPolicy: TargetPolicy;
   private readonly enabled: boolean;
   private readonly inFlight = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
@@ -52,6 +54,10 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly metrics: AutomationMetrics,
   ) {
     this.enabled = env.get('AUTOMATION_WORKER_ENABLED', { infer: true });
+    this.targetPolicy = {
+      production: env.get('NODE_ENV', { infer: true }) === 'production',
+      allowLoopback: env.get('WEBHOOK_ALLOW_LOOPBACK_TARGETS', { infer: true }),
+    };
     this.settings = {
       pollIntervalMs: env.get('AUTOMATION_POLL_INTERVAL_MS', { infer: true }),
       concurrency: env.get('AUTOMATION_CONCURRENCY', { infer: true }),
@@ -143,6 +149,16 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
         if (!recorded)
           this.logger.warn(`automation run ${run.id}: lease lost, outcome left to the new holder`);
       } catch (error) {
+        // REST hooks: 410 Gone is the receiver unsubscribing (its automations and runs go with it).
+        if (error instanceof DeliveryError && error.status === 410 && run.automation.subscriptionId) {
+          await this.dataSource.query('DELETE FROM webhook_subscriptions WHERE id = $1', [
+            run.automation.subscriptionId,
+          ]);
+          this.logger.log(
+            `webhook subscription ${run.automation.subscriptionId} removed: its target answered 410`,
+          );
+          return;
+        }
         const reason = error instanceof DeliveryError ? error.message : `error: ${(error as Error).message}`;
         const lastError = reason.slice(0, 500);
         if (run.attempts >= maxAttempts) {
@@ -171,7 +187,20 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private async deliver(run: ClaimedRun): Promise<boolean> {
     const { automation } = run;
     if (automation.action === 'message') return this.recordMessage(run);
+    // A REST hook's target is checked again at every delivery (its DNS may have changed since it
+    // subscribed) and the connection pinned to the address checked.
+    let pinned;
+    if (automation.subscriptionId) {
+      try {
+        pinned = await resolveTarget(automation.webhookUrl!, this.targetPolicy);
+      } catch (error) {
+        if (error instanceof TargetRefusedError) throw new DeliveryError(`target refused: ${error.message}`);
+        throw error;
+      }
+    }
     await postWebhook({
+      pinned,
+      subscriptionId: automation.subscriptionId,
       url: automation.webhookUrl!,
       secret: automation.webhookSecretEncrypted
         ? this.cipher.decrypt(automation.webhookSecretEncrypted, run.automationId)

@@ -1,5 +1,9 @@
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { RunPayload } from '../entities/automation-run.entity';
+import type { ResolvedTarget } from '../subscriptions/webhook-target';
 
 export interface WebhookRequest {
   url: string;
@@ -8,12 +12,24 @@ export interface WebhookRequest {
   payload: RunPayload;
   runId: string;
   automationId: string;
+  /** Set for REST hook deliveries (sent as X-Webhook-Subscription-Id). */
+  subscriptionId?: string | null;
   attempt: number;
   timeoutMs: number;
+  /** REST hooks: connect to this address, resolved and checked for this delivery, and nowhere else. */
+  pinned?: ResolvedTarget;
 }
 
 /** A failed attempt; the message is safe to store and print (no secret, no URL). */
-export class DeliveryError extends Error {}
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    /** The receiver's HTTP status, when it answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** `sha256=<hex HMAC-SHA256 of the exact body bytes>`, the X-Signature header value. */
 export function signatureOf(body: string, secret: string): string {
@@ -35,6 +51,11 @@ export async function postWebhook(request: WebhookRequest): Promise<void> {
   };
   if (request.secret) headers['x-signature'] = signatureOf(body, request.secret);
 
+  if (request.pinned) {
+    headers['x-webhook-subscription-id'] = request.subscriptionId ?? '';
+    const { status, text } = await postPinned(request.pinned, headers, body, request.timeoutMs);
+    return settle(status, text);
+  }
   let response: Response;
   try {
     response = await fetch(request.url, {
@@ -52,9 +73,54 @@ export async function postWebhook(request: WebhookRequest): Promise<void> {
     await response.body?.cancel().catch(() => undefined);
     return;
   }
-  const text = await response.text().catch(() => '');
+  settle(response.status, await response.text().catch(() => ''));
+}
+
+function settle(status: number, text: string): void {
+  if (status >= 200 && status < 300) return;
   const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
-  throw new DeliveryError(`HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
+  throw new DeliveryError(`HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`, status);
+}
+
+/**
+ * POSTs over node:http(s) to the pinned address: the host name still goes in Host and in TLS
+ * (SNI and certificate check), but no second DNS answer can redirect the connection. Redirects
+ * are not followed (node:http never does).
+ */
+function postPinned(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  const { url, address, family } = target;
+  const lookup: LookupFunction = (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as unknown as Function)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (text.length < 1000) text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })),
+    );
+    req.on('error', (error) =>
+      reject(new DeliveryError(describeFetchError({ name: error.name, cause: error }, timeoutMs))),
+    );
+    req.end(body);
+  });
 }
 
 function describeFetchError(error: unknown, timeoutMs: number): string {

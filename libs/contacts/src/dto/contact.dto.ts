@@ -70,6 +70,20 @@ export class ContactDto implements ContactView {
       'Custom properties; present only when at least one exists; written one at a time with PUT .../values',
   })
   properties?: Record<string, string | number | boolean | null>;
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-01-31T12:00:00.000Z',
+    description: 'When the contact was stored',
+  })
+  createdAt: string;
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-02-01T08:30:00.000Z',
+    description:
+      'When the contact last changed, through any door (API, MCP, automations, a message recorded); ' +
+      'filter with updatedAfter and sort with sortField=updatedAt to sync what changed',
+  })
+  updatedAt: string;
   @ApiProperty({ type: [ContactMessageDto], description: 'Messages sent to this contact, oldest first' })
   messages: ContactMessageDto[];
 }
@@ -77,8 +91,19 @@ export class ContactDto implements ContactView {
 export class PaginationMetaDto {
   @ApiProperty({ type: 'integer', example: 0, description: 'Current page, 0-based' }) page: number;
   @ApiProperty({ type: 'integer', example: 50, description: 'Page size used' }) limit: number;
-  @ApiProperty({ example: 1234, description: 'Total contacts of the funnel across all pages' }) total: number;
+  @ApiProperty({
+    example: 1234,
+    description: "Total contacts across all pages: the funnel's, or with filters the matching ones",
+  })
+  total: number;
   @ApiProperty({ example: true, description: 'true when another page exists' }) hasNext: boolean;
+  @ApiPropertyOptional({
+    example: 'eyJmIjoicHNfY29udmVydGVkX2F0IiwibyI6LTEsImgiOiIuLi4ifQ',
+    description:
+      'Present exactly when hasNext is true: pass it as cursor, with the same sortField, sortOrder and ' +
+      'filters, for the next page. Opaque; a page by cursor costs the same at any depth.',
+  })
+  nextCursor?: string;
 }
 
 export class ContactListResponse {

@@ -1,9 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   DEFAULT_LIMIT,
+  FILTER_RULES,
   ListContactsQuery,
+  MAX_CURSOR_LENGTH,
   MAX_LIMIT,
   SORT_FIELDS,
   SORT_ORDERS,
@@ -27,7 +29,8 @@ export class ListContactsQueryDto implements ListContactsQuery {
     example: 0,
     description:
       'Page number, 0-based. A deep page costs time proportional to page × limit (the offset is skipped ' +
-      'in the sort index): page 10,000 of a 1,000,000-contact funnel takes tens of milliseconds, not one.',
+      'in the sort index): page 10,000 of a 1,000,000-contact funnel takes tens of milliseconds, not one. ' +
+      'For deep or complete walks use cursor instead; page cannot be combined with cursor.',
   })
   @Transform(toInteger)
   @IsInt({ message: PAGE_RULE })
@@ -52,7 +55,9 @@ export class ListContactsQueryDto implements ListContactsQuery {
     enum: SORT_FIELDS,
     default: 'ps_converted_at',
     example: 'ps_converted_at',
-    description: 'Sort key; ps_converted_at is meta.ps_converted_at. Ties are broken by contact id.',
+    description:
+      'Sort key; ps_converted_at is meta.ps_converted_at, updatedAt the last change. Ties are broken by ' +
+      'contact id.',
   })
   @IsIn(SORT_FIELDS, { message: `sortField must be one of ${SORT_FIELDS.join(', ')}` })
   sortField: SortField = 'ps_converted_at';
@@ -67,4 +72,61 @@ export class ListContactsQueryDto implements ListContactsQuery {
   @Transform(toInteger)
   @IsIn(SORT_ORDERS, { message: 'sortOrder must be -1 or 1' })
   sortOrder: SortOrder = -1;
+
+  @ApiPropertyOptional({
+    maxLength: MAX_CURSOR_LENGTH,
+    description:
+      'meta.nextCursor of the previous page: the next page starts right after it (keyset), so a page costs ' +
+      'the same at any depth and no contact is skipped or repeated when others are added. Send the same ' +
+      'sortField, sortOrder and filters as the request that answered it (else 400).',
+  })
+  @IsOptional()
+  @IsString({ message: FILTER_RULES.cursor })
+  @MaxLength(MAX_CURSOR_LENGTH, { message: FILTER_RULES.cursor })
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    example: 'ada@example.com',
+    description: 'Only the contact(s) with exactly this email, compared case-insensitively',
+  })
+  @IsOptional()
+  @IsString({ message: FILTER_RULES.email })
+  email?: string;
+
+  @ApiPropertyOptional({
+    example: '+49 151 12345678',
+    description:
+      'Only contacts with this phone number; only the digits are compared (+49 151-123 = 49151123)',
+  })
+  @IsOptional()
+  @IsString({ message: FILTER_RULES.phone })
+  phone?: string;
+
+  @ApiPropertyOptional({
+    example: 'converted',
+    description: "Only contacts with this status (one of the funnel's)",
+  })
+  @IsOptional()
+  @IsString({ message: "status must be one of the funnel's statuses" })
+  status?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-01-31T12:00:00Z',
+    description:
+      'Only contacts changed strictly after this ISO 8601 date-time (zone required). To sync, pass the ' +
+      'largest updatedAt seen, with sortField=updatedAt&sortOrder=1, and follow nextCursor.',
+  })
+  @IsOptional()
+  @IsString({ message: FILTER_RULES.updatedAfter })
+  updatedAfter?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-01-31T12:00:00Z',
+    description: 'Only contacts created strictly after this ISO 8601 date-time (zone required)',
+  })
+  @IsOptional()
+  @IsString({ message: FILTER_RULES.createdAfter })
+  createdAfter?: string;
 }

@@ -52,6 +52,12 @@ export type PropertyValue = string | number | boolean | null;
 @Index('idx_contacts_sort_email', { synchronize: false })
 @Index('idx_contacts_sort_first_name', { synchronize: false })
 @Index('idx_contacts_sort_last_name', { synchronize: false })
+@Index('idx_contacts_sort_updated_at', { synchronize: false })
+// The list's filters (ContactSyncAndFilters migration): expressions and NULLS FIRST again.
+@Index('idx_contacts_filter_email', { synchronize: false })
+@Index('idx_contacts_filter_phone', { synchronize: false })
+@Index('idx_contacts_filter_status', { synchronize: false })
+@Index('idx_contacts_filter_created_at', { synchronize: false })
 export class Contact {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -131,9 +137,11 @@ export class Contact {
   @OneToMany(() => ContactMessage, (message) => message.contact)
   messages?: Relation<ContactMessage[]>;
 
-  @CreateDateColumn({ type: 'timestamptz' })
+  // Milliseconds, as the API shows them, so updatedAfter=<an updatedAt seen> is exactly "after it".
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
-  @UpdateDateColumn({ type: 'timestamptz' })
+  /** Moved by a database trigger on every update and every message recorded (any writer). */
+  @UpdateDateColumn({ type: 'timestamptz', precision: 3 })
   updatedAt: Date;
 }

@@ -1,18 +1,22 @@
 import { Contact } from './contact.entity';
 import { ContactFieldValue } from './contact-field-value.entity';
 import { ContactMessage } from './contact-message.entity';
+import { ErasedContact, ErasedContactMessage } from './erased-contact.entity';
 import { FunnelContactCount } from './funnel-contact-count.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
 
 export * from './contact.entity';
 export * from './contact-field-value.entity';
 export * from './contact-message.entity';
+export * from './erased-contact.entity';
 export * from './funnel-contact-count.entity';
 export * from './idempotency-key.entity';
 export const contactEntities = [
   Contact,
   ContactFieldValue,
   ContactMessage,
+  ErasedContact,
+  ErasedContactMessage,
   FunnelContactCount,
   IdempotencyKey,
 ];

@@ -64,6 +64,32 @@ describe(validateEnv.name, () => {
     });
     expect(env.NODE_ENV).toBe('production');
   });
+
+  it('defaults OAUTH_MODE to proxy in production and issuer elsewhere, and refuses other values', () => {
+    expect(validateEnv({}).OAUTH_MODE).toBe('issuer');
+    expect(validateEnv({ NODE_ENV: 'test' }).OAUTH_MODE).toBe('issuer');
+    expect(validateEnv({ OAUTH_MODE: 'proxy' }).OAUTH_MODE).toBe('proxy');
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u:p@db:5432/crm',
+      IDP_URL: 'https://tenant.idp.example',
+      OAUTH_CLIENT_ID: 'client',
+      OAUTH_AUDIENCE: 'https://api.example',
+      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+    };
+    expect(validateEnv(production).OAUTH_MODE).toBe('proxy');
+    expect(validateEnv({ ...production, OAUTH_MODE: 'issuer' }).OAUTH_MODE).toBe('issuer');
+    expect(() => validateEnv({ OAUTH_MODE: 'gateway' })).toThrow(
+      /^Invalid configuration:\n  - OAUTH_MODE must be proxy or issuer$/,
+    );
+  });
+
+  it('reads MCP_ALLOWED_ORIGINS as a comma-separated list of origins', () => {
+    expect(
+      validateEnv({ MCP_ALLOWED_ORIGINS: 'https://a.example, http://localhost:6274' }).MCP_ALLOWED_ORIGINS,
+    ).toBe('https://a.example, http://localhost:6274');
+    expect(() => validateEnv({ MCP_ALLOWED_ORIGINS: 'a.example' })).toThrow(/MCP_ALLOWED_ORIGINS must be/);
+  });
 });
 
 /** The error `run` throws (failing the test when it throws none), so assertions need no catch block. */

@@ -16,6 +16,13 @@ import {
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
+/**
+ * `proxy`: the identity provider is the authorization server, this service forwards authorize and
+ * registration. `issuer`: this service is the authorization server its clients see (strict clients).
+ */
+export const OAUTH_MODES = ['proxy', 'issuer'] as const;
+export type OAuthMode = (typeof OAUTH_MODES)[number];
+
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 const toBool = ({ value }: { value: unknown }) => {
@@ -109,6 +116,20 @@ export class EnvironmentVariables {
   @IsString()
   OAUTH_CLAIM_NAMESPACE?: string;
 
+  /** Defaults to `proxy` in production and `issuer` elsewhere (see validateEnv). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(OAUTH_MODES, { message: 'OAUTH_MODE must be proxy or issuer' })
+  OAUTH_MODE!: OAuthMode;
+
+  /** Origins allowed to call /mcp, comma-separated; unset = the base URL's (plus loopback outside production). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/, {
+    message: 'MCP_ALLOWED_ORIGINS must be a comma-separated list of origins like https://app.example.com',
+  })
+  MCP_ALLOWED_ORIGINS?: string;
+
   // The bundled development identity provider (started only when IDP_URL is unset outside production).
   @Transform(toInt)
   @IsInt({ message: 'DEV_IDP_PORT must be an integer between 0 and 65535' })
@@ -133,6 +154,11 @@ export class EnvironmentVariables {
   @Transform(toBool)
   @IsBoolean({ message: 'AUTOMATION_WORKER_ENABLED must be true or false' })
   AUTOMATION_WORKER_ENABLED: boolean = true;
+
+  // Development and tests only: lets webhook subscriptions target loopback (a local receiver).
+  @Transform(toBool)
+  @IsBoolean({ message: 'WEBHOOK_ALLOW_LOOPBACK_TARGETS must be true or false' })
+  WEBHOOK_ALLOW_LOOPBACK_TARGETS: boolean = false;
 
   @Transform(toInt)
   @IsInt({ message: 'AUTOMATION_POLL_INTERVAL_MS must be an integer of at least 10' })
@@ -226,6 +252,11 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
       if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
     }
   }
+  if (env.NODE_ENV === 'production' && env.WEBHOOK_ALLOW_LOOPBACK_TARGETS) {
+    problems.push(
+      'WEBHOOK_ALLOW_LOOPBACK_TARGETS is for development and tests only, not NODE_ENV=production',
+    );
+  }
   // A lease shorter than the timeout would let a second worker deliver a run still in flight.
   if (env.AUTOMATION_LEASE_MS <= env.AUTOMATION_WEBHOOK_TIMEOUT_MS) {
     problems.push('AUTOMATION_LEASE_MS must be greater than AUTOMATION_WEBHOOK_TIMEOUT_MS');
@@ -241,5 +272,6 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
     }
   }
   if (problems.length) throw new ConfigValidationError(problems);
+  env.OAUTH_MODE ??= env.NODE_ENV === 'production' ? 'proxy' : 'issuer';
   return env;
 }

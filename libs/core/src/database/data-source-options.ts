@@ -5,6 +5,7 @@ import { authEntities } from '@app/auth/entities';
 import { automationEntities } from '@app/automations/entities';
 import { contactEntities } from '@app/contacts/entities';
 import { metricsEntities } from '@app/metrics/entities';
+import { oauthEntities } from '@app/oauth/entities';
 import { workspaceEntities } from '@app/workspaces/entities';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
@@ -14,6 +15,7 @@ export const entities = [
   ...contactEntities,
   ...metricsEntities,
   ...automationEntities,
+  ...oauthEntities,
 ];
 
 type MigrationClass = new () => MigrationInterface;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ContactsService, DEFAULT_LIMIT, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
+import { ContactsService, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
 import { storableString } from '@app/core';
-import { CONTACT, CONTACT_PAGE, CONTACT_VALUE } from './output-schemas';
+import { CONTACT, CONTACT_PAGE, CONTACT_VALUE, ERASED_CONTACT } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
@@ -21,8 +21,10 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
     {
       title: 'List contacts',
       description:
-        "Lists a funnel's contacts one page at a time (newest conversions first by default). " +
-        'Returns {data: Contact[], meta: {page, limit, total, hasNext}}.',
+        "Lists a funnel's contacts one page at a time (newest conversions first by default), optionally " +
+        'filtered by email, phone, status, updatedAfter or createdAfter (combined with AND). ' +
+        'Returns {data: Contact[], meta: {page, limit, total, hasNext, nextCursor?}}; pass meta.nextCursor ' +
+        'as cursor (same sort and filters) for the next page.',
       inputSchema: {
         funnelId,
         page: z.number().int().min(0).default(0).describe('0-based page number'),
@@ -38,6 +40,22 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .union([z.literal(-1), z.literal(1)])
           .default(-1)
           .describe('-1 descending, 1 ascending (missing values sort lowest)'),
+        cursor: z
+          .string()
+          .max(MAX_CURSOR_LENGTH)
+          .optional()
+          .describe(
+            'meta.nextCursor of the previous page (same sortField, sortOrder and filters); not with page',
+          ),
+        email: optionalText('Only contacts with exactly this email (case-insensitive)'),
+        phone: optionalText('Only contacts with this phone number (only digits are compared)'),
+        status: optionalText("Only contacts with this status (one of the funnel's)"),
+        updatedAfter: optionalText(
+          'Only contacts changed strictly after this ISO 8601 date-time (with zone)',
+        ),
+        createdAfter: optionalText(
+          'Only contacts created strictly after this ISO 8601 date-time (with zone)',
+        ),
       },
       outputSchema: CONTACT_PAGE,
       annotations: READS,
@@ -129,5 +147,26 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       toolResult(() =>
         contacts.updateValue(companyId, funnelId, contactId, { ...input, value: String(value) }),
       ),
+  );
+
+  server.registerTool(
+    'delete_contact',
+    {
+      title: 'Erase a contact',
+      description:
+        'Erases a contact for good (a data subject’s erasure request): the contact, its field history, ' +
+        'messages and automation runs. Metrics keep their counts without the link to it. Cannot be undone. ' +
+        'Returns {id, deleted: true}.',
+      inputSchema: { funnelId, contactId },
+      outputSchema: ERASED_CONTACT,
+      // Removes data for good; a second call changes nothing more (it answers Contact not found).
+      // A contact.deleted automation or subscription may call webhooks.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    ({ funnelId, contactId }) =>
+      toolResult(async () => {
+        await contacts.erase(companyId, funnelId, contactId);
+        return { id: contactId, deleted: true };
+      }),
   );
 }

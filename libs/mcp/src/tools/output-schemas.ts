@@ -57,9 +57,16 @@ const contactShape = {
       subject: z.string().optional(),
     }),
   ),
+  createdAt: text('When the contact was stored, ISO 8601'),
+  updatedAt: text('When the contact last changed through any door, ISO 8601'),
 };
 
 export const CONTACT = contactShape;
+
+export const ERASED_CONTACT = {
+  id: text('The erased contact id'),
+  deleted: z.literal(true),
+};
 
 export const CONTACT_PAGE = {
   data: z.array(z.object(contactShape)),
@@ -68,6 +75,7 @@ export const CONTACT_PAGE = {
     limit: z.number().int(),
     total: z.number().int(),
     hasNext: z.boolean(),
+    nextCursor: text('Present when hasNext: pass it as cursor for the next page').optional(),
   }),
 };
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { Funnel, FunnelsService } from '@app/workspaces';
+import { CachedFunnel, FunnelsService } from '@app/workspaces';
 import { MetricQuestion } from '../entities/metric-question.entity';
 import { assertFunnelId } from '../query/funnel-id';
 import type { FunnelDescription } from './funnel-description.dto';
@@ -32,7 +32,7 @@ export class FunnelDescriptionsService {
     return this.describeFunnel(await this.funnels.findById(funnelId));
   }
 
-  private async describeFunnel(funnel: Funnel): Promise<FunnelDescription> {
+  private async describeFunnel(funnel: CachedFunnel): Promise<FunnelDescription> {
     const [pages, questions] = await Promise.all([
       this.funnels.pagesOf(funnel.id),
       this.questions.findBy({ funnelId: funnel.id }),
@@ -42,7 +42,7 @@ export class FunnelDescriptionsService {
       workspaceId: funnel.workspaceId,
       name: funnel.name,
       status: funnel.status,
-      contactStatuses: funnel.contactStatuses,
+      contactStatuses: [...funnel.contactStatuses],
       pages: pages.map(({ slug, title }) => ({ slug, title })),
       questions: questions
         .sort((a, b) => questionNumber(a.questionId) - questionNumber(b.questionId))

@@ -19,7 +19,8 @@ export class ProtectedResourceMetadataDto {
 
 export class AuthorizationServerMetadataDto {
   @ApiProperty({
-    description: 'The identity provider tenant URL with one trailing slash ({idp_url}/)',
+    description:
+      'proxy mode: the identity provider tenant URL with one trailing slash ({idp_url}/); issuer mode: {base_url}',
     example: 'https://tenant.idp.example/',
   })
   issuer: string;
@@ -30,14 +31,18 @@ export class AuthorizationServerMetadataDto {
   })
   authorization_endpoint: string;
 
-  @ApiProperty({ description: '{idp_url}/oauth/token', example: 'https://tenant.idp.example/oauth/token' })
+  @ApiProperty({
+    description: 'proxy mode: {idp_url}/oauth/token; issuer mode: {base_url}/oauth/token',
+    example: 'https://tenant.idp.example/oauth/token',
+  })
   token_endpoint: string;
 
   @ApiProperty({
-    description: '{idp_url}/.well-known/jwks.json',
+    description: 'proxy mode only: {idp_url}/.well-known/jwks.json',
     example: 'https://tenant.idp.example/.well-known/jwks.json',
+    required: false,
   })
-  jwks_uri: string;
+  jwks_uri?: string;
 
   @ApiProperty({
     description: '{base_url}/oauth/register',
@@ -59,4 +64,19 @@ export class AuthorizationServerMetadataDto {
 
   @ApiProperty({ example: ['offline_access'] })
   scopes_supported: string[];
+
+  @ApiProperty({ description: 'issuer mode only', example: ['query'], required: false })
+  response_modes_supported?: string[];
+
+  @ApiProperty({
+    description: 'issuer mode only: every authorization response carries `iss` (RFC 9207)',
+    required: false,
+  })
+  authorization_response_iss_parameter_supported?: boolean;
+
+  @ApiProperty({
+    description: 'issuer mode only: an https client metadata URL may be the client_id',
+    required: false,
+  })
+  client_id_metadata_document_supported?: boolean;
 }

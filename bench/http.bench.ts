@@ -1,0 +1,295 @@
+/**
+ * `npm run bench:http -- [--contacts 100180] [--duration 8] [--connections 20] [--rounds 3]
+ *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile]`
+ *
+ * Builds a data set in a throwaway PostgreSQL (a funnel of `contacts` contacts), starts the
+ * production build (dist/, NODE_ENV=production, rate limiting on) and drives every REST route over
+ * loopback with autocannon, interleaved, for several rounds. The read routes run next to two
+ * references in the same run: a minimal express + pg server with the straightforward SQL, and a
+ * bare node:http server that sends the same bytes from memory (the ceiling); their bodies are
+ * checked byte-identical first. Prints req/s, p50, p99 and peak RSS per route (medians over the
+ * rounds), the ratios, and the host's steal time. `--service-dir` measures another checkout's
+ * build against the same references; `--baseline-dir` also runs another checkout's build (built
+ * before) on every route, interleaved, for before/after ratios in one run; `--profile` writes the
+ * service's CPU profile and prints its top entries.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { fmt, startBenchDatabase } from './metrics/bench-env';
+import { machineTicks } from './metrics/cpu';
+import { buildHttpBenchData, HttpBenchData } from './http/dataset';
+import { forkServer, freePort, rssMb, Server, startService } from './http/processes';
+import { printProfile } from './http/profile';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
+};
+const CONTACTS = Number(option('contacts', '100180'));
+const DURATION = Number(option('duration', '8'));
+const CONNECTIONS = Number(option('connections', '20'));
+const ROUNDS = Number(option('rounds', '3'));
+const SERVICE_DIR = resolve(option('service-dir', process.cwd()));
+const BASELINE_DIR = args.includes('--baseline-dir') ? resolve(option('baseline-dir', '')) : undefined;
+const PROFILE = args.includes('--profile');
+
+interface Route {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT';
+  path: (d: HttpBenchData, i: number) => string;
+  body?: (i: number) => string;
+  /** Also measured on the references. */
+  compared?: boolean;
+}
+
+const DAY = 86_400_000;
+const window = () =>
+  `from=${new Date(Date.now() - 30 * DAY).toISOString()}&to=${new Date().toISOString()}&offset=-120`;
+const ROUTES: Route[] = [
+  {
+    name: 'list page 0',
+    method: 'GET',
+    path: (d) => `/v1/funnels/${d.funnelId}/contacts?page=0&limit=50`,
+    compared: true,
+  },
+  {
+    name: 'list page 100',
+    method: 'GET',
+    path: (d) => `/v1/funnels/${d.funnelId}/contacts?page=100&limit=50`,
+    compared: true,
+  },
+  {
+    name: 'single contact',
+    method: 'GET',
+    path: (d) => `/v1/funnels/${d.funnelId}/contacts/${d.contactIds[0]}`,
+    compared: true,
+  },
+  { name: 'workspaces', method: 'GET', path: () => '/v1/workspaces', compared: true },
+  {
+    name: 'create contact',
+    method: 'POST',
+    path: (d) => `/v1/funnels/${d.otherFunnelId}/contacts`,
+    body: (i) => JSON.stringify({ email: `new-${i}@example.com`, firstName: 'Ada', lastName: 'Lovelace' }),
+  },
+  {
+    name: 'PUT values',
+    method: 'PUT',
+    path: (d, i) => `/v1/funnels/${d.funnelId}/contacts/${d.contactIds[i % d.contactIds.length]}/values`,
+    body: (i) => JSON.stringify({ fieldName: 'city', value: i % 2 ? 'Hamburg' : 'Berlin' }),
+  },
+  {
+    name: 'events (1 page view)',
+    method: 'POST',
+    path: (d) => `/v1/funnels/${d.otherFunnelId}/events`,
+    body: (i) =>
+      JSON.stringify({
+        events: [
+          { type: 'page_view', sessionId: `s-${i}`, occurredAt: new Date().toISOString(), pageSlug: 'start' },
+        ],
+      }),
+  },
+  {
+    name: 'KPI sessions',
+    method: 'GET',
+    path: (d) => `/v1/funnels/${d.funnelId}/metrics/kpis/kpi_total_sessions?${window()}`,
+  },
+  {
+    name: 'chart devices',
+    method: 'GET',
+    path: (d) => `/v1/funnels/${d.funnelId}/metrics/charts/chart_visitor_devices?${window()}`,
+  },
+];
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  rss: number;
+  failures: number;
+}
+
+async function main(): Promise<void> {
+  if (!args.includes('--no-build')) {
+    console.log(`building the service in ${SERVICE_DIR} ...`);
+    execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'api'], {
+      cwd: SERVICE_DIR,
+      stdio: 'inherit',
+    });
+  }
+  const pg = await startBenchDatabase();
+  const servers: Server[] = [];
+  try {
+    const data = await buildHttpBenchData(pg.url, CONTACTS);
+    const profileDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
+    const serviceEnv = {
+      NODE_ENV: 'production',
+      DATABASE_URL: pg.url,
+      // Rate limiting stays on (every request counted); the limit is out of reach.
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      IDP_URL: 'http://127.0.0.1:9/',
+      OAUTH_CLIENT_ID: 'bench',
+      OAUTH_AUDIENCE: 'bench',
+      OAUTH_CLAIM_NAMESPACE: 'https://bench.example.com',
+    };
+    const service = await startService(
+      SERVICE_DIR,
+      serviceEnv,
+      await freePort(),
+      PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    );
+    servers.push(service);
+    const expressPort = await freePort();
+    const reference = await forkServer(
+      'express + pg',
+      join(__dirname, 'http/express-reference.ts'),
+      [pg.url, String(expressPort)],
+      expressPort,
+    );
+    servers.push(reference);
+
+    const headers = { 'x-service-api-key': data.key, 'content-type': 'application/json' };
+    const bodies: Record<string, string> = {};
+    for (const route of ROUTES.filter((r) => r.compared)) {
+      const path = route.path(data, 0);
+      const [mine, theirs] = await Promise.all(
+        [service, reference].map(async (s) => {
+          const res = await fetch(s.baseUrl + path, { headers });
+          return `${res.status} ${await res.text()}`;
+        }),
+      );
+      if (mine !== theirs || !mine.startsWith('200 ')) {
+        let at = 0;
+        while (mine[at] === theirs[at]) at++;
+        const around = (text: string) => text.slice(Math.max(0, at - 200), at + 200);
+        throw new Error(
+          `${route.name}: the bodies differ at ${at}\n service: ${around(mine)}\n express: ${around(theirs)}`,
+        );
+      }
+      bodies[path] = mine.slice(4);
+    }
+    const bodiesFile = join(profileDir, 'bodies.json');
+    writeFileSync(bodiesFile, JSON.stringify(bodies));
+    const barePort = await freePort();
+    servers.push(
+      await forkServer(
+        'node:http',
+        join(__dirname, 'http/bare-reference.ts'),
+        [bodiesFile, String(barePort)],
+        barePort,
+      ),
+    );
+    console.log(
+      `bodies byte-identical on ${Object.keys(bodies).length} read routes; measuring ${ROUNDS} rounds of ${DURATION} s, ${CONNECTIONS} connections`,
+    );
+
+    const results = new Map<string, Sample[]>();
+    let counter = 0;
+    const run = async (server: Server, route: Route, duration: number) => {
+      let peak = rssMb(server.pid);
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 200);
+      const result = await autocannon({
+        url: server.baseUrl,
+        connections: CONNECTIONS,
+        duration,
+        requests: [
+          {
+            method: route.method,
+            headers,
+            setupRequest: (request) => {
+              const i = counter++;
+              return { ...request, path: route.path(data, i), body: route.body?.(i) };
+            },
+          },
+        ],
+      });
+      clearInterval(sampler);
+      return {
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        rss: peak,
+        failures: result.non2xx + result.errors + result.timeouts,
+      };
+    };
+    const baseline = BASELINE_DIR
+      ? await startService(BASELINE_DIR, serviceEnv, await freePort(), [], 'baseline')
+      : undefined;
+    if (baseline) servers.push(baseline);
+    const targets = (route: Route) =>
+      servers.filter((s) => route.compared || s === service || s === baseline);
+
+    console.log('warming up ...');
+    for (const route of ROUTES) for (const server of targets(route)) await run(server, route, 2);
+    const ticks = machineTicks();
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`round ${round}/${ROUNDS}`);
+      for (const route of ROUTES) {
+        for (const server of targets(route)) {
+          const sample = await run(server, route, DURATION);
+          const key = `${route.name}|${server.name}`;
+          results.set(key, [...(results.get(key) ?? []), sample]);
+        }
+      }
+    }
+    const used = machineTicks();
+    const steal = (100 * (used.steal - ticks.steal)) / Math.max(1, used.total - ticks.total);
+    report(results, servers);
+    console.log(
+      `\nCPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %` +
+        `\nservice: ${SERVICE_DIR} (production build, NODE_ENV=production), ${CONTACTS} contacts, node ${process.version}` +
+        (BASELINE_DIR ? `\nbaseline: ${BASELINE_DIR}` : ''),
+    );
+    if (PROFILE) {
+      await service.stop();
+      printProfile(profileDir);
+    }
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await pg.destroy();
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function report(results: Map<string, Sample[]>, servers: Server[]): void {
+  const cell = (s: Sample | undefined) =>
+    s
+      ? `${fmt(s.rps, 0).padStart(7)} ${fmt(s.p50, 0).padStart(4)} ${fmt(s.p99, 0).padStart(4)} ${fmt(s.rss, 0).padStart(4)}`
+      : ''.padStart(22);
+  const summary = (key: string): Sample | undefined => {
+    const samples = results.get(key);
+    if (!samples) return undefined;
+    return {
+      rps: median(samples.map((s) => s.rps)),
+      p50: median(samples.map((s) => s.p50)),
+      p99: median(samples.map((s) => s.p99)),
+      rss: Math.max(...samples.map((s) => s.rss)),
+      failures: samples.reduce((sum, s) => sum + s.failures, 0),
+    };
+  };
+  console.log(
+    `\nmedian of the rounds: req/s, p50 and p99 in ms, peak RSS in MB\n${'route'.padEnd(22)}` +
+      servers.map((s) => s.name.padStart(22)).join(' ') +
+      '  service/express  service/node:http  service/baseline',
+  );
+  for (const route of ROUTES) {
+    const cells = servers.map((s) => summary(`${route.name}|${s.name}`));
+    const [mine, express, bare, baseline] = cells;
+    const ratio = (other?: Sample) => (mine && other ? fmt(mine.rps / other.rps, 2) : '');
+    const failures = cells.reduce((sum, c) => sum + (c?.failures ?? 0), 0);
+    console.log(
+      `${route.name.padEnd(22)}${cells.map(cell).join(' ')}  ${ratio(express).padStart(15)}  ${ratio(bare).padStart(17)}` +
+        `  ${ratio(baseline).padStart(16)}` +
+        (failures ? `  (${failures} failed requests)` : ''),
+    );
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export interface Server {
+  name: string;
+  baseUrl: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+/** Resident memory of a process in MB (VmRSS). */
+export function rssMb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+}
+
+/** A TypeScript server of bench/http run as its own process; resolves once it listens. */
+export async function forkServer(name: string, file: string, args: string[], port: number): Promise<Server> {
+  const child = fork(file, args, { execArgv: ['-r', '@swc-node/register'], stdio: 'inherit' });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+  return { name, baseUrl: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
+}
+
+/** The service's production build (dist/) as `npm run start:prod` runs it; resolves once it answers. */
+export async function startService(
+  dir: string,
+  env: Record<string, string>,
+  port: number,
+  nodeArgs: string[] = [],
+  name = 'service',
+): Promise<Server> {
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/apps/api/src/main.js'], {
+    cwd: dir,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    const up = await fetch(`${baseUrl}/v1/workspaces`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() - started > 60_000) throw new Error('the service did not start within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { name, baseUrl, pid: child.pid!, stop: stopper(child) };
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { WebhookSubscriptionsController } from './webhook-subscriptions.controller';
+import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
+
+/** The REST hook routes; imported by the HTTP app (the cipher comes from the global AutomationsModule). */
+@Module({
+  imports: [WorkspacesModule],
+  controllers: [WebhookSubscriptionsController],
+  providers: [WebhookSubscriptionsService],
+})
+export class WebhookSubscriptionsModule {}

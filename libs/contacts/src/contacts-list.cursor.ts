@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { isUuid, ValidationError } from '@app/core';
+import type { NormalisedFilters, SortField, SortOrder } from './contacts-list.query';
+
+/** Where the next page starts: after the row with this sort value and id, in the query's order. */
+export interface ListPosition {
+  /** The last row's sort value as PostgreSQL prints it (timestamps to the microsecond); null when missing. */
+  value: string | null;
+  id: string;
+  /** The 0-based number of the page the cursor leads to (so `meta.page` stays meaningful). */
+  page: number;
+}
+
+interface CursorBody {
+  f: SortField;
+  o: SortOrder;
+  h: string;
+  v: string | null;
+  i: string;
+  p: number;
+}
+
+const MISMATCH =
+  'cursor was made for another sortField, sortOrder or filter: repeat the request that answered it, changing only cursor';
+const INVALID = 'cursor is not valid: pass meta.nextCursor unchanged';
+
+/**
+ * An opaque cursor: base64url JSON of the position and the query it belongs to. It is not
+ * signed: a forged one can only point into the caller's own funnel, and every member is checked.
+ */
+export function encodeCursor(
+  sortField: SortField,
+  sortOrder: SortOrder,
+  filters: NormalisedFilters,
+  position: ListPosition,
+): string {
+  const body: CursorBody = {
+    f: sortField,
+    o: sortOrder,
+    h: filtersHash(filters),
+    v: position.value,
+    i: position.id,
+    p: position.page,
+  };
+  return Buffer.from(JSON.stringify(body)).toString('base64url');
+}
+
+/** The position a cursor holds; 400 when it is malformed or belongs to another query. */
+export function decodeCursor(
+  cursor: string,
+  sortField: SortField,
+  sortOrder: SortOrder,
+  filters: NormalisedFilters,
+): ListPosition {
+  let body: Partial<CursorBody>;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
+  } catch {
+    throw new ValidationError(INVALID);
+  }
+  const valid =
+    body &&
+    typeof body === 'object' &&
+    isUuid(body.i) &&
+    Number.isSafeInteger(body.p) &&
+    body.p! > 0 &&
+    (body.v === null || (typeof body.v === 'string' && body.v.length <= 400));
+  if (!valid) throw new ValidationError(INVALID);
+  if (body.f !== sortField || body.o !== sortOrder || body.h !== filtersHash(filters))
+    throw new ValidationError(MISMATCH);
+  return { value: body.v!, id: body.i!, page: body.p! };
+}
+
+function filtersHash(filters: NormalisedFilters): string {
+  const canonical = Object.entries(filters)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => `${name}=${value instanceof Date ? value.toISOString() : String(value)}`)
+    .join('\n');
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
+}

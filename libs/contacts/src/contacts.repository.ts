@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { sqlPool } from '@app/core';
+import type { NewContactFields } from './contact-input';
+import type { SqlQuery } from './contacts-list.sql';
+import { Contact } from './entities/contact.entity';
+import type { ContactMessage } from './entities/contact-message.entity';
+
+/** A contact row as the presenter reads it, with its messages (oldest first). */
+export type ContactRow = Contact & { messages: ContactMessage[] };
+
+/** A row of a list page: the contact, and its sort value as the cursor keeps it. */
+export type PageContactRow = ContactRow & { sort_value: string | null };
+
+/**
+ * The contacts SQL of the hot paths, without the ORM: each read is one statement that returns
+ * the rows in the shape the presenter takes (messages aggregated beside their contact), sent as a
+ * prepared statement. Column lists come from the entity's metadata, so they follow the entity.
+ */
+@Injectable()
+export class ContactsRepository {
+  private columns?: string;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** `c.first_name AS "firstName", ...` for every column of the entity. */
+  selectList(): string {
+    this.columns ??= this.dataSource
+      .getMetadata(Contact)
+      .columns.map((c) => `c.${c.databaseName} AS "${c.propertyName}"`)
+      .join(', ');
+    return this.columns;
+  }
+
+  /** The messages of contact `c`, as a JSON array in the presenter's order. */
+  static readonly MESSAGES = `coalesce((
+      SELECT json_agg(json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
+                                        'subject', m.subject) ORDER BY m.created_at, m.id)
+      FROM contact_messages m WHERE m.contact_id = c.id), '[]')`;
+
+  async findOne(companyId: string, funnelId: string, contactId: string): Promise<ContactRow | undefined> {
+    const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
+      name: 'contact_by_id',
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+             FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`,
+      values: [contactId, funnelId, companyId],
+    });
+    return rows[0];
+  }
+
+  /**
+   * A page of the list in one statement: the page's query (ids, `first` of pageQueries) joined to
+   * the contacts and their messages, in the page's order, with the funnel's kept total beside
+   * them. `offset` gates the page on the total, so a page past the end scans nothing. With no
+   * contact on the page, one row carries the total alone (id null).
+   */
+  async page(
+    first: SqlQuery,
+    companyId: string,
+    sort: { sortKey: string; order: string },
+    offset?: number,
+  ): Promise<{ total: number; rows: PageContactRow[] }> {
+    const values = [...first.params, companyId];
+    const gate = offset === undefined ? '' : `AND t.total > ${Number(offset)}`;
+    const result = await sqlPool(this.dataSource).query<PageContactRow & { total: string }>(
+      `SELECT t.total, r.* FROM
+         (SELECT coalesce((SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
+       LEFT JOIN LATERAL (
+         SELECT q.sort_value, ${sort.sortKey}, ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+         FROM (${first.sql}) q JOIN contacts c ON c.id = q.id
+         WHERE c.company_id = $${values.length} ${gate}) r ON true
+       ORDER BY ${sort.order}`,
+      values,
+    );
+    const rows = result.rows;
+    return { total: Number(rows[0].total), rows: rows[0].id === null ? [] : rows };
+  }
+
+  /** The contacts with these ids and their messages, in the order of the ids. */
+  async byIds(companyId: string, ids: string[]): Promise<ContactRow[]> {
+    const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
+      name: 'contacts_by_ids',
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+             FROM unnest($1::uuid[]) WITH ORDINALITY AS p(id, n) JOIN contacts c ON c.id = p.id
+             WHERE c.company_id = $2 ORDER BY p.n`,
+      values: [ids, companyId],
+    });
+    return rows;
+  }
+
+  /**
+   * Inserts the contact with one statement. With a condition, nothing is written unless it holds
+   * (undefined says so): one statement sees one snapshot, so a guarded insert outside a transaction
+   * is as atomic as the check and insert inside one, and costs one round trip.
+   */
+  async insert(
+    run: (text: string, values: unknown[]) => Promise<Contact[]>,
+    contact: NewContactFields & { funnelId: string; companyId: string; convertedAt: Date },
+    /** An SQL condition on `$funnelId`; when false nothing is written. */
+    condition?: (funnelIdSql: string) => string,
+  ): Promise<Contact | undefined> {
+    const values: Record<string, unknown> = {
+      ...contact,
+      meta: { ps_source: 'external-api' },
+      utmParams: {},
+      properties: {},
+    };
+    const names = Object.keys(values);
+    const columns = new Map(this.dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c]));
+    // INSERT ... SELECT infers no parameter types from the target columns: each is cast to its own.
+    const params = names.map((n, i) => `$${i + 1}::${String(columns.get(n)!.type)}`);
+    const guard = condition ? `WHERE ${condition(`$${names.indexOf('funnelId') + 1}::uuid`)}` : '';
+    const rows = await run(
+      `INSERT INTO contacts AS c (${names.map((n) => columns.get(n)!.databaseName).join(', ')})
+       SELECT ${params.join(', ')} ${guard}
+       RETURNING ${this.selectList()}`,
+      names.map((n) => values[n]),
+    );
+    return rows[0];
+  }
+
+  /**
+   * The contact, locked for update in the caller's transaction, and whether `noRuns` holds for
+   * its funnel (then the change need not be offered to the automations).
+   */
+  async lock(
+    manager: EntityManager,
+    companyId: string,
+    funnelId: string,
+    contactId: string,
+    noRuns: (funnelIdSql: string) => string,
+  ): Promise<(Contact & { noRuns: boolean }) | undefined> {
+    const rows: (Contact & { noRuns: boolean })[] = await manager.query(
+      `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns"
+       FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3 FOR UPDATE OF c`,
+      [contactId, funnelId, companyId],
+    );
+    return rows[0];
+  }
+
+  /** Runs a statement on the pool (outside any transaction). */
+  pooled = async <T>(text: string, values: unknown[]): Promise<T[]> =>
+    (await sqlPool(this.dataSource).query(text, values)).rows as T[];
+}

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { OAuthAuthorizationCode, OAuthPendingAuthorization } from '../entities';
+
+type Pending = Omit<OAuthPendingAuthorization, 'createdAt'>;
+type Code = Omit<OAuthAuthorizationCode, 'createdAt'>;
+
+/**
+ * The SQL of issuer mode's short-lived rows (shared by every replica): each is taken with one
+ * DELETE ... RETURNING, so two requests can never both use it, and expired rows are swept on write.
+ */
+@Injectable()
+export class AuthorizationStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async savePending(pending: Pending): Promise<void> {
+    await this.sweep();
+    await this.dataSource.getRepository(OAuthPendingAuthorization).insert(pending);
+  }
+
+  /** The pending authorization for a state hash, removed; undefined when unknown or expired. */
+  async takePending(stateHash: string): Promise<Pending | undefined> {
+    const [row] = await this.take<Record<string, unknown>>(
+      'oauth_pending_authorizations',
+      'state_hash',
+      stateHash,
+    );
+    return (
+      row && {
+        stateHash,
+        clientId: row.client_id as string,
+        redirectUri: row.redirect_uri as string,
+        clientState: row.client_state as string | null,
+        codeChallenge: row.code_challenge as string,
+        scope: row.scope as string | null,
+        issuer: row.issuer as string,
+        expiresAt: row.expires_at as Date,
+      }
+    );
+  }
+
+  async saveCode(code: Code): Promise<void> {
+    await this.sweep();
+    await this.dataSource.getRepository(OAuthAuthorizationCode).insert(code);
+  }
+
+  /** The code row for a code hash, removed whether or not it is still valid (single use). */
+  async takeCode(codeHash: string): Promise<(Code & { createdAt: Date; live: boolean }) | undefined> {
+    const [row] = await this.take<Record<string, unknown>>(
+      'oauth_authorization_codes',
+      'code_hash',
+      codeHash,
+      true,
+    );
+    return (
+      row && {
+        codeHash,
+        clientId: row.client_id as string,
+        redirectUri: row.redirect_uri as string,
+        codeChallenge: row.code_challenge as string,
+        sealedTokens: row.sealed_tokens as string,
+        expiresAt: row.expires_at as Date,
+        createdAt: row.created_at as Date,
+        live: row.live as boolean,
+      }
+    );
+  }
+
+  private async take<T>(table: string, key: string, value: string, includeExpired = false): Promise<T[]> {
+    // With includeExpired, a late row is deleted too (a late code is still burnt) and `live` says so.
+    const [rows] = (await this.dataSource.query(
+      `DELETE FROM ${table} WHERE ${key} = $1 ${includeExpired ? '' : 'AND expires_at > now()'}
+       RETURNING *, expires_at > now() AS live`,
+      [value],
+    )) as [T[], number];
+    return rows;
+  }
+
+  private async sweep(): Promise<void> {
+    await this.dataSource.query('DELETE FROM oauth_pending_authorizations WHERE expires_at <= now()');
+    await this.dataSource.query('DELETE FROM oauth_authorization_codes WHERE expires_at <= now()');
+  }
+}

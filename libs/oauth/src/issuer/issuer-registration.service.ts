@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { ClientRegistrationError } from '../client-registration-error.filter';
+import { requestedRedirectUris } from '../oauth-documents';
+import { OAuthProtocolError } from '../oauth-protocol-error';
+import { OAuthClientsService, redirectUriAllowed } from './oauth-clients.service';
+
+const MAX_REDIRECT_URIS = 10;
+const MAX_URI_LENGTH = 2000;
+
+/** Issuer mode's Dynamic Client Registration: a client id of its own per registration. */
+@Injectable()
+export class IssuerRegistrationService {
+  constructor(private readonly clients: OAuthClientsService) {}
+
+  async register(body: unknown) {
+    const redirectUris = requestedRedirectUris(body);
+    if (!redirectUris) throw new ClientRegistrationError();
+    if (redirectUris.length > MAX_REDIRECT_URIS)
+      throw new OAuthProtocolError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect_uris`);
+    const refused = redirectUris.find((uri) => uri.length > MAX_URI_LENGTH || !redirectUriAllowed(uri));
+    if (refused !== undefined)
+      throw new OAuthProtocolError(
+        'invalid_redirect_uri',
+        `${refused.slice(0, 200)} is not an allowed redirect URI (https, http on loopback, or an app scheme; no fragment)`,
+      );
+    const requested = body as { client_name?: unknown; token_endpoint_auth_method?: unknown };
+    if (requested.token_endpoint_auth_method !== undefined && requested.token_endpoint_auth_method !== 'none')
+      throw new OAuthProtocolError(
+        'invalid_client_metadata',
+        'only public clients (token_endpoint_auth_method "none")',
+      );
+    const clientName = typeof requested.client_name === 'string' ? requested.client_name : undefined;
+    const client = await this.clients.register({ redirectUris, clientName });
+    return {
+      client_id: client.id,
+      client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+      client_name: client.clientName ?? clientName ?? 'MCP client',
+      redirect_uris: client.redirectUris,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { AppConfigService } from '@app/core';
+import { OAuthClient } from '../entities';
+import {
+  ClientMetadataDocuments,
+  ClientRejectedError,
+  isLoopbackHttpUrl,
+  metadataDocumentUrl,
+  OAuthClientInfo,
+} from './client-metadata-document';
+
+// Schemes a redirect must never use: they run code or read local data in the browser.
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
+
+/**
+ * An acceptable redirect URI for a registered client: absolute, no fragment; https, http on
+ * loopback (RFC 8252 §7.3), or an app's private-use scheme (RFC 8252 §7.1).
+ */
+export function redirectUriAllowed(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (value.includes('#') || FORBIDDEN_SCHEMES.has(url.protocol)) return false;
+  if (url.protocol === 'http:') return isLoopbackHttpUrl(url);
+  return true;
+}
+
+export interface ClientRegistrationInput {
+  redirectUris: string[];
+  clientName?: string;
+}
+
+/**
+ * The clients of issuer mode: a Client ID Metadata Document URL (fetched and cached) or a client
+ * registered here by Dynamic Client Registration, each with the redirect URIs it may use.
+ */
+@Injectable()
+export class OAuthClientsService {
+  private readonly documents: ClientMetadataDocuments;
+  private readonly allowLoopbackDocuments: boolean;
+
+  constructor(
+    @InjectRepository(OAuthClient) private readonly clients: Repository<OAuthClient>,
+    @Inject(ConfigService) config: AppConfigService,
+  ) {
+    // A loopback http document is for local clients and tests only, never in production.
+    this.allowLoopbackDocuments = config.get('NODE_ENV', { infer: true }) !== 'production';
+    this.documents = new ClientMetadataDocuments(this.allowLoopbackDocuments);
+  }
+
+  /** The client named by `clientId`, or ClientRejectedError saying why it cannot be used. */
+  async resolve(clientId: string): Promise<OAuthClientInfo> {
+    const documentUrl = metadataDocumentUrl(clientId, this.allowLoopbackDocuments);
+    if (documentUrl) return this.documents.resolve(documentUrl);
+    if (/^https?:/i.test(clientId))
+      throw new ClientRejectedError('client_id is not a valid client metadata document URL');
+    const registered = clientId.length <= 64 ? await this.clients.findOneBy({ id: clientId }) : null;
+    if (!registered) throw new ClientRejectedError('unknown client_id');
+    return {
+      clientId: registered.id,
+      clientName: registered.clientName ?? undefined,
+      redirectUris: registered.redirectUris,
+    };
+  }
+
+  async register(input: ClientRegistrationInput): Promise<OAuthClient> {
+    return this.clients.save(
+      this.clients.create({
+        id: randomUUID(),
+        clientName: input.clientName?.slice(0, 200) ?? null,
+        redirectUris: input.redirectUris,
+      }),
+    );
+  }
+}

@@ -1,0 +1,132 @@
+import { Client } from 'pg';
+import { ApiKeysService } from '@app/auth';
+import { hashKey } from '@app/auth/api-key.secret';
+import { ChangeNotifications } from '@app/core';
+import { createTenant, TenantFixture } from './support/factories';
+import { startTestApp, TestApp } from './support/app';
+
+jest.setTimeout(60_000);
+
+// The documented bound: a change committed anywhere is seen by every replica once PostgreSQL has
+// delivered its notification, which takes milliseconds; a second leaves room for a busy machine.
+const BOUND_MS = 1_000;
+
+describe('API keys and funnels kept in memory', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let sql: Client;
+  let tenant: TenantFixture;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    // A second replica on the same database.
+    b = await startTestApp({}, a.databaseUrl);
+    sql = new Client({ connectionString: a.databaseUrl });
+    await sql.connect();
+    tenant = await createTenant(a.app);
+  });
+
+  afterAll(async () => {
+    await sql.end();
+    await b.app.close();
+    await a.close();
+  });
+
+  const get = (app: TestApp, path: string, key: string) =>
+    fetch(`${app.baseUrl}${path}`, { headers: { 'x-service-api-key': key } });
+
+  /** The status every replica answers once they agree, or the last one seen after the bound. */
+  async function settledStatus(path: string, key: string, expected: number): Promise<number[]> {
+    const deadline = performance.now() + BOUND_MS;
+    for (;;) {
+      const statuses = [(await get(a, path, key)).status, (await get(b, path, key)).status];
+      if (statuses.every((s) => s === expected) || performance.now() > deadline) return statuses;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('refuses a key revoked by another writer on every replica within the bound', async () => {
+    const key = await tenant.keyFor('crm:read');
+    expect([
+      (await get(a, '/v1/workspaces', key)).status,
+      (await get(b, '/v1/workspaces', key)).status,
+    ]).toEqual([200, 200]);
+    await sql.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1', [hashKey(key)]);
+    expect(await settledStatus('/v1/workspaces', key, 401)).toEqual([401, 401]);
+    expect(await (await get(b, '/v1/workspaces', key)).json()).toEqual({
+      error: 'Invalid or unauthorized API key',
+      status: 401,
+    });
+  });
+
+  it('answers 404 for a funnel deleted by another writer on every replica within the bound', async () => {
+    const other = await createTenant(a.app);
+    const path = `/v1/funnels/${other.funnelId}/contacts`;
+    expect([(await get(a, path, other.key)).status, (await get(b, path, other.key)).status]).toEqual([
+      200, 200,
+    ]);
+    await sql.query('DELETE FROM funnels WHERE id = $1', [other.funnelId]);
+    expect(await settledStatus(path, other.key, 404)).toEqual([404, 404]);
+  });
+
+  it('answers 401 "API key expired" once a key passes its expiry', async () => {
+    const { key, expiresAt } = await a.app
+      .get(ApiKeysService)
+      .create(tenant.companyId, ['crm:read'], 'short', { expiresInMs: 1_500 });
+    expect(Date.parse(expiresAt!) - Date.now()).toBeGreaterThan(0);
+    expect((await get(b, '/v1/workspaces', key)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt!) - Date.now() + 10));
+    const res = await get(b, '/v1/workspaces', key);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'API key expired', status: 401 });
+  });
+
+  it('sees an expiry set by another writer on every replica within the bound', async () => {
+    const key = await tenant.keyFor('crm:read');
+    expect((await get(a, '/v1/workspaces', key)).status).toBe(200);
+    await sql.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1", [
+      hashKey(key),
+    ]);
+    expect(await settledStatus('/v1/workspaces', key, 401)).toEqual([401, 401]);
+    expect(await (await get(a, '/v1/workspaces', key)).json()).toEqual({
+      error: 'API key expired',
+      status: 401,
+    });
+  });
+
+  it('reads through while notifications are lost, so a change made meanwhile is not missed', async () => {
+    const key = await tenant.keyFor('crm:read');
+    expect((await get(a, '/v1/workspaces', key)).status).toBe(200);
+    const notifications = a.app.get(ChangeNotifications);
+    await sql.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE application_name = 'funnel-crm-listen' AND datname = current_database()`,
+    );
+    const deadline = performance.now() + BOUND_MS;
+    while (notifications.listening && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(notifications.listening).toBe(false);
+    // Committed while no replica listens: no notification reaches them.
+    await sql.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1', [hashKey(key)]);
+    expect((await get(a, '/v1/workspaces', key)).status).toBe(401);
+    expect((await get(b, '/v1/workspaces', key)).status).toBe(401);
+  });
+
+  it('records lastUsedAt after a request, at most once a minute', async () => {
+    const { id, key } = await a.app.get(ApiKeysService).create(tenant.companyId, ['crm:read'], 'usage');
+    const lastUsed = async () =>
+      (await a.app.get(ApiKeysService).list(tenant.companyId)).find((k) => k.id === id)!.lastUsedAt;
+    expect(await lastUsed()).toBeNull();
+    for (let i = 0; i < 5; i++) expect((await get(i % 2 ? a : b, '/v1/workspaces', key)).status).toBe(200);
+    const deadline = performance.now() + BOUND_MS;
+    while (!(await lastUsed()) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const first = await lastUsed();
+    expect(Date.now() - Date.parse(first!)).toBeLessThan(10_000);
+    for (let i = 0; i < 5; i++) expect((await get(i % 2 ? a : b, '/v1/workspaces', key)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await lastUsed()).toBe(first);
+  });
+});
