@@ -30,7 +30,8 @@ export async function fingerprintQuery(dataSource: DataSource): Promise<string> 
   return tables
     .map(
       ({ name }) =>
-        `SELECT '${name}' AS t, count(*)::text AS n, md5(string_agg(x::text, '|' ORDER BY x::text)) AS sum FROM ${name} x`,
+        // last_used_at records that a key was presented (even when refused): bookkeeping, not a change.
+        `SELECT '${name}' AS t, count(*)::text AS n, md5(string_agg((to_jsonb(x) - 'last_used_at')::text, '|' ORDER BY (to_jsonb(x) - 'last_used_at')::text)) AS sum FROM ${name} x`,
     )
     .join(' UNION ALL ');
 }

@@ -11,7 +11,14 @@ import {
   UseFilters,
   VERSION_NEUTRAL,
 } from '@nestjs/common';
-import { ApiConsumes, ApiFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConsumes,
+  ApiFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@app/auth';
 import { ApiErrorResponse } from '@app/core/http/openapi-errors';
@@ -66,6 +73,19 @@ export class IssuerController {
   })
   @ApiOkResponse({ description: 'access_token, token_type, expires_in, refresh_token, scope' })
   @ApiErrorResponse(404, 'proxy mode', 'Cannot POST /oauth/token')
+  @ApiResponse({
+    status: 400,
+    description: 'An RFC 6749 §5.2 error (invalid_request, invalid_grant, ...)',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+        },
+      },
+    },
+  })
   token(@Req() request: Request, @Body() body: unknown): Promise<Record<string, unknown>> {
     this.issuerModeOnly(request);
     const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
