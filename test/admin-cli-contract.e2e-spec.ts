@@ -1,7 +1,7 @@
 import { createTestDatabase } from './support/database';
 import { CliResult, runAdmin } from './support/processes';
 
-jest.setTimeout(180_000);
+jest.setTimeout(400_000);
 
 /** A usage error: exactly one JSON object `{"error","usage"}` on stderr, nothing on stdout, exit 2. */
 function expectUsageError(result: CliResult, error: string | RegExp, usage: string | RegExp): void {
