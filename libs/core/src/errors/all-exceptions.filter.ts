@@ -64,8 +64,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
         !(typeof payload === 'object' && (payload as ErrorBody).error && (payload as ErrorBody).status)
       ) {
         // The path exists with other methods (TRACE, PATCH, ... on a known route): 405, not 404.
+        // A route of this very method that answers 404 (one switched off by configuration) stays 404.
         const allowed = allowedMethods(request);
-        if (allowed.length) {
+        if (allowed.length && !allowed.includes(request.method)) {
           request.res?.setHeader('Allow', allowed.join(', '));
           return { error: `Method ${request.method} is not allowed on ${request.path}`, status: 405 };
         }
