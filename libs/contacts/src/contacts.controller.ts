@@ -24,6 +24,7 @@ import {
 import type { Response } from 'express';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
 import { ApiErrorResponse } from '@app/core';
+import { ApiFunnelIdParam } from '@app/workspaces';
 import { ContactsService } from './contacts.service';
 import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
@@ -31,11 +32,7 @@ import { ListContactsQueryDto } from './dto/list-contacts.query.dto';
 import { UpdateContactValueDto } from './dto/update-contact-value.dto';
 import { IDEMPOTENCY_KEY_TTL_HOURS } from './idempotency';
 
-const FUNNEL_ID = ApiParam({
-  name: 'funnelId',
-  format: 'uuid',
-  description: 'A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404.',
-});
+const FUNNEL_ID = ApiFunnelIdParam();
 const CONTACT_ID = ApiParam({
   name: 'contactId',
   format: 'uuid',

@@ -3,3 +3,4 @@ export * from './entities';
 export * from './funnels.service';
 export * from './workspaces.module';
 export * from './workspaces.service';
+export * from './funnel-id.param';

@@ -11,6 +11,7 @@ import {
 import type { Response } from 'express';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
 import { ApiErrorResponse } from '@app/core';
+import { ApiFunnelIdParam } from '@app/workspaces';
 import {
   CreatedWebhookSubscriptionResponse,
   CreateWebhookSubscriptionDto,
@@ -19,11 +20,7 @@ import {
 } from './dto/webhook-subscription.dto';
 import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
 
-const FUNNEL_ID = ApiParam({
-  name: 'funnelId',
-  format: 'uuid',
-  description: 'A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404.',
-});
+const FUNNEL_ID = ApiFunnelIdParam();
 const WEBHOOK_ID = ApiParam({
   name: 'webhookId',
   format: 'uuid',

@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiFunnelIdParam } from '@app/workspaces';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
 import { ApiErrorResponse } from '@app/core/http/openapi-errors';
 import { FunnelDescriptionResponse } from './funnel-description.dto';
@@ -20,11 +21,7 @@ export class FunnelsController {
       'charts) and the question ids seen in its answer events with their latest titles (insightId ' +
       'of the insights route).',
   })
-  @ApiParam({
-    name: 'funnelId',
-    format: 'uuid',
-    description: 'A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404.',
-  })
+  @ApiFunnelIdParam()
   @ApiOkResponse({ type: FunnelDescriptionResponse })
   @ApiErrorResponse(400, 'funnelId is not a UUID', 'funnelId must be a UUID')
   @ApiErrorResponse(404, 'The funnel does not exist or belongs to another company', 'Funnel not found')
