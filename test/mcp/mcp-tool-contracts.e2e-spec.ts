@@ -1,16 +1,14 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { startTestApp, TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { httpClient } from '../support/http-client';
-import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
+import { connectMcpClient, startMcpApp } from '../support/mcp-stack';
+import type { TestTokenIssuer } from '../support/token-issuer';
 
 jest.setTimeout(60_000);
 
-const AUDIENCE = 'https://api.funnel.example';
-const NAMESPACE = 'https://funnel.example';
 const PERIOD = { from: '2026-03-01T00:00:00Z', to: '2026-03-31T23:59:59Z' };
 
 const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -37,25 +35,10 @@ describe('MCP tool contracts', () => {
   };
 
   beforeAll(async () => {
-    issuer = await startTokenIssuer({ audience: AUDIENCE });
-    t = await startTestApp({
-      IDP_URL: issuer.url,
-      OAUTH_CLIENT_ID: 'shared-client-id',
-      OAUTH_AUDIENCE: AUDIENCE,
-      OAUTH_CLAIM_NAMESPACE: NAMESPACE,
-    });
+    ({ issuer, t } = await startMcpApp());
     acme = await createTenant(t.app);
-    const token = await issuer.sign({
-      [`${NAMESPACE}/user_metadata`]: { companyId: acme.companyId, subscriptionId: 's' },
-    });
-    client = new Client({ name: 'tool-contracts-e2e', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    // From here on the client checks every structured result against the tool's outputSchema.
-    tools = (await client.listTools()).tools;
+    // The client checks every structured result against its tool's outputSchema from here on.
+    ({ client, tools } = await connectMcpClient(t, issuer, acme.companyId, 'tool-contracts-e2e'));
 
     const api = httpClient(t.baseUrl, acme.key);
     const created = await api.post(`/v1/funnels/${acme.funnelId}/contacts`, { email: 'ada@example.com' });

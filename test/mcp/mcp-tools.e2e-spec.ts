@@ -1,15 +1,13 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { startTestApp, TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
-import { startTokenIssuer, TestTokenIssuer } from '../support/token-issuer';
+import { connectMcpClient, startMcpApp } from '../support/mcp-stack';
+import type { TestTokenIssuer } from '../support/token-issuer';
 
 // Booting real apps on a loaded machine can take longer than jest's default 5 s.
 jest.setTimeout(60_000);
 
-const AUDIENCE = 'https://api.funnel.example';
-const NAMESPACE = 'https://funnel.example';
 const PERIOD = { from: '2025-03-01T00:00:00Z', to: '2025-03-31T23:59:59Z' };
 
 /** Each tool answers exactly what the REST route over the same service answers, for the token's company. */
@@ -45,27 +43,11 @@ describe('MCP tools', () => {
   };
 
   beforeAll(async () => {
-    issuer = await startTokenIssuer({ audience: AUDIENCE });
-    t = await startTestApp({
-      IDP_URL: issuer.url,
-      OAUTH_CLIENT_ID: 'shared-client-id',
-      OAUTH_AUDIENCE: AUDIENCE,
-      OAUTH_CLAIM_NAMESPACE: NAMESPACE,
-    });
+    ({ issuer, t } = await startMcpApp());
     acme = await createTenant(t.app);
     globex = await createTenant(t.app);
-    const token = await issuer.sign({
-      [`${NAMESPACE}/user_metadata`]: { companyId: acme.companyId, subscriptionId: 's' },
-    });
-    client = new Client({ name: 'tools-e2e', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    // Listing the tools makes the client validate every structured result against its outputSchema
-    // from here on: a result that does not match fails the call.
-    tools = (await client.listTools()).tools;
+    // The client checks every structured result against its tool's outputSchema from here on.
+    ({ client, tools } = await connectMcpClient(t, issuer, acme.companyId, 'tools-e2e'));
 
     for (const [email, firstName] of [
       ['ada@example.com', 'Ada'],
