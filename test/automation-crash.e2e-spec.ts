@@ -1,11 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AutomationRun, AutomationsService } from '@app/automations';
 import { startTestApp, TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { createTenant, TenantFixture } from './support/factories';
-import { freePort, ROOT, waitForHttp } from './support/processes';
+import { ServerProcess, startServerProcess } from './support/processes';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
 jest.setTimeout(240_000);
@@ -16,7 +14,7 @@ describe('Automation runs survive a killed server', () => {
   let fixtures: TestApp;
   let tenant: TenantFixture;
   let receiver: WebhookReceiver;
-  let server: { child: ChildProcess; baseUrl: string } | undefined;
+  let server: ServerProcess | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -36,32 +34,13 @@ describe('Automation runs survive a killed server', () => {
   });
 
   async function start(env: Record<string, string>): Promise<void> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.js')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'error',
-        DATABASE_URL: db.url,
-        PORT: String(port),
-        DEV_IDP_PORT: '0',
-        AUTOMATION_POLL_INTERVAL_MS: '50',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    server = { child, baseUrl: `http://127.0.0.1:${port}` };
-    await waitForHttp(`${server.baseUrl}/health`, 120_000);
+    server = await startServerProcess({ DATABASE_URL: db.url, AUTOMATION_POLL_INTERVAL_MS: '50', ...env });
   }
 
   async function kill(): Promise<void> {
-    const child = server?.child;
+    const running = server;
     server = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await running?.kill();
   }
 
   const createContact = async (email: string): Promise<string> => {

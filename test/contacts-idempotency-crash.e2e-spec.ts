@@ -1,10 +1,8 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { createTenant, TenantFixture } from './support/factories';
-import { freePort, ROOT, waitForHttp } from './support/processes';
+import { ServerProcess, startServerProcess } from './support/processes';
 
 jest.setTimeout(240_000);
 
@@ -16,7 +14,7 @@ describe('POST …/contacts with Idempotency-Key across a killed server', () => 
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let fixtures: TestApp;
   let tenant: TenantFixture;
-  let server: { child: ChildProcess; baseUrl: string } | undefined;
+  let server: ServerProcess | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -30,33 +28,18 @@ describe('POST …/contacts with Idempotency-Key across a killed server', () => 
   });
 
   async function start(): Promise<string> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.js')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'error',
-        DATABASE_URL: db.url,
-        PORT: String(port),
-        DEV_IDP_PORT: '0',
-        RATE_LIMIT_PER_MINUTE: '100000',
-        AUTOMATION_WORKER_ENABLED: 'false',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    server = await startServerProcess({
+      DATABASE_URL: db.url,
+      RATE_LIMIT_PER_MINUTE: '100000',
+      AUTOMATION_WORKER_ENABLED: 'false',
     });
-    server = { child, baseUrl: `http://127.0.0.1:${port}` };
-    await waitForHttp(`${server.baseUrl}/health`, 120_000);
     return server.baseUrl;
   }
 
   async function kill(): Promise<void> {
-    const child = server?.child;
+    const running = server;
     server = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await running?.kill();
   }
 
   const create = async (baseUrl: string, i: number) => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -56,4 +56,39 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
     if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+export interface ServerProcess {
+  baseUrl: string;
+  /** SIGKILL: nothing in the server gets to clean up. Resolves once it has exited. */
+  kill(): Promise<void>;
+}
+
+/** `npm start` as a separate process (NODE_ENV=test) on a free port, ready when /health answers. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      PORT: String(port),
+      DEV_IDP_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${baseUrl}/health`, 120_000).catch(async (error: unknown) => {
+    await kill();
+    throw error;
+  });
+  return { baseUrl, kill };
 }
