@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +109,22 @@ describe('Embedded PostgreSQL', () => {
     } finally {
       stopWatching();
       await handle.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not start again a server this process stops on purpose', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'keepalive-stop-'));
+    await chmod(dir, 0o755);
+    try {
+      const handle = await acquireEmbeddedPostgres({ dir });
+      const lost: Error[] = [];
+      handle.keepAlive((error) => lost.push(error), 50);
+      await handle.release();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(false);
+      expect(lost).toEqual([]);
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });

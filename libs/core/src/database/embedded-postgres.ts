@@ -224,7 +224,11 @@ export async function acquireEmbeddedPostgres(
   const adminUrl = `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`;
   await ensureDatabase(`${adminUrl}/postgres`, EMBEDDED_DATABASE);
 
+  // The keepAlive watcher, halted before this process stops or releases the server, so that it
+  // never starts again a server being stopped on purpose.
+  let haltWatcher: () => void = () => undefined;
   const stop = async () => {
+    haltWatcher();
     await run(
       cluster.binaries.pg_ctl,
       ['stop', '-w', '-m', 'fast', '-D', clusterDir],
@@ -238,16 +242,18 @@ export async function acquireEmbeddedPostgres(
     started,
     stop,
     release: async () => {
+      haltWatcher();
       await rm(userFile, { force: true });
       if (!(await otherUsersAlive(usersDir))) await stop();
     },
     keepAlive: (onLost, intervalMs = 2000) => {
       let restarting = false;
+      let watching = true;
       const timer = setInterval(() => {
-        if (restarting) return;
+        if (restarting || !watching) return;
         restarting = true;
         void (async () => {
-          if ((await runningPort(clusterDir)) !== undefined) return;
+          if ((await runningPort(clusterDir)) !== undefined || !watching) return;
           log('embedded PostgreSQL is not running: starting it again');
           try {
             await startServer(cluster, serverPort);
@@ -267,7 +273,11 @@ export async function acquireEmbeddedPostgres(
         })().finally(() => (restarting = false));
       }, intervalMs);
       timer.unref();
-      return () => clearInterval(timer);
+      haltWatcher = () => {
+        watching = false;
+        clearInterval(timer);
+      };
+      return haltWatcher;
     },
   };
 }
