@@ -8,3 +8,4 @@ export * from './entities';
 export * from './idempotency';
 export * from './contacts-list.cursor';
 export * from './contacts-list.sql';
+export * from './contact-counts.reader';

@@ -4,3 +4,4 @@ export * from './funnels.service';
 export * from './workspaces.module';
 export * from './workspaces.service';
 export * from './funnel-id.param';
+export * from './funnel-ownership.sql';
