@@ -1,5 +1,5 @@
 import { EventsService, parseEventBatch } from '@app/metrics';
-import { SESSION_DIMENSIONS } from '@app/metrics/events/session-state';
+import { SESSION_DIMENSIONS } from '@app/metrics/events/session-definitions';
 import type { MetricWindow } from '@app/metrics/query/metric-query';
 import { RollupReader } from '@app/metrics/rollups/rollup-reader';
 import { FixedOffsetZone } from '@app/metrics/time/time-zone';

@@ -4,9 +4,9 @@ import {
   beginFunnelTransaction,
   insertEvents,
   lockFunnelAndReadSessions,
-  saveMessages,
   Sql,
 } from '@app/metrics/events/event-store';
+import { saveMessages } from '@app/metrics/events/message-store';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { EventsService, parseEventBatch } from '@app/metrics';
-import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events/event-store';
-import { SESSION_DIMENSIONS, sessionContributions } from '@app/metrics/events/session-state';
+import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events/session-row';
+import { SESSION_DIMENSIONS } from '@app/metrics/events/session-definitions';
+import { sessionContributions } from '@app/metrics/events/session-state';
 import { RollupReader } from '@app/metrics/rollups/rollup-reader';
 import type { EventCounts, SessionCounts } from '@app/metrics/rollups/rollup-deltas';
 import type { MetricWindow } from '@app/metrics/query/metric-query';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspacesModule } from '@app/workspaces/workspaces.module';
-import { ChartsService } from './charts.service';
+import { ContactCountsReader } from '@app/contacts';
+import { WorkspacesModule } from '@app/workspaces';
 import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
 import { EventsController } from './events/events.controller';
@@ -9,10 +9,8 @@ import { EventsService } from './events/events.service';
 import { IngestionMetrics } from './events/ingestion.metrics';
 import { FunnelDescriptionsService } from './funnels/funnel-descriptions.service';
 import { FunnelsController } from './funnels/funnels.controller';
-import { KpisService } from './kpis.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
-import { CrmCounts } from './rollups/crm-counts';
 import { RollupReader } from './rollups/rollup-reader';
 
 /** Tracking events in; charts, KPIs, insights and funnel descriptions out. Used by the HTTP app, MCP tools and the admin CLI. */
@@ -24,10 +22,10 @@ import { RollupReader } from './rollups/rollup-reader';
     EventPartitions,
     IngestionMetrics,
     MetricsService,
-    ChartsService,
-    KpisService,
     RollupReader,
-    CrmCounts,
+    // Contacts' reader of the CRM counts; it needs only the data source, so the module of
+    // contacts (and what it imports) stays out of the metrics.
+    ContactCountsReader,
     FunnelDescriptionsService,
   ],
   exports: [EventsService, MetricsService, FunnelDescriptionsService],

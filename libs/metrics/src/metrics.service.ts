@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
-import { ChartsService } from './charts.service';
+import { ContactCountsReader } from '@app/contacts';
+import { FunnelsService } from '@app/workspaces';
+import { ChartDefinition, CHARTS } from './catalog/charts';
+import { KPIS } from './catalog/kpis';
+import type { MetricSources } from './catalog/metric-sources';
 import type { ChartDataPoint, InsightResult, KpiResult } from './dto/metrics.dto';
 import { MetricQuestion } from './entities/metric-question.entity';
-import { SESSION_DIMENSIONS } from './events/session-state';
-import { KpisService } from './kpis.service';
-import { CHART_SUBTYPES, ChartSubtype, KPI_SUBTYPES, KpiSubtype } from './metric-definitions';
+import { SESSION_DIMENSIONS } from './events/session-definitions';
+import { CHART_SUBTYPES, ChartSubtype, KPI_SUBTYPES, KpiSubtype, kpiType } from './metric-definitions';
 import { assertFunnelId } from './query/funnel-id';
 import { MetricQuery, parseMetricQuery } from './query/metric-query';
 import { RollupReader } from './rollups/rollup-reader';
@@ -31,13 +33,16 @@ export type KpiQuery = MetricQuery & { from?: string; to?: string; offset?: stri
  */
 @Injectable()
 export class MetricsService {
+  private readonly sources: MetricSources;
+
   constructor(
     private readonly funnels: FunnelsService,
-    private readonly charts: ChartsService,
-    private readonly kpis: KpisService,
     private readonly rollups: RollupReader,
+    crm: ContactCountsReader,
     @InjectRepository(MetricQuestion) private readonly questions: Repository<MetricQuestion>,
-  ) {}
+  ) {
+    this.sources = { rollups, crm };
+  }
 
   async chart(
     companyId: string,
@@ -51,12 +56,11 @@ export class MetricsService {
         `subtype must be one of ${CHART_SUBTYPES.join(', ')}`,
       ]);
     }
-    const { window, abTest } = parseMetricQuery(query, {
-      abTest: subtype === 'chart_page_to_page_conversion_rate',
-    });
+    const chart: ChartDefinition = CHARTS[subtype as ChartSubtype];
+    const { window, abTest } = parseMetricQuery(query, { abTest: chart.abTest === true });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const pages = await this.funnels.pagesOf(funnel.id);
-    return this.charts.build(subtype as ChartSubtype, { funnelId: funnel.id, pages, window, abTest });
+    return chart.build({ funnelId: funnel.id, pages, window, abTest }, this.sources);
   }
 
   async kpi(companyId: string, funnelId: string, subtype: string, query: KpiQuery): Promise<KpiResult> {
@@ -68,7 +72,8 @@ export class MetricsService {
     }
     const { window } = parseMetricQuery(query, { abTest: false });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
-    return this.kpis.build(subtype as KpiSubtype, funnel.id, window);
+    const figure = await KPIS[subtype as KpiSubtype].build(funnel.id, window, this.sources);
+    return { type: kpiType(subtype as KpiSubtype), ...figure };
   }
 
   /** Each session's latest answer to the question, over sessions started in the period. */

@@ -7,17 +7,11 @@ import { assertFunnelId } from '../query/funnel-id';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import { IngestionMetrics } from './ingestion.metrics';
-import {
-  beginFunnelTransaction,
-  insertEvents,
-  latestQuestionTitles,
-  lockFunnelAndReadSessions,
-  saveMessages,
-  Sql,
-  writeBatch,
-} from './event-store';
+import { latestQuestionTitles, writeBatch } from './batch-writes';
+import { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions, Sql } from './event-store';
 import type { TrackedEvent } from './event-types';
 import { parseEventBatch } from './event-validation';
+import { saveMessages } from './message-store';
 import { applyEvents, emptySession, sameSession, SessionState } from './session-state';
 
 const SESSION_SCOPED = new Set(['session_start', 'page_view', 'answer', 'conversion', 'completion']);

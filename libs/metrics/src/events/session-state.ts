@@ -1,4 +1,12 @@
 import type { AnswerFields, PageViewFields, SessionStartFields, TrackedEvent } from './event-types';
+import {
+  DECLARED_DIMENSIONS,
+  GROUP_SEPARATOR,
+  SessionDimension,
+  START_ATTRIBUTE_NAMES,
+  START_ATTRIBUTES,
+  StartAttribute,
+} from './session-definitions';
 
 export interface LatestAnswer {
   /** occurredAt (epoch ms) and event id of the answer: the latest wins, the id breaks ties. */
@@ -11,15 +19,12 @@ export interface LatestAnswer {
  * What a session has done so far. Every session-scoped fact is attributed to the session's start
  * (its earliest `session_start`), so counts over any window stay exact and additive. Until a
  * `session_start` arrives the session is pending: its facts are kept here but counted nowhere.
+ * What the start gives (device, UTM source, …) is declared in session-definitions.ts.
  */
-export interface SessionState {
+export interface SessionState extends Record<StartAttribute, string | null> {
   sessionId: string;
   startedAt: number | null;
   startEventId: string | null;
-  visitorId: string | null;
-  device: string | null;
-  utmSource: string | null;
-  abVariant: string | null;
   /** Distinct page slugs viewed, sorted. */
   pages: string[];
   /** Earliest conversion / completion (epoch ms). */
@@ -38,28 +43,15 @@ export interface SessionContribution {
   completionMs: number;
 }
 
-export const SESSION_DIMENSIONS = {
-  all: 'all',
-  device: 'device',
-  source: 'source',
-  /** Sessions that viewed a page (key = slug), for abTest=all. */
-  page: 'page',
-  pageOf: (variant: string) => `page:${variant}`,
-  answer: (questionId: string) => `answer:${questionId}`,
-  answerGroup: (questionId: string) => `answer-group:${questionId}`,
-} as const;
-
-export const GROUP_SEPARATOR = '; ';
-
 export function emptySession(sessionId: string): SessionState {
   return {
     sessionId,
     startedAt: null,
     startEventId: null,
-    visitorId: null,
-    device: null,
-    utmSource: null,
-    abVariant: null,
+    ...(Object.fromEntries(START_ATTRIBUTE_NAMES.map((name) => [name, null])) as Record<
+      StartAttribute,
+      null
+    >),
     pages: [],
     convertedAt: null,
     completedAt: null,
@@ -82,10 +74,7 @@ export function applyEvents(state: SessionState, events: TrackedEvent[]): Sessio
         const f = event.fields as SessionStartFields;
         next.startedAt = event.occurredAt;
         next.startEventId = event.eventId;
-        next.visitorId = f.visitorId;
-        next.device = f.device;
-        next.utmSource = f.utm?.source ?? null;
-        next.abVariant = f.abVariant ?? null;
+        for (const name of START_ATTRIBUTE_NAMES) next[name] = START_ATTRIBUTES[name].of(f);
         break;
       }
       case 'page_view':
@@ -121,10 +110,7 @@ export function sameSession(a: SessionState, b: SessionState): boolean {
   const scalars = [
     'startedAt',
     'startEventId',
-    'visitorId',
-    'device',
-    'utmSource',
-    'abVariant',
+    ...START_ATTRIBUTE_NAMES,
     'convertedAt',
     'completedAt',
   ] as const;
@@ -138,39 +124,56 @@ export function sameSession(a: SessionState, b: SessionState): boolean {
 }
 
 /**
- * The rollup rows a session adds at its start time; none while it is pending. Mirrored in SQL by
- * rawSessionSums() in rollups/raw-sessions.ts (a spec compares the two on random sessions).
+ * The rollup rows a session adds at its start time; none while it is pending. Derived from the
+ * declared dimensions (session-definitions.ts), as is the SQL of rawSessionSums() in
+ * rollups/raw-sessions.ts (a spec compares the two on random sessions).
  */
 export function sessionContributions(state: SessionState): SessionContribution[] {
   if (state.startedAt === null) return [];
-  const one = (dimension: string, key: string): SessionContribution => ({
-    dimension,
-    key,
-    sessions: 1,
-    conversions: 0,
-    completions: 0,
-    completionMs: 0,
-  });
+  return DECLARED_DIMENSIONS.flatMap(([name, definition]) =>
+    keysOf(state, name, definition).map(([dimension, key]) => ({
+      dimension,
+      key,
+      sessions: 1,
+      ...(definition.shape === 'totals' ? outcomes(state) : NO_OUTCOMES),
+    })),
+  );
+}
+
+const NO_OUTCOMES = { conversions: 0, completions: 0, completionMs: 0 };
+
+/** What a `totals` dimension counts besides the session: its conversion and completion. */
+function outcomes(state: SessionState): typeof NO_OUTCOMES {
   const completed = state.completedAt !== null;
-  const rows: SessionContribution[] = [
-    {
-      ...one(SESSION_DIMENSIONS.all, ''),
-      conversions: state.convertedAt !== null ? 1 : 0,
-      completions: completed ? 1 : 0,
-      // A completion stamped before its session_start (clock skew) counts as immediate.
-      completionMs: completed ? Math.max(0, (state.completedAt as number) - state.startedAt) : 0,
-    },
-  ];
-  if (state.device) rows.push(one(SESSION_DIMENSIONS.device, state.device));
-  if (state.utmSource) rows.push(one(SESSION_DIMENSIONS.source, state.utmSource));
-  for (const page of state.pages) {
-    rows.push(one(SESSION_DIMENSIONS.page, page));
-    if (state.abVariant) rows.push(one(SESSION_DIMENSIONS.pageOf(state.abVariant), page));
+  return {
+    conversions: state.convertedAt !== null ? 1 : 0,
+    completions: completed ? 1 : 0,
+    // A completion stamped before its session_start (clock skew) counts as immediate.
+    completionMs: completed ? Math.max(0, (state.completedAt as number) - (state.startedAt as number)) : 0,
+  };
+}
+
+/** The [dimension, key] pairs a started session counts under in one declared dimension. */
+function keysOf(state: SessionState, name: string, definition: SessionDimension): [string, string][] {
+  switch (definition.shape) {
+    case 'totals':
+      return [[name, '']];
+    case 'attribute': {
+      const value = state[definition.attribute];
+      return value ? [[name, value]] : [];
+    }
+    case 'pages': {
+      if (!definition.by) return state.pages.map((page) => [name, page]);
+      const value = state[definition.by];
+      return value ? state.pages.map((page) => [`${name}${value}`, page]) : [];
+    }
+    case 'answers':
+      return Object.entries(state.answers).flatMap(([questionId, latest]): [string, string][] => {
+        const distinct = [...new Set(latest.answers)];
+        const dimension = `${name}${questionId}`;
+        return definition.grouped
+          ? [[dimension, distinct.join(GROUP_SEPARATOR)]]
+          : distinct.map((answer) => [dimension, answer]);
+      });
   }
-  for (const [questionId, latest] of Object.entries(state.answers)) {
-    const distinct = [...new Set(latest.answers)];
-    for (const answer of distinct) rows.push(one(SESSION_DIMENSIONS.answer(questionId), answer));
-    rows.push(one(SESSION_DIMENSIONS.answerGroup(questionId), distinct.join(GROUP_SEPARATOR)));
-  }
-  return rows;
 }

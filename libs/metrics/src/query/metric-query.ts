@@ -26,6 +26,9 @@ export interface MetricWindow {
   zone: LocalZone;
 }
 
+/** The window as a half-open range: `to` covers its whole millisecond. */
+export const countRange = (window: MetricWindow) => ({ from: window.from, to: window.to + 1 });
+
 export interface ParsedQuery {
   window: MetricWindow;
   abTest?: AbTestFilter;

@@ -1,4 +1,5 @@
-import { GROUP_SEPARATOR, SESSION_DIMENSIONS } from '../events/session-state';
+import { GROUP_SEPARATOR, sessionDimension, START_ATTRIBUTES } from '../events/session-definitions';
+import type { SqlParams } from '../sql/sql-params';
 
 /** SQL that sums the sessions of a window's edges; see rawSessionSums. */
 export interface RawSessionSql {
@@ -21,29 +22,24 @@ export interface RawSessionSql {
   grouped: { columns: string; by: string } | null;
   /** The branches, one per dimension; result columns: dimension, key, sessions, conversions, completions, completion_ms. */
   sql: string;
-  params: string[];
 }
 
 /**
  * The sums of sessionContributions() (events/session-state.ts) over the sessions of a relation `m`
  * per dimension and key, computed by PostgreSQL. Used for the edges of a window shorter than a
  * minute, which at high traffic hold hundreds of sessions: summing them where they are costs a
- * fraction of sending them to Node. One set-based branch per requested dimension; values are bound
- * as parameters from `$first` on.
+ * fraction of sending them to Node. One set-based branch per requested dimension, derived from its
+ * declared shape (events/session-definitions.ts); values are bound in `params`.
  *
- * Unless the dimension `all` is requested (it sums each session's conversion and time to
+ * Unless a `totals` dimension (`all`) is requested (it sums each session's conversion and time to
  * completion), only the number of sessions per key counts, so the sessions are first summed per
  * distinct combination of what the branches read: the pages viewed, the answers given as stored.
  * Most sessions share one of a few, so lists are unnested and answers deduplicated once per
  * combination instead of once per session.
  */
-export function rawSessionSums(dimensions: string[], first: number): RawSessionSql {
-  const params: string[] = [];
-  const bind = (value: string) => {
-    params.push(value);
-    return `$${first + params.length - 1}::text`;
-  };
-  const grouping = !dimensions.includes(SESSION_DIMENSIONS.all);
+export function rawSessionSums(dimensions: string[], params: SqlParams): RawSessionSql {
+  const bind = (value: string) => params.bind(value, 'text');
+  const grouping = !dimensions.some((d) => sessionDimension(d).definition.shape === 'totals');
   // What the branches read of a session, as the columns of `m`.
   const read = new Set<string>();
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
@@ -76,54 +72,45 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
     `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(m.sign) AS sessions, 0 AS conversions,
             0 AS completions, 0 AS completion_ms ${from} GROUP BY 2`;
   const branches = dimensions.map((dimension) => {
-    if (dimension === SESSION_DIMENSIONS.all) {
-      use('converted_at', 'completed_at', 'started_at');
-      return `SELECT ${bind(dimension)} AS dimension, '' AS key, sum(m.sign) AS sessions,
-                     coalesce(sum(m.sign) FILTER (WHERE m.converted_at IS NOT NULL), 0) AS conversions,
-                     coalesce(sum(m.sign) FILTER (WHERE m.completed_at IS NOT NULL), 0) AS completions,
-                     coalesce(sum(m.sign * greatest(0, extract(epoch FROM m.completed_at - m.started_at) * 1000)), 0)
-                       AS completion_ms
-              FROM m HAVING count(*) > 0`;
+    const { definition, arg } = sessionDimension(dimension);
+    switch (definition.shape) {
+      case 'totals':
+        use('converted_at', 'completed_at', 'started_at');
+        return `SELECT ${bind(dimension)} AS dimension, '' AS key, sum(m.sign) AS sessions,
+                       coalesce(sum(m.sign) FILTER (WHERE m.converted_at IS NOT NULL), 0) AS conversions,
+                       coalesce(sum(m.sign) FILTER (WHERE m.completed_at IS NOT NULL), 0) AS completions,
+                       coalesce(sum(m.sign * greatest(0, extract(epoch FROM m.completed_at - m.started_at) * 1000)), 0)
+                         AS completion_ms
+                FROM m HAVING count(*) > 0`;
+      case 'attribute': {
+        const column = START_ATTRIBUTES[definition.attribute].column;
+        use(column);
+        return counted(dimension, `m.${column}`, `FROM m WHERE m.${column} IS NOT NULL`);
+      }
+      case 'pages': {
+        use('pages');
+        const from = 'FROM m CROSS JOIN unnest(m.pages) AS p(slug)';
+        if (!definition.by) return counted(dimension, 'p.slug', from);
+        const column = START_ATTRIBUTES[definition.by].column;
+        use(column);
+        return counted(dimension, 'p.slug', `${from} WHERE m.${column} = ${bind(arg)}`);
+      }
+      case 'answers': {
+        const answers = answersOf(arg);
+        // Grouped: the distinct answers joined, the key of the session's answer group.
+        return definition.grouped
+          ? counted(
+              dimension,
+              `array_to_string(${answers}, '${GROUP_SEPARATOR}')`,
+              `FROM m WHERE ${answers} IS NOT NULL`,
+            )
+          : counted(
+              dimension,
+              'a.answer',
+              `FROM m CROSS JOIN unnest(${answers}) AS a(answer) WHERE ${answers} IS NOT NULL`,
+            );
+      }
     }
-    if (dimension === SESSION_DIMENSIONS.device) {
-      use('device');
-      return counted(dimension, 'm.device', 'FROM m WHERE m.device IS NOT NULL');
-    }
-    if (dimension === SESSION_DIMENSIONS.source) {
-      use('utm_source');
-      return counted(dimension, 'm.utm_source', 'FROM m WHERE m.utm_source IS NOT NULL');
-    }
-    if (dimension === SESSION_DIMENSIONS.page) {
-      use('pages');
-      return counted(dimension, 'p.slug', 'FROM m CROSS JOIN unnest(m.pages) AS p(slug)');
-    }
-    const [kind, value] = splitDimension(dimension);
-    if (kind === SESSION_DIMENSIONS.pageOf('')) {
-      use('pages', 'ab_variant');
-      return counted(
-        dimension,
-        'p.slug',
-        `FROM m CROSS JOIN unnest(m.pages) AS p(slug) WHERE m.ab_variant = ${bind(value)}`,
-      );
-    }
-    if (kind === SESSION_DIMENSIONS.answer('')) {
-      const answers = answersOf(value);
-      return counted(
-        dimension,
-        'a.answer',
-        `FROM m CROSS JOIN unnest(${answers}) AS a(answer) WHERE ${answers} IS NOT NULL`,
-      );
-    }
-    if (kind === SESSION_DIMENSIONS.answerGroup('')) {
-      // The distinct answers joined: the key of the session's answer group.
-      const answers = answersOf(value);
-      return counted(
-        dimension,
-        `array_to_string(${answers}, '${GROUP_SEPARATOR}')`,
-        `FROM m WHERE ${answers} IS NOT NULL`,
-      );
-    }
-    throw new Error(`unknown session dimension ${dimension}`);
   });
   const [question] = questions.values();
   const answersOnly = questions.size === 1 && dimensions.every(isAnswerDimension);
@@ -137,7 +124,6 @@ export function rawSessionSums(dimensions: string[], first: number): RawSessionS
         }
       : null,
     sql: branches.join('\nUNION ALL\n'),
-    params,
   };
 }
 
@@ -153,11 +139,4 @@ const distinctAnswers = (given: string) =>
                  FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
                  GROUP BY a.answer) AS d) END`;
 
-const ANSWER_KINDS = new Set([SESSION_DIMENSIONS.answer(''), SESSION_DIMENSIONS.answerGroup('')]);
-const isAnswerDimension = (dimension: string) => ANSWER_KINDS.has(splitDimension(dimension)[0]);
-
-/** 'answer:question_1' → ['answer:', 'question_1']. */
-function splitDimension(dimension: string): [string, string] {
-  const colon = dimension.indexOf(':');
-  return colon < 0 ? [dimension, ''] : [dimension.slice(0, colon + 1), dimension.slice(colon + 1)];
-}
+const isAnswerDimension = (dimension: string) => sessionDimension(dimension).definition.shape === 'answers';

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { CONTACT_MESSAGES_SQL } from '@app/contacts';
 import type { MetricWindow } from '../query/metric-query';
 import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { SLOTS } from '../time/local-time';
+import { SqlParams } from '../sql/sql-params';
 import { Cover, coverWindow, RawPiece, shortEdges } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { rawSessionSums } from './raw-sessions';
@@ -15,25 +17,33 @@ const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label
 const iso = (ms: number) => new Date(ms).toISOString();
 
 // Every read is one statement over the cover of its window, so it sees one snapshot: whole
-// buckets come from the rollups ($2..$6: grain, start, end, and the part of the bucket inside the
+// buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
 // window), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are
 // joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
-// hash a whole funnel's rows instead of scanning a few ranges. Further parameters start at $7.
-const segmentParams = (cover: Cover) => [
-  cover.segments.map((s) => s.grain),
-  cover.segments.map((s) => iso(s.from)),
-  cover.segments.map((s) => iso(s.to)),
-  cover.segments.map((s) => iso(s.within?.from ?? s.from)),
-  cover.segments.map((s) => iso(s.within?.to ?? s.to)),
-];
-const SEGMENTS = `unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-  AS s(grain, lo, hi, inside_lo, inside_hi)`;
+// hash a whole funnel's rows instead of scanning a few ranges.
+const segments = (cover: Cover, params: SqlParams) =>
+  `unnest(${params.bind(
+    cover.segments.map((s) => s.grain),
+    'int[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.from)),
+    'timestamptz[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.to)),
+    'timestamptz[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.within?.from ?? s.from)),
+    'timestamptz[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.within?.to ?? s.to)),
+    'timestamptz[]',
+  )}) AS s(grain, lo, hi, inside_lo, inside_hi)`;
 const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
 
 /**
  * The raw rows of a cover's edge pieces: `scan` of each piece (its bounds and sign as SQL), joined
- * by UNION ALL. The bounds are bound as parameters (appended to `params`), so the planner
+ * by UNION ALL. The bounds are bound as parameters, so the planner
  * estimates each range from the column's statistics and prunes event partitions while planning.
  * Bounds read from an array row by row are unknown to it: it assumed a fixed share of the
  * funnel's rows (63,528 sessions for a 30-second edge that held 390, at 100 M events), a guess
@@ -42,15 +52,18 @@ const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
  */
 function pieceScans(
   pieces: RawPiece[],
-  params: unknown[],
+  params: SqlParams,
   scan: (lo: string, hi: string, sign: number) => string,
 ): string {
   const ranges: RawPiece[] = pieces.length ? pieces : [{ from: 0, to: 0, sign: 1 }];
   return ranges
-    .map((piece) => {
-      params.push(iso(piece.from), iso(piece.to));
-      return scan(`$${params.length - 1}::timestamptz`, `$${params.length}::timestamptz`, piece.sign);
-    })
+    .map((piece) =>
+      scan(
+        params.bind(iso(piece.from), 'timestamptz'),
+        params.bind(iso(piece.to), 'timestamptz'),
+        piece.sign,
+      ),
+    )
     .join('\nUNION ALL\n');
 }
 
@@ -85,14 +98,16 @@ export class RollupReader {
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
-    const params: unknown[] = [funnelId, ...segmentParams(cover), dimensions];
-    const raw = rawSessionSums(dimensions, params.length + 1);
-    params.push(...raw.params);
+    const params = new SqlParams();
+    const funnel = params.bind(funnelId);
+    const inSegments = segments(cover, params);
+    const wanted = params.bind(dimensions, 'text[]');
+    const raw = rawSessionSums(dimensions, params);
     const edges = pieceScans(
       cover.raw,
       params,
       (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-        WHERE m.funnel_id = $1 AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}`,
+        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}`,
     );
     const rows: SessionSumRow[] = await this.dataSource.query(
       `WITH m AS (
@@ -102,16 +117,16 @@ export class RollupReader {
               sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
        FROM (
          SELECT r.dimension, r.key, r.sessions, r.conversions, r.completions, r.completion_ms
-         FROM ${SEGMENTS}
+         FROM ${inSegments}
          CROSS JOIN LATERAL (
            SELECT * FROM metric_session_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = ANY($7::text[]) AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = ${funnel} AND r.dimension = ANY(${wanted}) AND ${IN_SEGMENT} OFFSET 0
          ) AS r
          UNION ALL
          ${raw.sql}
        ) AS t
        GROUP BY t.dimension, t.key`,
-      params,
+      params.values,
     );
     const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
     for (const r of rows) {
@@ -136,7 +151,17 @@ export class RollupReader {
   ): Promise<Sums<EventCounts>> {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
     const type = dimension === EVENT_DIMENSIONS.page ? 'page_view' : 'button_click';
-    const params: unknown[] = [funnelId, ...segmentParams(cover), dimension, type];
+    const params = new SqlParams();
+    const funnel = params.bind(funnelId);
+    const inSegments = segments(cover, params);
+    const wanted = params.bind(dimension);
+    const eventType = params.bind(type);
+    const rawScans = pieceScans(
+      cover.raw,
+      params,
+      (lo, hi, sign) => `SELECT ${sign} AS sign, e.key, e.button_label, e.time_on_page_ms, e.occurred_at
+        FROM metric_events e WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
+    );
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
     // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
@@ -145,9 +170,9 @@ export class RollupReader {
     const rows: EventRow[] = await this.dataSource.query(
       `WITH r AS (
          SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
-         FROM ${SEGMENTS}
+         FROM ${inSegments}
          CROSS JOIN LATERAL (
-           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $7 AND ${IN_SEGMENT} OFFSET 0
+           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = ${funnel} AND r.dimension = ${wanted} AND ${IN_SEGMENT} OFFSET 0
          ) AS r
        )
        SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
@@ -159,7 +184,7 @@ export class RollupReader {
        SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
        FROM r CROSS JOIN LATERAL (
          SELECT e.button_label, e.occurred_at FROM metric_events e
-         WHERE e.funnel_id = $1 AND e.type = $8 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
+         WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
            AND e.key = r.key AND e.button_label IS NOT NULL
          ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1
        ) AS l
@@ -168,22 +193,17 @@ export class RollupReader {
        SELECT raw.key, raw.events, raw.timed, raw.total_ms,
               -- The label of the latest labelled click: one probe of the key at that time.
               (SELECT max(x.button_label COLLATE "C") FROM metric_events x
-               WHERE x.funnel_id = $1 AND x.type = $8 AND x.occurred_at = raw.label_at AND x.key = raw.key
+               WHERE x.funnel_id = ${funnel} AND x.type = ${eventType} AND x.occurred_at = raw.label_at AND x.key = raw.key
                  AND x.button_label IS NOT NULL),
               raw.label_at
        FROM (
          SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
                 coalesce(sum(e.sign * e.time_on_page_ms), 0) AS total_ms,
                 max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL AND e.sign > 0) AS label_at
-         FROM (${pieceScans(
-           cover.raw,
-           params,
-           (lo, hi, sign) => `SELECT ${sign} AS sign, e.key, e.button_label, e.time_on_page_ms, e.occurred_at
-             FROM metric_events e WHERE e.funnel_id = $1 AND e.type = $8 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
-         )}) AS e
+         FROM (${rawScans}) AS e
          GROUP BY e.key
        ) AS raw`,
-      params,
+      params.values,
     );
     const sums: Sums<EventCounts> = new Map();
     for (const r of rows) {
@@ -203,28 +223,33 @@ export class RollupReader {
   async messages(funnelId: string, window: MetricWindow): Promise<{ delivered: number; opened: number }> {
     // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
     const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
-    const params: unknown[] = [funnelId, ...segmentParams(cover), EVENT_DIMENSIONS.message];
+    const params = new SqlParams();
+    const funnel = params.bind(funnelId);
+    const inSegments = segments(cover, params);
+    const wanted = params.bind(EVENT_DIMENSIONS.message);
     const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
       `WITH r AS (
-         SELECT r.key, r.events FROM ${SEGMENTS}
+         SELECT r.key, r.events FROM ${inSegments}
          CROSS JOIN LATERAL (
            SELECT r.key, r.events FROM metric_event_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = $7 AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = ${funnel} AND r.dimension = ${wanted} AND ${IN_SEGMENT} OFFSET 0
          ) AS r
        ), m AS (
          ${pieceScans(
            cover.raw,
            params,
-           (lo, hi) => `SELECT m.delivered_at, m.opened_at FROM contact_messages c
-             JOIN metric_messages m ON m.funnel_id = c.funnel_id AND m.message_id = c.id
-             WHERE c.funnel_id = $1 AND c.created_at >= ${lo} AND c.created_at < ${hi}`,
+           (
+             lo,
+             hi,
+           ) => `SELECT m.delivered_at, m.opened_at FROM ${CONTACT_MESSAGES_SQL.sentIn(funnel, lo, hi)} AS c
+             JOIN metric_messages m ON m.funnel_id = ${funnel} AND m.message_id = c.id`,
          )}
        )
        SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0) FROM r) +
               (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
               (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'opened'), 0) FROM r) +
               (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
-      params,
+      params.values,
     );
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
@@ -238,7 +263,10 @@ export class RollupReader {
     const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
     // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
     // slot, and its page views are counted where they are (one row per piece).
-    const params: unknown[] = [funnelId, ...segmentParams(cover), EVENT_DIMENSIONS.activity];
+    const params = new SqlParams();
+    const funnel = params.bind(funnelId);
+    const inSegments = segments(cover, params);
+    const wanted = params.bind(EVENT_DIMENSIONS.activity);
     const offsetAt = offsetAtSql(periods, params);
     // Local hours since the epoch of a time given in minutes since the epoch.
     const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
@@ -246,10 +274,10 @@ export class RollupReader {
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
          SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, r.events
-         FROM ${SEGMENTS}
+         FROM ${inSegments}
          CROSS JOIN LATERAL (
            SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r
-           WHERE r.funnel_id = $1 AND r.dimension = $7 AND ${IN_SEGMENT} OFFSET 0
+           WHERE r.funnel_id = ${funnel} AND r.dimension = ${wanted} AND ${IN_SEGMENT} OFFSET 0
          ) AS r
          UNION ALL
          ${pieceScans(
@@ -257,11 +285,11 @@ export class RollupReader {
            params,
            (lo, hi, sign) => `SELECT ${localHour(minuteOf(lo))}, ${sign} * count(*)
              FROM metric_events e
-             WHERE e.funnel_id = $1 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi} AND e.type = 'page_view'`,
+             WHERE e.funnel_id = ${funnel} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi} AND e.type = 'page_view'`,
          )}
        ) AS b
        GROUP BY 1`,
-      params,
+      params.values,
     );
     const slots = new Array<number>(SLOTS).fill(0);
     for (const r of rows) slots[Number(r.slot)] += Number(r.events);
