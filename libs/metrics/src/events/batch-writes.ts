@@ -1,4 +1,5 @@
 import type { EventCounts, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
+import { sessionRollupRowsJson, sessionRollupUpsertSql } from '../rollups/session-rollup-rows';
 import { at } from '../sql/epoch';
 import type { Sql } from './event-store';
 import type { AnswerFields, TrackedEvent } from './event-types';
@@ -38,17 +39,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
          label = CASE WHEN ${LABEL_IS_NEWER} THEN EXCLUDED.label ELSE r.label END,
          label_at = CASE WHEN ${LABEL_IS_NEWER} THEN EXCLUDED.label_at ELSE r.label_at END
      ), session_rollups AS (
-       INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions,
-                                                completions, completion_ms)
-       SELECT $1, v.dimension, v.grain, ${at('v.bucket')}, v.key, v.sessions, v.conversions, v.completions,
-              v.completion_ms
-       FROM json_to_recordset($4::json) AS v(dimension text, grain int, bucket bigint, key text, sessions int,
-         conversions int, completions int, completion_ms bigint)
-       ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-         sessions = r.sessions + EXCLUDED.sessions,
-         conversions = r.conversions + EXCLUDED.conversions,
-         completions = r.completions + EXCLUDED.completions,
-         completion_ms = r.completion_ms + EXCLUDED.completion_ms
+       ${sessionRollupUpsertSql('$1', '$4::json')}
      )
      INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
      SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($5::json) AS v(id text, title text, at bigint)
@@ -71,18 +62,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
           label_at: c.labelAt,
         })),
       ),
-      JSON.stringify(
-        w.sessionRollups.map(({ dimension, grain, bucket, key, counts: c }) => ({
-          dimension,
-          grain,
-          bucket,
-          key,
-          sessions: c.sessions,
-          conversions: c.conversions,
-          completions: c.completions,
-          completion_ms: c.completionMs,
-        })),
-      ),
+      sessionRollupRowsJson(w.sessionRollups),
       JSON.stringify(w.questions),
     ],
   );

@@ -49,7 +49,7 @@ export const SESSION_DIMENSION_TABLE = {
   'answer-group:': { shape: 'answers', grouped: true },
 } as const satisfies Record<string, SessionDimension>;
 
-type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
+export type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
 
 /** The dimension names the readers ask for. */
 export const SESSION_DIMENSIONS = {
@@ -67,14 +67,18 @@ export const GROUP_SEPARATOR = '; ';
 
 /**
  * A requested dimension's declaration and its parameter: 'answer:question_1' → the `answer:`
- * entry and 'question_1'; 'device' → the `device` entry and ''.
+ * entry (`declared`) and 'question_1'; 'device' → the `device` entry and ''.
  */
-export function sessionDimension(name: string): { name: string; definition: SessionDimension; arg: string } {
+export function sessionDimension(name: string): {
+  declared: DimensionName;
+  definition: SessionDimension;
+  arg: string;
+} {
   const colon = name.indexOf(':');
   const declared = (colon < 0 ? name : name.slice(0, colon + 1)) as DimensionName;
   const definition = SESSION_DIMENSION_TABLE[declared] as SessionDimension | undefined;
   if (!definition) throw new Error(`unknown session dimension ${name}`);
-  return { name, definition, arg: colon < 0 ? '' : name.slice(colon + 1) };
+  return { declared, definition, arg: colon < 0 ? '' : name.slice(colon + 1) };
 }
 
 /** Every declared dimension with the name it counts under: the table's entries, in order. */
