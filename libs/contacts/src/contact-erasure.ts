@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { AutomationTrigger } from '@app/automations/automation-trigger';
-import { forgetContactInEvents } from '@app/metrics/events/forget-contact';
+import type { AutomationTrigger } from './automation-trigger';
+import { forgetContactInEvents } from '@app/metrics';
 import { Contact } from './entities/contact.entity';
 import { forgetResponsesAbout } from './idempotency';
 

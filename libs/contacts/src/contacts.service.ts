@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AutomationTrigger } from '@app/automations/automation-trigger';
+import { AutomationTrigger } from './automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { FunnelsService } from '@app/workspaces';
 import { Contact } from './entities/contact.entity';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
 import { eraseContact } from './contact-erasure';

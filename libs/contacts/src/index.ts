@@ -1,3 +1,4 @@
+export * from './automation-trigger';
 export * from './contact-input';
 export * from './contact.presenter';
 export * from './contacts-list.query';
