@@ -14,7 +14,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nes
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { BearerAuth, CurrentCompany, Public } from '@app/auth';
-import { ApiErrorResponse, ERROR_SCHEMA } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse, ERROR_SCHEMA } from '@app/core';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { answerOutagesAsErrors } from './mcp-outage';
 import { McpServerFactory } from './mcp-server.factory';

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse } from '@app/core';
 import {
   ChartQueryDto,
   ChartResponse,

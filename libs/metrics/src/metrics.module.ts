@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { WorkspacesModule } from '@app/workspaces';
 import { ChartsService } from './charts.service';
 import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';

@@ -21,7 +21,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@app/auth';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse } from '@app/core';
 import { ClientRegistrationError, ClientRegistrationErrorFilter } from './client-registration-error.filter';
 import { AuthorizationService } from './issuer/authorization.service';
 import { IssuerRegistrationService } from './issuer/issuer-registration.service';

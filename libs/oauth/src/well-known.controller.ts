@@ -2,7 +2,7 @@ import { Controller, Get, Req, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@app/auth';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse } from '@app/core';
 import { AuthorizationServerMetadataDto, ProtectedResourceMetadataDto } from './dto/oauth-metadata.dto';
 import { OAuthConfigService } from './oauth-config.service';
 import { authorizationServerMetadata, issuerMetadata, protectedResourceMetadata } from './oauth-documents';

@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
-import { BEARER_SECURITY } from '@app/core/http/swagger';
+import { ApiErrorResponse, BEARER_SECURITY } from '@app/core';
 import { BearerTokenGuard } from '../guards/bearer-token.guard';
 
 export const BEARER_AUTH = 'auth:bearer';

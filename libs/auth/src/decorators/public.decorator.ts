@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
-import { PUBLIC_RATE_LIMIT_PER_MINUTE } from '@app/core/http/rate-limit/rate-limit.constants';
+import { PUBLIC_RATE_LIMIT_PER_MINUTE } from '@app/core';
 
 export const IS_PUBLIC = 'auth:public';
 

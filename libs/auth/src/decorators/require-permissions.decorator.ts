@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { API_KEY_SECURITY } from '@app/core/http/swagger';
+import { API_KEY_SECURITY } from '@app/core';
 import type { Permission } from '../entities/api-key.entity';
 
 export const REQUIRED_PERMISSIONS = 'auth:permissions';

@@ -2,7 +2,7 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiFunnelIdParam } from '@app/workspaces';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse } from '@app/core';
 import { FunnelDescriptionResponse } from './funnel-description.dto';
 import { FunnelDescriptionsService } from './funnel-descriptions.service';
 

@@ -21,7 +21,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@app/auth';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponse } from '@app/core';
 import { OAuthConfigService } from '../oauth-config.service';
 import { OAuthProtocolErrorFilter } from '../oauth-protocol-error';
 import { AuthorizationService } from './authorization.service';
