@@ -12,7 +12,6 @@ export * from './metrics.module';
 export * from './metrics.service';
 export { AB_TEST_FILTERS } from './query/metric-query';
 export type { AbTestFilter, MetricWindow } from './query/metric-query';
-export { forgetContactInEvents } from './events/forget-contact';
 // The pieces the equivalence suites (test/metrics-*) compare with each other and with SQL.
 export {
   beginFunnelTransaction,
