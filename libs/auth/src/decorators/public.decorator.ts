@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiErrorResponses } from '@app/core';
 import { PUBLIC_RATE_LIMIT_PER_MINUTE } from '@app/core/http/rate-limit/rate-limit.constants';
 
 export const IS_PUBLIC = 'auth:public';
@@ -11,7 +11,9 @@ export const IS_PUBLIC = 'auth:public';
 export const Public = () =>
   applyDecorators(
     SetMetadata(IS_PUBLIC, true),
-    ApiTooManyRequestsResponse({
-      description: `More than ${PUBLIC_RATE_LIMIT_PER_MINUTE} requests a minute from this client address`,
+    ApiErrorResponses({
+      429: {
+        description: `More than ${PUBLIC_RATE_LIMIT_PER_MINUTE} requests a minute from this client address`,
+      },
     }),
   );
