@@ -1,11 +1,12 @@
 import { DataSource } from 'typeorm';
-import { EventsService, parseEventBatch } from '@app/metrics';
-import { DECLARED_DIMENSIONS } from '@app/metrics/events/session-definitions';
 import {
   backfillSessionDimensions,
   backfillStartAttribute,
+  DECLARED_DIMENSIONS,
+  EventsService,
+  parseEventBatch,
   RunSql,
-} from '@app/metrics/rollups/session-backfill';
+} from '@app/metrics';
 import { randomTraffic } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant } from './support/factories';

@@ -1,4 +1,4 @@
-import type { ContactChange } from './automation-trigger';
+import type { ContactChange } from '@app/contacts';
 
 /** Parsed form of an automation's `trigger` string. */
 export type TriggerSpec =

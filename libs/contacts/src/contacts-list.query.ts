@@ -1,5 +1,4 @@
-import { ValidationError } from '@app/core';
-import { parseIso8601 } from '@app/metrics/time/iso-8601';
+import { parseIso8601, ValidationError } from '@app/core';
 
 export const SORT_FIELDS = ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AutomationTrigger } from '@app/automations/automation-trigger';
+import { AutomationTrigger } from './automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { FunnelsService } from '@app/workspaces';
 import { Contact } from './entities/contact.entity';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
-import { eraseContact } from './contact-erasure';
+import { ContactLinkEraser, eraseContact } from './contact-erasure';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
 import { ContactsRepository, PageContactRow } from './contacts.repository';
@@ -44,6 +44,7 @@ export class ContactsService {
     private readonly funnels: FunnelsService,
     private readonly automations: AutomationTrigger,
     private readonly rows: ContactsRepository,
+    private readonly links: ContactLinkEraser,
   ) {}
 
   /**
@@ -216,7 +217,7 @@ export class ContactsService {
         lock: { mode: 'pessimistic_write' },
       });
       if (!contact) throw new NotFoundError('Contact not found');
-      await eraseContact(manager, contact, this.automations);
+      await eraseContact(manager, contact, this.automations, this.links);
       await this.automations.record(manager, [
         { kind: 'contact.deleted', companyId, funnelId, contactId, occurredAt: new Date() },
       ]);

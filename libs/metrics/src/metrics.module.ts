@@ -1,9 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ContactCountsReader } from '@app/contacts';
+import { ContactCountsReader, ContactLinkEraser } from '@app/contacts';
 import { WorkspacesModule } from '@app/workspaces';
 import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
+import { EventContactLinks } from './events/forget-contact';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
 import { IngestionMetrics } from './events/ingestion.metrics';
@@ -13,7 +14,12 @@ import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { RollupReader } from './rollups/rollup-reader';
 
-/** Tracking events in; charts, KPIs, insights and funnel descriptions out. Used by the HTTP app, MCP tools and the admin CLI. */
+/**
+ * Tracking events in; charts, KPIs, insights and funnel descriptions out. Used by the HTTP app,
+ * MCP tools and the admin CLI. Global so ContactsService finds the ContactLinkEraser port (which
+ * contacts owns) without contacts importing metrics.
+ */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature(metricsEntities), WorkspacesModule],
   controllers: [EventsController, MetricsController, FunnelsController],
@@ -27,7 +33,8 @@ import { RollupReader } from './rollups/rollup-reader';
     // contacts (and what it imports) stays out of the metrics.
     ContactCountsReader,
     FunnelDescriptionsService,
+    { provide: ContactLinkEraser, useClass: EventContactLinks },
   ],
-  exports: [EventsService, MetricsService, FunnelDescriptionsService],
+  exports: [EventsService, MetricsService, FunnelDescriptionsService, ContactLinkEraser],
 })
 export class MetricsModule {}

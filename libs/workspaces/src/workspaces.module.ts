@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '@app/auth/auth.module';
+import { AuthModule } from '@app/auth';
 import { workspaceEntities } from './entities';
 import { FunnelsService } from './funnels.service';
 import { WorkspacesController } from './workspaces.controller';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { sqlPool, ValidationError } from '@app/core';
-import { CompaniesService } from '@app/auth/companies.service';
+import { CompaniesService } from '@app/auth';
 import { Workspace } from './entities/workspace.entity';
 import type { WorkspaceView } from './dto/workspace.dto';
 

@@ -9,7 +9,7 @@ import {
   Relation,
   UpdateDateColumn,
 } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 export const AUTOMATION_ACTIONS = ['webhook', 'message'] as const;

@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   Relation,
 } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 
 /**
  * A REST hook: a target URL an integration subscribed to a funnel's contact events. Delivered

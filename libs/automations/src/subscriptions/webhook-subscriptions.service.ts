@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfigService, DomainException, isUuid, NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { FunnelsService } from '@app/workspaces';
 import { Automation } from '../entities/automation.entity';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';

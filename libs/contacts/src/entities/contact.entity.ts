@@ -10,7 +10,7 @@ import {
   UpdateDateColumn,
   Relation,
 } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 import { ContactMessage } from './contact-message.entity';
 
 /** Service-managed `meta` members other than ps_converted_at (which has its own column). */

@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   Relation,
 } from 'typeorm';
-import { Company } from '@app/auth/entities/company.entity';
+import { Company } from '@app/auth';
 
 /**
  * The remembered outcome of a POST carrying an `Idempotency-Key`: keys are scoped per company,

@@ -1,6 +1,5 @@
 import { hash } from 'node:crypto';
-import { ValidationError } from '@app/core';
-import { parseIso8601 } from '../time/iso-8601';
+import { parseIso8601, ValidationError } from '@app/core';
 import { isObject, oneOf, Problems, text } from './event-field-checks';
 import { EVENT_LIMITS, READERS } from './event-readers';
 import { EVENT_TYPES, EventFields, EventType, MAX_EVENTS_PER_BATCH, TrackedEvent } from './event-types';

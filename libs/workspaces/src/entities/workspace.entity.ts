@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
   Relation,
 } from 'typeorm';
-import { Company } from '@app/auth/entities/company.entity';
+import { Company } from '@app/auth';
 import { Funnel } from './funnel.entity';
 
 /** Groups a company's funnels ("campaigns" in the workspace listing). */
