@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
 import {
+  AB_VARIANTS,
+  DECLARED_DIMENSIONS,
   EventsService,
   parseEventBatch,
   sessionFromRow,
@@ -17,16 +19,15 @@ import { QUESTIONS, randomTraffic, SPAN, T0 } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 
-// Windows cut inside minutes and ten-second buckets, so their edges are read raw.
-const DIMENSIONS = [
-  SESSION_DIMENSIONS.all,
-  SESSION_DIMENSIONS.device,
-  SESSION_DIMENSIONS.source,
-  SESSION_DIMENSIONS.page,
-  SESSION_DIMENSIONS.pageOf('original'),
-  SESSION_DIMENSIONS.pageOf('variant'),
-  ...QUESTIONS.flatMap((q) => [SESSION_DIMENSIONS.answer(q), SESSION_DIMENSIONS.answerGroup(q)]),
-];
+// Windows cut inside minutes and ten-second buckets, so their edges are read raw. Every declared
+// session dimension, with the parameters the traffic gives (A/B variants, questions): a dimension
+// declared later is compared here without a change to this suite.
+const DIMENSIONS = DECLARED_DIMENSIONS.flatMap(([name, d]): string[] => {
+  if (d.shape === 'answers') return QUESTIONS.map((q) => `${name}${q}`);
+  if (d.shape !== 'pages' || !d.by) return [name];
+  if (d.by !== 'abVariant') throw new Error(`no traffic values for ${d.by}`);
+  return AB_VARIANTS.map((variant) => `${name}${variant}`);
+});
 
 type Totals = Map<string, Map<string, SessionCounts>>;
 type EventTotals = Record<string, { events: number; timed: number; totalMs: number; label: string | null }>;
