@@ -7,6 +7,7 @@ import { Contact } from '@app/contacts/entities/contact.entity';
 import { ContactMessage } from '@app/contacts/entities/contact-message.entity';
 import { presentContact } from '@app/contacts/contact.presenter';
 import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
 import { AutomationTrigger, ContactChange } from './automation-trigger';
 import { parseTrigger, triggerMatches } from './automation-trigger-matching';
 import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
@@ -109,10 +110,9 @@ export class AutomationsService extends AutomationTrigger {
 
   /** The funnel's runs, newest first. */
   async listRuns(funnelId: string, options: ListRunsOptions = {}): Promise<AutomationRunSummary[]> {
-    const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new ValidationError('--limit must be an integer between 1 and 1000');
-    }
+    const limit = options.limit ?? DEFAULT_RUNS_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT)
+      throw new ValidationError(RUNS_LIMIT_RULE);
     if (options.status !== undefined && !RUN_STATUSES.includes(options.status as RunStatus)) {
       throw new ValidationError(`--status must be one of ${RUN_STATUSES.join(', ')}`);
     }

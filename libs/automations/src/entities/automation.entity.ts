@@ -10,6 +10,11 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import {
+  MAX_AUTOMATION_NAME_LENGTH,
+  MAX_MESSAGE_SUBJECT_LENGTH,
+  MAX_WEBHOOK_URL_LENGTH,
+} from '../automation-limits';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 export const AUTOMATION_ACTIONS = ['webhook', 'message'] as const;
@@ -41,7 +46,7 @@ export class Automation {
   @Column({ type: 'uuid' })
   companyId: string;
 
-  @Column({ type: 'varchar', length: 200 })
+  @Column({ type: 'varchar', length: MAX_AUTOMATION_NAME_LENGTH })
   name: string;
 
   @Column({ type: 'varchar', length: 200 })
@@ -64,7 +69,7 @@ export class Automation {
   @Column({ type: 'varchar', length: 16 })
   action: AutomationAction;
 
-  @Column({ type: 'varchar', length: 2000, nullable: true })
+  @Column({ type: 'varchar', length: MAX_WEBHOOK_URL_LENGTH, nullable: true })
   webhookUrl: string | null;
 
   /** AES-256-GCM ciphertext (see webhook-secret.cipher.ts); never the plain secret. */
@@ -74,7 +79,7 @@ export class Automation {
   @Column({ type: 'varchar', length: 16, nullable: true })
   messageChannel: MessageChannel | null;
 
-  @Column({ type: 'varchar', length: 500, nullable: true })
+  @Column({ type: 'varchar', length: MAX_MESSAGE_SUBJECT_LENGTH, nullable: true })
   messageSubject: string | null;
 
   @Column({ type: 'text', nullable: true })
