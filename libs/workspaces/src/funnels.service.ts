@@ -9,7 +9,14 @@ import {
   sqlPool,
   ValidationError,
 } from '@app/core';
-import { Funnel, FUNNEL_STATUSES, FunnelStatus } from './entities/funnel.entity';
+import {
+  CONTACT_STATUS_NAME,
+  DEFAULT_CONTACT_STATUSES,
+  DEFAULT_FUNNEL_STATUS,
+  Funnel,
+  FUNNEL_STATUSES,
+  FunnelStatus,
+} from './entities/funnel.entity';
 import { FunnelPage } from './entities/funnel-page.entity';
 import { Workspace } from './entities/workspace.entity';
 
@@ -72,10 +79,10 @@ export class FunnelsService {
   async create(input: CreateFunnelInput): Promise<Funnel> {
     const problems: string[] = [];
     if (!input.name?.trim()) problems.push('name is required');
-    const status = (input.status ?? 'offline') as FunnelStatus;
-    if (!FUNNEL_STATUSES.includes(status)) problems.push('status must be online or offline');
-    const statuses = input.contactStatuses ?? ['lead', 'converted'];
-    if (!statuses.length || statuses.some((s) => !/^[A-Za-z0-9_-]{1,100}$/.test(s))) {
+    const status = (input.status ?? DEFAULT_FUNNEL_STATUS) as FunnelStatus;
+    if (!FUNNEL_STATUSES.includes(status)) problems.push(`status must be ${FUNNEL_STATUSES.join(' or ')}`);
+    const statuses = input.contactStatuses ?? [...DEFAULT_CONTACT_STATUSES];
+    if (!statuses.length || statuses.some((s) => !CONTACT_STATUS_NAME.test(s))) {
       problems.push('statuses must be a non-empty list of names (letters, digits, _ and -)');
     }
     if (new Set(statuses).size !== statuses.length) problems.push('statuses must not repeat');
