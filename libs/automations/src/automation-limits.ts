@@ -7,7 +7,8 @@ export const MAX_WEBHOOK_URL_LENGTH = 2000;
 // A guessable secret makes the signature worthless.
 export const MIN_WEBHOOK_SECRET_LENGTH = 16;
 export const MAX_WEBHOOK_SECRET_LENGTH = 500;
-export const MAX_MESSAGE_SUBJECT_LENGTH = 500;
+// A message's subject is bounded by the contacts column that stores the recorded message
+// (MAX_MESSAGE_SUBJECT_LENGTH of contacts).
 export const MAX_MESSAGE_TEMPLATE_LENGTH = 10_000;
 
 /** How many runs `automation runs` lists. */

@@ -1,7 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfigService } from '@app/core';
+import { WorkspacesModule } from '@app/workspaces';
 import { AutomationTrigger } from './automation-trigger';
+import { AutomationsRepository } from './automations.repository';
 import { AutomationsService } from './automations.service';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
 
@@ -12,8 +14,10 @@ import { WebhookSecretCipher } from './webhook-secret.cipher';
  */
 @Global()
 @Module({
+  imports: [WorkspacesModule],
   providers: [
     AutomationsService,
+    AutomationsRepository,
     { provide: AutomationTrigger, useExisting: AutomationsService },
     {
       provide: WebhookSecretCipher,

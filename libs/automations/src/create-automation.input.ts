@@ -1,8 +1,7 @@
-import { isReservedFieldName } from '@app/contacts';
+import { isReservedFieldName, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import { ValidationError } from '@app/core';
 import {
   MAX_AUTOMATION_NAME_LENGTH,
-  MAX_MESSAGE_SUBJECT_LENGTH,
   MAX_MESSAGE_TEMPLATE_LENGTH,
   MAX_WEBHOOK_SECRET_LENGTH,
   MAX_WEBHOOK_URL_LENGTH,

@@ -1,4 +1,5 @@
 export * from './contact-input';
+export * from './contact-records';
 export * from './contact-rules';
 export * from './contact.presenter';
 export * from './contacts-list.query';

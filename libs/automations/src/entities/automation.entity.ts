@@ -9,19 +9,17 @@ import {
   Relation,
   UpdateDateColumn,
 } from 'typeorm';
+import { MAX_MESSAGE_SUBJECT_LENGTH, MESSAGE_TYPES, type MessageType } from '@app/contacts/entities';
 import { Funnel } from '@app/workspaces/entities/funnel.entity';
-import {
-  MAX_AUTOMATION_NAME_LENGTH,
-  MAX_MESSAGE_SUBJECT_LENGTH,
-  MAX_WEBHOOK_URL_LENGTH,
-} from '../automation-limits';
+import { MAX_AUTOMATION_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH } from '../automation-limits';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 export const AUTOMATION_ACTIONS = ['webhook', 'message'] as const;
 export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
 
-export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
-export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+/** A message automation records a message of one of the types a contact's messages have. */
+export const MESSAGE_CHANNELS = MESSAGE_TYPES;
+export type MessageChannel = MessageType;
 
 /**
  * What a funnel does when a contact changes: on `trigger` (`contact.created`, `status:<status>`
