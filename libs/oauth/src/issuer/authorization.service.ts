@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import type { OAuthSettings } from '@app/auth';
-import { AuthorizationStore } from './authorization.store';
+import { AuthorizationRepository } from './authorization.repository';
 import { ClientRejectedError } from './client-metadata-document';
 import {
   ProviderUnavailableError,
@@ -60,7 +60,7 @@ export class AuthorizationService {
 
   constructor(
     private readonly clients: OAuthClientsService,
-    private readonly store: AuthorizationStore,
+    private readonly store: AuthorizationRepository,
   ) {}
 
   /** The identity provider URL to send the browser to, or a redirect back to the client with an error. */
