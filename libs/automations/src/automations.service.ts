@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { findContactsById, findMessagesOf, presentContact } from '@app/contacts';
-import type { Contact, ContactMessage } from '@app/contacts';
+import { findContactsById, findMessagesOf } from '@app/contacts';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
+import { matchingAutomations, runsFor } from './automation-runs';
 import { AutomationTrigger, ContactChange } from './automation-trigger';
-import { parseTrigger, triggerMatches } from './automation-trigger-matching';
 import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
-import { AutomationsRepository, EnabledAutomation, NewRun } from './automations.repository';
+import { AutomationsRepository } from './automations.repository';
 import { Automation } from './entities/automation.entity';
-import { RUN_STATUSES, RunPayload, RunStatus } from './entities/automation-run.entity';
+import { RUN_STATUSES, RunStatus } from './entities/automation-run.entity';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
 
 /** What `automation runs` shows: delivery state, never the payload or the automation's secret. */
@@ -154,40 +153,12 @@ export class AutomationsService extends AutomationTrigger {
     // An erased contact is gone: its change carries ids only.
     const contactIds = unique(changes.filter((c) => c.kind !== 'contact.deleted').map((c) => c.contactId));
     const contacts = await findContactsById(manager, contactIds);
-    const contactById = new Map(contacts.map((contact) => [contact.id, contact]));
-    const matches = changes.flatMap((change) => {
-      const contact = contactById.get(change.contactId);
-      if (!contact && change.kind !== 'contact.deleted')
-        throw new Error(`contact ${change.contactId} of an automation change does not exist`);
-      // A subscription to several events that one change matches is delivered once.
-      const receivers = new Set<string>();
-      return automations
-        .filter((automation) => fires(automation, change, contact?.status))
-        .filter((automation) => {
-          const receiver = automation.subscriptionId ?? automation.id;
-          if (receivers.has(receiver)) return false;
-          receivers.add(receiver);
-          return true;
-        })
-        .map((automation) => ({ automation, change, contact }));
-    });
+    const matches = matchingAutomations(changes, automations, contacts);
     if (!matches.length) return;
 
     // The Contact JSON includes its messages, so the payload shows what the API would show now.
     const messages = await findMessagesOf(manager, contactIds);
-    const payloads = new Map<ContactChange, RunPayload>();
-    const runs = matches.map(({ automation, change, contact }): NewRun => {
-      const payload = payloads.get(change) ?? buildPayload(change, contact, messages);
-      payloads.set(change, payload);
-      return {
-        automationId: automation.id,
-        funnelId: change.funnelId,
-        contactId: change.contactId,
-        event: payload.event,
-        payload,
-      };
-    });
-    await this.automations.insertRuns(manager, runs);
+    await this.automations.insertRuns(manager, runsFor(matches, messages));
   }
 
   async forgetContact(manager: EntityManager, contactId: string): Promise<void> {
@@ -218,50 +189,6 @@ export class AutomationsService extends AutomationTrigger {
     if (!deleted) throw new NotFoundError('Automation not found');
     return { id, deleted: true, runsDeleted: deleted.runsDeleted };
   }
-}
-
-function fires(
-  automation: EnabledAutomation,
-  change: ContactChange,
-  contactStatus: string | undefined,
-): boolean {
-  if (automation.funnelId !== change.funnelId || automation.companyId !== change.companyId) return false;
-  const spec = parseTrigger(automation.trigger);
-  return spec !== undefined && triggerMatches(spec, change, contactStatus);
-}
-
-function buildPayload(
-  change: ContactChange,
-  contact: Contact | undefined,
-  messages: ContactMessage[],
-): RunPayload {
-  if (change.kind === 'contact.deleted' || !contact) {
-    const occurredAt = change.occurredAt.toISOString();
-    return {
-      event: 'contact.deleted',
-      funnelId: change.funnelId,
-      contact: { id: change.contactId },
-      change: null,
-      occurredAt,
-    };
-  }
-  return {
-    event: change.kind === 'contact.created' ? 'contact.created' : 'contact.field_changed',
-    funnelId: change.funnelId,
-    contact: presentContact(
-      contact,
-      messages.filter((m) => m.contactId === contact.id),
-    ) as unknown as Record<string, unknown>,
-    change:
-      change.kind === 'contact.created'
-        ? null
-        : {
-            fieldName: change.fieldName!,
-            previousValue: change.previousValue ?? null,
-            value: change.value ?? null,
-          },
-    occurredAt: change.occurredAt.toISOString(),
-  };
 }
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
