@@ -1,20 +1,19 @@
 import { isEmail, isURL } from 'class-validator';
 import { ValidationError } from '@app/core';
-import { ADDRESS_FIELDS } from './contact.presenter';
+import {
+  MAX_CUSTOM_PROPERTY_NAME_LENGTH,
+  MAX_LENGTH,
+  STANDARD_FIELDS,
+  type StandardField,
+} from './contact-fields';
 
-/** Fields PUT .../values writes to a column (anything else non-reserved is a custom property). */
-export const STANDARD_FIELDS = [
-  'firstName',
-  'lastName',
-  'email',
-  'phone',
-  'status',
-  'website',
-  'birthday',
-  ...ADDRESS_FIELDS,
-] as const;
-export type StandardField = (typeof STANDARD_FIELDS)[number];
-export type AddressField = (typeof ADDRESS_FIELDS)[number];
+export {
+  MAX_CUSTOM_PROPERTY_NAME_LENGTH,
+  MAX_LENGTH,
+  STANDARD_FIELDS,
+  type AddressField,
+  type StandardField,
+} from './contact-fields';
 
 /** Legacy names accepted by PUT .../values. */
 export const FIELD_ALIASES: Record<string, StandardField> = { zip: 'postalCode' };
@@ -37,23 +36,6 @@ export const RESERVED_FIELDS = [
 /** Service-managed names (`ps_source`, `ps_converted_at`, ...): reserved whatever follows. */
 export const RESERVED_FIELD_PREFIX = 'ps_';
 
-export const MAX_LENGTH: Record<StandardField, number> = {
-  firstName: 200,
-  lastName: 200,
-  email: 320,
-  phone: 40,
-  status: 100,
-  website: 2000,
-  birthday: 100,
-  postalCode: 40,
-  city: 200,
-  state: 200,
-  country: 200,
-  street: 300,
-  houseNumber: 40,
-};
-
-export const MAX_CUSTOM_PROPERTY_NAME_LENGTH = 64;
 export const CUSTOM_PROPERTY_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_CUSTOM_PROPERTY_NAME_LENGTH}}$`);
 export const MAX_PROPERTY_VALUE_LENGTH = 2000;
 export const MAX_PROPERTIES = 100;
