@@ -87,13 +87,13 @@ describe('Deployment files', () => {
   });
 
   it('documents admin CLI one-liners that name the compose service and the cluster workload', () => {
-    const readme = read('README.md');
-    const compose = /docker compose exec (\w+) node (scripts\/admin\.js) company create/.exec(readme);
+    const deploying = read('docs/DEPLOYING.md');
+    const compose = /docker compose exec (\w+) node (scripts\/admin\.js) company create/.exec(deploying);
     expect(compose).not.toBeNull();
     expect(Object.keys(parse(read('docker-compose.yml')).services)).toContain(compose![1]);
     const cluster =
       /kubectl -n ([\w-]+) exec deploy\/([\w-]+) -c (\w+) -- node (scripts\/admin\.js) company create/.exec(
-        readme,
+        deploying,
       );
     expect(cluster).not.toBeNull();
     const deployment = parse(read('deploy/k8s/base/deployment.yaml'));
@@ -104,7 +104,7 @@ describe('Deployment files', () => {
     ]);
     // The image carries the CLI's launcher.
     expect(read('Dockerfile')).toMatch(/^COPY scripts \.\/scripts$/m);
-    expect(readme).toMatch(/node scripts\/admin\.js demo seed/);
+    expect(deploying).toMatch(/node scripts\/admin\.js demo seed/);
   });
 
   it('starts compiled entry points that exist in the source tree', () => {

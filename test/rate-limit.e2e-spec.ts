@@ -110,6 +110,14 @@ describe('Rate limits (in-process counts)', () => {
     );
   });
 
+  it('never counts the health probes', async () => {
+    const probe = httpClient(t.baseUrl);
+    const replies: Reply[] = [];
+    for (let i = 0; i < 61; i++) replies.push(await probe.get(i % 2 ? '/health' : '/health/live'));
+    expect(replies.map((r) => r.status)).toEqual(Array(61).fill(200));
+    expect(replies.map((r) => r.headers.get('ratelimit-limit'))).toEqual(Array(61).fill(null));
+  });
+
   it('leaves unknown routes and the API docs alone', async () => {
     const api = httpClient(t.baseUrl, acme.key);
     const res = await api.get('/v1/no-such-route');

@@ -13,6 +13,7 @@ jest.setTimeout(120_000);
 interface OtlpSpan {
   traceId: string;
   spanId: string;
+  parentSpanId?: string;
   name: string;
   kind: number;
   attributes?: { key: string; value: Record<string, unknown> }[];
@@ -82,7 +83,7 @@ describe('Tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     await fixtures?.close();
   });
 
-  it('exports the spans of a request (HTTP server span by route, PostgreSQL queries) and logs its trace id', async () => {
+  it('exports the spans of a request (HTTP server span by route, Express, PostgreSQL queries) and logs its trace id', async () => {
     const traceId = randomBytes(16).toString('hex');
     const res = await fetch(`${baseUrl}/v1/funnels/${tenant.funnelId}/contacts`, {
       headers: {
@@ -100,6 +101,23 @@ describe('Tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const names = spans.map((span) => span.name);
     // The server span of the incoming request (kind 2 = SERVER), named by its route.
     expect(spans.find((span) => span.kind === 2)?.name).toBe('GET /v1/funnels/:funnelId/contacts');
+    // Express's own spans hang under the server span: its middleware and the routed handler.
+    const server = spans.find((span) => span.kind === 2)!;
+    const attribute = (span: OtlpSpan, key: string) => span.attributes?.find((a) => a.key === key)?.value;
+    const expressSpans = spans.filter((span) => attribute(span, 'express.type') !== undefined);
+    expect(expressSpans.map((span) => attribute(span, 'express.type')?.stringValue)).toEqual(
+      expect.arrayContaining(['middleware', 'request_handler']),
+    );
+    expect(expressSpans.every((span) => span.parentSpanId === server.spanId)).toBe(true);
+    const handlers = expressSpans.filter(
+      (span) => attribute(span, 'express.type')?.stringValue === 'request_handler',
+    );
+    expect(handlers.map((span) => span.attributes)).toContainEqual(
+      expect.arrayContaining([
+        { key: 'http.route', value: { stringValue: '/v1/funnels/:funnelId/contacts' } },
+        { key: 'express.name', value: { stringValue: '/v1/funnels/:funnelId/contacts' } },
+      ]),
+    );
     expect(names).toContain('pg-pool.connect');
     expect(names.filter((name) => name.startsWith('pg.query:SELECT')).length).toBeGreaterThan(0);
 

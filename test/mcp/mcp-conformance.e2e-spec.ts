@@ -28,7 +28,7 @@ interface Check {
  * app. The suite cannot run OAuth, so a loopback pass-through adds a valid bearer token and changes
  * nothing else. Scenarios for features a tools-only, stateless server does not offer (resources,
  * prompts, logging, completion, sampling, elicitation, SSE streams, the suite's own test tools) do
- * not apply; README "Conformance" lists them.
+ * not apply; docs/MCP-AND-OAUTH.md "Conformance" lists them.
  */
 describe('MCP conformance suite', () => {
   let issuer: TestTokenIssuer;

@@ -1,14 +1,14 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
-import { API_THROTTLER, PUBLIC_THROTTLER, ShutdownState } from '@app/core';
+import { ApiErrorResponses, DomainException, ShutdownState } from '@app/core';
+
+const SHUTTING_DOWN = 'Shutting down';
+const DATABASE_UNAVAILABLE = 'Database unavailable';
 
 /** Probes for orchestrators: liveness (the process answers) and readiness (the database too). */
 @ApiTags('Health')
-// Probes come often and, behind a proxy, from one address: they must never be rate limited.
-@SkipThrottle({ [API_THROTTLER]: true, [PUBLIC_THROTTLER]: true })
 @Controller('health')
 export class HealthController {
   constructor(
@@ -16,8 +16,9 @@ export class HealthController {
     private readonly shutdown: ShutdownState,
   ) {}
 
+  // Probes come often and, behind a proxy, from one address: they must never be rate limited.
   @Get('live')
-  @Public()
+  @Public({ rateLimited: false })
   @ApiOperation({ summary: 'Liveness', description: '200 while the process serves HTTP.' })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   live(): { status: 'ok' } {
@@ -25,20 +26,25 @@ export class HealthController {
   }
 
   @Get()
-  @Public()
+  @Public({ rateLimited: false })
   @ApiOperation({
     summary: 'Readiness',
     description: '200 when the service and its database answer; 503 once the process is stopping.',
   })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
-  @ApiServiceUnavailableResponse({ description: 'The database is unreachable or the process is stopping' })
+  @ApiErrorResponses({
+    503: {
+      description: 'The database is unreachable or the process is stopping',
+      examples: [DATABASE_UNAVAILABLE, SHUTTING_DOWN],
+    },
+  })
   async check(): Promise<{ status: 'ok' }> {
     // Stopping: load balancers must send new requests elsewhere while these ones finish.
-    if (this.shutdown.draining) throw new ServiceUnavailableException('Shutting down');
+    if (this.shutdown.draining) throw new DomainException(503, SHUTTING_DOWN);
     try {
       await this.dataSource.query('SELECT 1');
     } catch {
-      throw new ServiceUnavailableException('Database unavailable');
+      throw new DomainException(503, DATABASE_UNAVAILABLE);
     }
     return { status: 'ok' };
   }

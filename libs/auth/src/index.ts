@@ -8,6 +8,7 @@ export * from './decorators/current-company.decorator';
 export * from './decorators/public.decorator';
 export * from './decorators/require-permissions.decorator';
 export * from './entities';
+export * from './errors/auth.errors';
 export * from './guards/api-key.guard';
 export * from './guards/bearer-token.guard';
 export * from './oauth-settings';

@@ -49,8 +49,10 @@ function pageSelect(
   const params: unknown[] = [];
   const p: Placeholder = (value) => `$${params.push(value)}`;
   const where = [`funnel_id = ${p(funnelId)}`, ...filterConditions(filters, p), condition(p)].filter(Boolean);
+  // The sort column leaves raw: OFFSET still projects every row it skips, and the text a cursor
+  // needs is made only for the rows kept (see sortValueText).
   const sql =
-    `SELECT id, ${column}::text AS sort_value FROM contacts WHERE ${where.join(' AND ')} ` +
+    `SELECT id, ${column} AS sort_key FROM contacts WHERE ${where.join(' AND ')} ` +
     `ORDER BY ${order} LIMIT ${limit}${offset ? ` OFFSET ${offset}` : ''}`;
   return { sql, params };
 }
@@ -116,13 +118,21 @@ export function pageQueries(
 }
 
 /** The sort of a page over rows `alias` that carry the sort column as `sort_key` and their id. */
-export function pageOrder(query: Pick<ListContactsQuery, 'sortField' | 'sortOrder'>, alias: string) {
-  const column = SORT_COLUMNS[query.sortField];
-  const order =
-    query.sortOrder === 1
-      ? `${alias}.sort_key ASC NULLS FIRST, ${alias}.id ASC`
-      : `${alias}.sort_key DESC NULLS LAST, ${alias}.id DESC`;
-  return { sortKey: `c.${column} AS sort_key`, order };
+export function pageOrder(query: Pick<ListContactsQuery, 'sortField' | 'sortOrder'>, alias: string): string {
+  return query.sortOrder === 1
+    ? `${alias}.sort_key ASC NULLS FIRST, ${alias}.id ASC`
+    : `${alias}.sort_key DESC NULLS LAST, ${alias}.id DESC`;
+}
+
+/** The sort value of page rows `alias` as text: a cursor keeps a timestamp to the microsecond. */
+export const sortValueText = (alias: string) => `${alias}.sort_key::text AS sort_value`;
+
+/** Rows of a page query as PageRows, in the page's order. */
+function pageRows(q: SqlQuery, query: Query): SqlQuery {
+  return {
+    sql: `SELECT p.id, ${sortValueText('p')} FROM (${q.sql}) p ORDER BY ${pageOrder(query, 'p')}`,
+    params: q.params,
+  };
 }
 
 export async function listPageRows(
@@ -133,9 +143,10 @@ export async function listPageRows(
   after?: ListPosition,
 ): Promise<PageRow[]> {
   const { first, then, wanted } = pageQueries(funnelId, query, filters, after);
-  const rows: PageRow[] = await manager.query(first.sql, first.params);
+  const page = pageRows(first, query);
+  const rows: PageRow[] = await manager.query(page.sql, page.params);
   if (!then || rows.length >= wanted) return rows;
-  const rest = then(wanted - rows.length);
+  const rest = pageRows(then(wanted - rows.length), query);
   return [...rows, ...((await manager.query(rest.sql, rest.params)) as PageRow[])];
 }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { sqlPool } from '@app/core';
 import type { NewContactFields } from './contact-input';
-import type { SqlQuery } from './contacts-list.sql';
+import { sortValueText, type SqlQuery } from './contacts-list.sql';
 import { Contact } from './entities/contact.entity';
 import type { ContactMessage } from './entities/contact-message.entity';
 
@@ -57,7 +57,7 @@ export class ContactsRepository {
   async page(
     first: SqlQuery,
     companyId: string,
-    sort: { sortKey: string; order: string },
+    order: string,
     offset?: number,
   ): Promise<{ total: number; rows: PageContactRow[] }> {
     const values = [...first.params, companyId];
@@ -66,10 +66,10 @@ export class ContactsRepository {
       `SELECT t.total, r.* FROM
          (SELECT coalesce((SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
        LEFT JOIN LATERAL (
-         SELECT q.sort_value, ${sort.sortKey}, ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+         SELECT q.sort_key, ${sortValueText('q')}, ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
          FROM (${first.sql}) q JOIN contacts c ON c.id = q.id
          WHERE c.company_id = $${values.length} ${gate}) r ON true
-       ORDER BY ${sort.order}`,
+       ORDER BY ${order}`,
       values,
     );
     const rows = result.rows;

@@ -1,48 +1,13 @@
-import {
-  Controller,
-  Delete,
-  Get,
-  HttpException,
-  HttpStatus,
-  Post,
-  Req,
-  Res,
-  UseFilters,
-  VERSION_NEUTRAL,
-} from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, Post, Req, Res, UseFilters, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { BearerAuth, CurrentCompany, Public } from '@app/auth';
-import { ApiErrorResponse, ERROR_SCHEMA } from '@app/core/http/openapi-errors';
+import { DomainException } from '@app/core';
+import { EndSessionDocs, McpDocs, METHOD_NOT_ALLOWED, OpenStreamDocs } from './mcp.docs';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { answerOutagesAsErrors } from './mcp-outage';
 import { McpServerFactory } from './mcp-server.factory';
-
-const JSON_RPC_REQUEST = {
-  type: 'object',
-  required: ['jsonrpc', 'method'],
-  properties: {
-    jsonrpc: { type: 'string', enum: ['2.0'] },
-    id: { type: 'integer' },
-    method: { type: 'string', example: 'tools/list' },
-    params: { type: 'object' },
-  },
-};
-const JSON_RPC_ERROR = {
-  type: 'object',
-  required: ['jsonrpc', 'error'],
-  properties: {
-    jsonrpc: { type: 'string', enum: ['2.0'] },
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'integer' }, message: { type: 'string' } },
-    },
-  },
-};
-
-const METHOD_NOT_ALLOWED = 'Method not allowed: this MCP server is stateless, send JSON-RPC with POST /mcp';
 
 @ApiTags('MCP')
 @UseFilters(McpExceptionFilter)
@@ -52,26 +17,7 @@ export class McpController {
 
   @Post()
   @BearerAuth()
-  @ApiOperation({
-    summary: 'MCP endpoint (Streamable HTTP, stateless, JSON responses)',
-    description:
-      'JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. ' +
-      "Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics; each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. " +
-      'A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.',
-  })
-  @ApiBody({ description: 'A JSON-RPC request, notification or batch', schema: JSON_RPC_REQUEST })
-  @ApiResponse({
-    status: 400,
-    description:
-      'Malformed or too deeply nested JSON (the REST error body), or a message that is not JSON-RPC (a JSON-RPC error)',
-    content: {
-      'application/json': {
-        schema: { oneOf: [{ $ref: `#/components/schemas/${ERROR_SCHEMA}` }, JSON_RPC_ERROR] },
-      },
-    },
-  })
-  @ApiOkResponse({ description: 'The JSON-RPC response' })
-  @ApiResponse({ status: 202, description: 'Accepted (notifications and responses carry no reply)' })
+  @McpDocs()
   async handle(
     @CurrentCompany() companyId: string,
     @Req() request: Request,
@@ -94,16 +40,14 @@ export class McpController {
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Not supported (no server-initiated stream in stateless mode)' })
-  @ApiErrorResponse(405, 'Only POST is supported (header `Allow: POST`)', METHOD_NOT_ALLOWED)
+  @OpenStreamDocs()
   openStream(@Res({ passthrough: true }) response: Response): never {
     return methodNotAllowed(response);
   }
 
   @Delete()
   @Public()
-  @ApiOperation({ summary: 'Not supported (there are no sessions to end)' })
-  @ApiErrorResponse(405, 'Only POST is supported (header `Allow: POST`)', METHOD_NOT_ALLOWED)
+  @EndSessionDocs()
   endSession(@Res({ passthrough: true }) response: Response): never {
     return methodNotAllowed(response);
   }
@@ -111,5 +55,5 @@ export class McpController {
 
 function methodNotAllowed(response: Response): never {
   response.setHeader('Allow', 'POST');
-  throw new HttpException(METHOD_NOT_ALLOWED, HttpStatus.METHOD_NOT_ALLOWED);
+  throw new DomainException(405, METHOD_NOT_ALLOWED);
 }

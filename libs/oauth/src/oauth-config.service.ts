@@ -1,8 +1,8 @@
-import { BadRequestException, Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
-import { OAuthSettings, oauthSettingsFromConfig } from '@app/auth';
-import { AppConfigService, OAuthMode, publicBaseUrl } from '@app/core';
+import { OAuthNotConfiguredError, OAuthSettings, oauthSettingsFromConfig } from '@app/auth';
+import { AppConfigService, OAuthMode, publicBaseUrl, ValidationError } from '@app/core';
 
 /** Base URL of a request and the identity provider settings, as the OAuth routes need them. */
 @Injectable()
@@ -21,13 +21,12 @@ export class OAuthConfigService {
       BASE_URL: this.config.get('BASE_URL', { infer: true }),
       TRUST_PROXY: this.config.get('TRUST_PROXY', { infer: true }),
     });
-    if (!url) throw new BadRequestException('Invalid Host header');
+    if (!url) throw new ValidationError('Invalid Host header');
     return url;
   }
 
   settings(): OAuthSettings {
-    if (!this.settingsOrUndefined)
-      throw new ServiceUnavailableException('OAuth is not configured on this server');
+    if (!this.settingsOrUndefined) throw new OAuthNotConfiguredError();
     return this.settingsOrUndefined;
   }
 }

@@ -1,7 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
 import { WorkspaceListResponse } from './dto/workspace.dto';
+import { ListWorkspacesDocs } from './workspaces.docs';
 import { WorkspacesService } from './workspaces.service';
 
 @ApiTags('Workspaces')
@@ -11,11 +12,7 @@ export class WorkspacesController {
 
   @Get()
   @RequirePermissions('crm:read')
-  @ApiOperation({
-    summary: 'List workspaces',
-    description: "All workspaces of the API key's company, each with its campaigns (funnels).",
-  })
-  @ApiOkResponse({ type: WorkspaceListResponse })
+  @ListWorkspacesDocs()
   async list(@CurrentCompany() companyId: string): Promise<WorkspaceListResponse> {
     return { data: await this.workspaces.listForCompany(companyId) };
   }

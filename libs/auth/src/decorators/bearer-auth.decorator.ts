@@ -1,7 +1,12 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import { ApiErrorResponse } from '@app/core/http/openapi-errors';
+import { ApiErrorResponses } from '@app/core';
 import { BEARER_SECURITY } from '@app/core/http/swagger';
+import {
+  BearerTokenRefusedError,
+  IdentityProviderUnavailableError,
+  OAuthNotConfiguredError,
+} from '../errors/auth.errors';
 import { BearerTokenGuard } from '../guards/bearer-token.guard';
 
 export const BEARER_AUTH = 'auth:bearer';
@@ -15,17 +20,17 @@ export const BearerAuth = () =>
     SetMetadata(BEARER_AUTH, true),
     UseGuards(BearerTokenGuard),
     ApiBearerAuth(BEARER_SECURITY),
-    ApiErrorResponse(
-      401,
-      'Missing or invalid access token. `WWW-Authenticate: Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource"` ' +
-        'points MCP clients to the OAuth discovery; when a token was sent it adds `error="invalid_token", error_description="Invalid token"`.',
-      'Bearer token is required',
-      'Invalid token',
-    ),
-    ApiErrorResponse(
-      503,
-      'The identity provider (its JWKS) cannot be reached, or no identity provider is configured',
-      'The identity provider is unavailable, try again later',
-      'OAuth is not configured on this server',
-    ),
+    ApiErrorResponses({
+      401: {
+        description:
+          'Missing or invalid access token. `WWW-Authenticate: Bearer resource_metadata="{base_url}/.well-known/oauth-protected-resource"` ' +
+          'points MCP clients to the OAuth discovery; when a token was sent it adds `error="invalid_token", error_description="Invalid token"`.',
+        examples: [new BearerTokenRefusedError(false).message, new BearerTokenRefusedError(true).message],
+      },
+      503: {
+        description:
+          'The identity provider (its JWKS) cannot be reached, or no identity provider is configured',
+        examples: [new IdentityProviderUnavailableError().message, new OAuthNotConfiguredError().message],
+      },
+    }),
   );

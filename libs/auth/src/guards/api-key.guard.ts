@@ -1,10 +1,4 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ApiKeysService } from '../api-keys.service';
@@ -13,6 +7,12 @@ import type { AuthenticatedRequest } from '../decorators/current-company.decorat
 import { IS_PUBLIC } from '../decorators/public.decorator';
 import { REQUIRED_PERMISSIONS } from '../decorators/require-permissions.decorator';
 import type { Permission } from '../entities/api-key.entity';
+import {
+  ApiKeyRefusedError,
+  ApiKeyRequiredError,
+  MissingPermissionError,
+  RouteNotAvailableError,
+} from '../errors/auth.errors';
 
 export const API_KEY_HEADER = 'x-service-api-key';
 
@@ -38,24 +38,18 @@ export class ApiKeyGuard implements CanActivate {
       REQUIRED_PERMISSIONS,
       targets,
     );
-    if (!required) throw new ForbiddenException('This route is not available');
+    if (!required) throw new RouteNotAvailableError();
 
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const header = request.headers[API_KEY_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
-    if (!presented) throw new UnauthorizedException('API key is required');
+    if (!presented) throw new ApiKeyRequiredError();
     const check = await this.apiKeys.authenticate(presented.trim());
-    if ('refused' in check) {
-      throw new UnauthorizedException(
-        check.refused === 'expired' ? 'API key expired' : 'Invalid or unauthorized API key',
-      );
-    }
+    if ('refused' in check) throw new ApiKeyRefusedError(check.refused);
     const { principal } = check;
     request.principal = principal;
     const missing = required.filter((p) => !principal.permissions.includes(p));
-    if (missing.length) {
-      throw new ForbiddenException(`API key lacks the required permission: ${missing.join(', ')}`);
-    }
+    if (missing.length) throw new MissingPermissionError(missing);
     return true;
   }
 }

@@ -1,12 +1,4 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  Inject,
-  Injectable,
-  Logger,
-  ServiceUnavailableException,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import passport from 'passport';
@@ -14,6 +6,11 @@ import type { Strategy } from 'passport-jwt';
 import { AppConfigService, publicBaseUrl } from '@app/core';
 import { CompaniesService } from '../companies.service';
 import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
+import {
+  BearerTokenRefusedError,
+  IdentityProviderUnavailableError,
+  OAuthNotConfiguredError,
+} from '../errors/auth.errors';
 import { oauthSettingsFromConfig, protectedResourceMetadataUrl } from '../oauth-settings';
 
 /** The scope MCP clients ask for (a refresh token with the access token). */
@@ -52,7 +49,7 @@ export class BearerTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const response = context.switchToHttp().getResponse<Response>();
-    if (!this.strategy) throw new ServiceUnavailableException('OAuth is not configured on this server');
+    if (!this.strategy) throw new OAuthNotConfiguredError();
 
     const { principal, failure } = await this.authenticate(this.strategy, request, response);
     if (principal) {
@@ -61,11 +58,11 @@ export class BearerTokenGuard implements CanActivate {
     }
     if (isJwksUnavailable(failure)) {
       this.logger.warn(`JWKS unavailable: ${(failure as Error).message}`);
-      throw new ServiceUnavailableException('The identity provider is unavailable, try again later');
+      throw new IdentityProviderUnavailableError();
     }
     const tokenSent = bearerTokenFrom(request) !== null;
     response.setHeader('WWW-Authenticate', this.challenge(request, tokenSent));
-    throw new UnauthorizedException(tokenSent ? 'Invalid token' : 'Bearer token is required');
+    throw new BearerTokenRefusedError(tokenSent);
   }
 
   private challenge(request: Request, tokenSent: boolean): string {

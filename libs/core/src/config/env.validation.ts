@@ -37,7 +37,7 @@ const emptyToUndefined = ({ value }: { value: unknown }) =>
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
-/** Every environment variable the service reads, with its default and rule (README lists them). */
+/** Every environment variable the service reads, with its default and rule (docs/CONFIGURATION.md lists them). */
 export class EnvironmentVariables {
   @IsIn(NODE_ENVS)
   NODE_ENV: NodeEnv = 'development';

@@ -53,46 +53,33 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const parserBody = this.parserErrorBody(exception instanceof HttpException ? exception.cause : exception);
     if (parserBody) return parserBody;
     if (isDatabaseUnavailable(exception)) return { error: STATUS_TEXT[503], status: 503 };
-    if (exception instanceof DomainException) {
-      return this.withDetails({ error: exception.message, status: exception.status }, exception.details);
-    }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const payload = exception.getResponse();
-      if (
-        status === HttpStatus.NOT_FOUND &&
-        !(typeof payload === 'object' && (payload as ErrorBody).error && (payload as ErrorBody).status)
-      ) {
-        // The path exists with other methods (TRACE, PATCH, ... on a known route): 405, not 404.
-        // A route of this very method that answers 404 (one switched off by configuration) stays 404.
-        const allowed = allowedMethods(request);
-        if (allowed.length && !allowed.includes(request.method)) {
-          request.res?.setHeader('Allow', allowed.join(', '));
-          return { error: `Method ${request.method} is not allowed on ${request.path}`, status: 405 };
-        }
-        return { error: `Cannot ${request.method} ${request.path}`, status };
-      }
-      if (typeof payload === 'object' && payload !== null) {
-        const p = payload as { error?: unknown; message?: unknown; details?: unknown; retryAfter?: unknown };
-        const messages = Array.isArray(p.message) ? (p.message as string[]) : undefined;
-        const error =
-          typeof p.error === 'string' && typeof (payload as ErrorBody).status === 'number'
-            ? p.error
-            : messages
-              ? 'Validation failed'
-              : typeof p.message === 'string'
-                ? p.message
-                : (STATUS_TEXT[status] ?? 'Error');
-        const body: ErrorBody = { error, status };
-        if (typeof p.retryAfter === 'number') body.retryAfter = p.retryAfter;
-        return this.withDetails(
-          body,
-          messages ?? (Array.isArray(p.details) ? (p.details as string[]) : undefined),
-        );
-      }
-      return { error: typeof payload === 'string' ? payload : (STATUS_TEXT[status] ?? 'Error'), status };
-    }
+    if (exception instanceof DomainException) return exception.toBody();
+    if (exception instanceof HttpException) return this.frameworkErrorBody(exception, request);
     return { error: STATUS_TEXT[500], status: 500 };
+  }
+
+  /**
+   * The body for an exception Nest itself raised (our guards, pipes and services throw domain
+   * exceptions): an unknown route, or a known path asked with another method.
+   */
+  private frameworkErrorBody(exception: HttpException, request: Request): ErrorBody {
+    const status = exception.getStatus();
+    if (status === HttpStatus.NOT_FOUND) {
+      // The path exists with other methods (TRACE, PATCH, ... on a known route): 405, not 404.
+      // A route of this very method that answers 404 (one switched off by configuration) stays 404.
+      const allowed = allowedMethods(request);
+      if (allowed.length && !allowed.includes(request.method)) {
+        request.res?.setHeader('Allow', allowed.join(', '));
+        return { error: `Method ${request.method} is not allowed on ${request.path}`, status: 405 };
+      }
+      return { error: `Cannot ${request.method} ${request.path}`, status };
+    }
+    const payload = exception.getResponse();
+    if (typeof payload === 'string') return { error: payload, status };
+    const { message } = (payload ?? {}) as { message?: unknown };
+    // Nest's own ValidationPipe lists every problem in `message`.
+    if (Array.isArray(message)) return this.withDetails({ error: 'Validation failed', status }, message);
+    return { error: typeof message === 'string' ? message : (STATUS_TEXT[status] ?? 'Error'), status };
   }
 
   /** The body for an error raised while reading the request (body parser, URL decoding), if it is one. */

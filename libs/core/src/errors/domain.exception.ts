@@ -1,3 +1,5 @@
+import type { ErrorBody } from './error-body';
+
 /** Errors the domain raises; the global filter maps each to its HTTP status and wire shape. */
 export class DomainException extends Error {
   constructor(
@@ -7,6 +9,12 @@ export class DomainException extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The response body (product decisions §3); an error with more to say adds members here. */
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: this.message, status: this.status };
+    return this.details?.length ? { ...body, details: this.details } : body;
   }
 }
 

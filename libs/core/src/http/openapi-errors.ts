@@ -1,3 +1,4 @@
+import { applyDecorators, Type } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type {
   HeaderObject,
@@ -61,7 +62,6 @@ const RETRY_AFTER: HeaderObject = {
 const EXAMPLES: Record<string, { error: string; status: number }> = {
   '400': { error: 'Validation failed', status: 400 },
   '401': { error: 'API key is required', status: 401 },
-  '403': { error: 'API key lacks the required permission: crm:read', status: 403 },
   '404': { error: 'Funnel not found', status: 404 },
   '409': { error: 'Conflict', status: 409 },
   '413': { error: 'Request body too large (limit 100 kB)', status: 413 },
@@ -78,19 +78,35 @@ const DEFAULT_DESCRIPTIONS: Record<string, string> = {
 
 type Responses = Record<string, ResponseObject | ReferenceObject>;
 
+/** What a route documents of one error: why it happens and, optionally, the messages it answers. */
+export interface ErrorResponseDoc {
+  description: string;
+  /** One example each; 400s carry the message in `details` too, as validation errors do. */
+  examples?: readonly string[];
+  /** A body other than the standard one (protocol errors: OAuth, JSON-RPC), as a schema or a DTO. */
+  schema?: SchemaObject | ReferenceObject;
+  type?: Type<unknown>;
+}
+
 /**
- * Documents an error response with the standard body and one example per message given (400s
- * carry the message in `details` too, as validation errors do).
+ * The one way a route declares its error responses, by status. Without examples or schema the
+ * response gets the standard body and a generic example when the document is completed.
  */
-export const ApiErrorResponse = (status: number, description: string, ...messages: string[]) =>
-  ApiResponse({
+export const ApiErrorResponses = (responses: Record<number, ErrorResponseDoc>) =>
+  applyDecorators(...Object.entries(responses).map(([status, doc]) => errorResponse(Number(status), doc)));
+
+function errorResponse(status: number, { description, examples, schema, type }: ErrorResponseDoc) {
+  if (type) return ApiResponse({ status, description, type });
+  if (schema) return ApiResponse({ status, description, content: { 'application/json': { schema } } });
+  if (!examples?.length) return ApiResponse({ status, description });
+  return ApiResponse({
     status,
     description,
     content: {
       'application/json': {
         schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` },
         examples: Object.fromEntries(
-          messages.map((error) => [
+          examples.map((error) => [
             error
               .replace(/[^A-Za-z0-9]+/g, '-')
               .replace(/^-|-$/g, '')
@@ -104,6 +120,7 @@ export const ApiErrorResponse = (status: number, description: string, ...message
       },
     },
   });
+}
 
 /**
  * Completes every operation with the responses every route can give (500; 429 where a rate limit

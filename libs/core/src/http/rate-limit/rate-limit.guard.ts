@@ -1,7 +1,8 @@
-import { ExecutionContext, HttpException, HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { HttpMetrics } from '../../observability/http-metrics';
+import { RateLimitExceededError } from './rate-limit-exceeded.error';
 
 // A storage outage is logged at most this often, not once per request.
 const OUTAGE_LOG_INTERVAL_MS = 60_000;
@@ -40,14 +41,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (record.isBlocked) {
       this.httpMetrics.rateLimited(name);
       response.setHeader('Retry-After', record.timeToBlockExpire);
-      throw new HttpException(
-        {
-          error: 'Rate limit exceeded',
-          status: HttpStatus.TOO_MANY_REQUESTS,
-          retryAfter: record.timeToBlockExpire,
-        },
-        HttpStatus.TOO_MANY_REQUESTS,
-      );
+      throw new RateLimitExceededError(record.timeToBlockExpire);
     }
     return true;
   }
