@@ -21,7 +21,7 @@ import {
 /** Long enough for a person to sign in at the identity provider. */
 const PENDING_TTL_MS = 10 * 60_000;
 /** RFC 6749 §4.1.2: short-lived; a minute is plenty for a client's code exchange. */
-const CODE_TTL_MS = 60_000;
+export const CODE_TTL_MS = 60_000;
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const CALLBACK_PATH = '/oauth/callback';
 
