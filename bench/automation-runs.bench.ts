@@ -7,9 +7,9 @@
  * workers claiming with SKIP LOCKED against a no-op delivery.
  */
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, runMigrations } from '@app/core';
-import { startThrowawayPostgres } from '@app/core/database/throwaway-postgres';
-import { AutomationRunQueue } from '@app/automations/worker/automation-run.queue';
+import { AutomationRunQueue } from '@app/automations';
+import { dataSourceOptions, runMigrations, startThrowawayPostgres } from '@app/core';
+import { databaseSchema } from '../db/schema';
 
 const HISTORY = Number(process.argv[2] ?? 500_000);
 const DUE = Number(process.argv[3] ?? 20_000);
@@ -17,8 +17,11 @@ const DUE = Number(process.argv[3] ?? 20_000);
 async function main(): Promise<void> {
   const pg = await startThrowawayPostgres();
   try {
-    await runMigrations(pg.url);
-    const ds = await new DataSource({ ...dataSourceOptions(pg.url), extra: { max: 12 } }).initialize();
+    await runMigrations(pg.url, databaseSchema);
+    const ds = await new DataSource({
+      ...dataSourceOptions(pg.url, databaseSchema),
+      extra: { max: 12 },
+    }).initialize();
     try {
       await seed(ds);
       await ds.query('ANALYZE automation_runs');

@@ -13,10 +13,10 @@ import { SingleBar, Presets } from 'cli-progress';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
 import { encodeCursor, NormalisedFilters, pageQueries, SortField, SortOrder } from '@app/contacts';
-import { dataSourceOptions, runMigrations, validateEnv } from '@app/core';
-import { startThrowawayPostgres } from '@app/core/database/throwaway-postgres';
+import { dataSourceOptions, runMigrations, startThrowawayPostgres, validateEnv } from '@app/core';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { createApp } from '../apps/api/src/create-app';
+import { databaseSchema } from '../db/schema';
 
 const CONTACTS = Number(process.argv[2] ?? 1_000_000);
 // `-- 1000000 cursor` skips the page-by-offset table (the slowest part) to measure the cursor only.
@@ -68,7 +68,7 @@ const LAST = [
 async function main(): Promise<void> {
   const pg = await startThrowawayPostgres();
   try {
-    await runMigrations(pg.url);
+    await runMigrations(pg.url, databaseSchema);
     const env = validateEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' });
     const app = await createApp(env, { databaseUrl: pg.url });
     await app.listen(0, '127.0.0.1');
@@ -86,7 +86,10 @@ async function main(): Promise<void> {
       const neighbour = await funnels.create({ workspaceId: workspace.id, name: 'Neighbour' });
       const { key } = await app.get(ApiKeysService).create(company.id, [...PERMISSIONS]);
 
-      const ds = await new DataSource({ ...dataSourceOptions(pg.url), extra: { max: 2 } }).initialize();
+      const ds = await new DataSource({
+        ...dataSourceOptions(pg.url, databaseSchema),
+        extra: { max: 2 },
+      }).initialize();
       try {
         await load(ds, company.id, neighbour.id, Math.floor(CONTACTS / 10), 'neighbour');
         await load(ds, company.id, big.id, CONTACTS, 'big funnel');

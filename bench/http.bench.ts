@@ -1,6 +1,6 @@
 /**
  * `npm run bench:http -- [--contacts 100180] [--duration 8] [--connections 20] [--rounds 3]
- *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile]`
+ *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile] [--dev]`
  *
  * Builds a data set in a throwaway PostgreSQL (a funnel of `contacts` contacts), starts the
  * production build (dist/, NODE_ENV=production, rate limiting on) and drives every REST route over
@@ -11,7 +11,8 @@
  * rounds), the ratios, and the host's steal time. `--service-dir` measures another checkout's
  * build against the same references; `--baseline-dir` also runs another checkout's build (built
  * before) on every route, interleaved, for before/after ratios in one run; `--profile` writes the
- * service's CPU profile and prints its top entries.
+ * service's CPU profile and prints its top entries; `--dev` runs the service as `npm start` does
+ * (sources compiled as they load, NODE_ENV=development) instead of the production build.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,8 @@ const ROUNDS = Number(option('rounds', '3'));
 const SERVICE_DIR = resolve(option('service-dir', process.cwd()));
 const BASELINE_DIR = args.includes('--baseline-dir') ? resolve(option('baseline-dir', '')) : undefined;
 const PROFILE = args.includes('--profile');
+// The service as `npm start` runs it (sources, development) instead of the production build.
+const DEVELOPMENT = args.includes('--dev');
 
 interface Route {
   name: string;
@@ -113,7 +116,7 @@ interface Sample {
 }
 
 async function main(): Promise<void> {
-  if (!args.includes('--no-build')) {
+  if (!args.includes('--no-build') && !DEVELOPMENT) {
     console.log(`building the service in ${SERVICE_DIR} ...`);
     execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'api'], {
       cwd: SERVICE_DIR,
@@ -140,6 +143,8 @@ async function main(): Promise<void> {
       serviceEnv,
       await freePort(),
       PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+      'service',
+      DEVELOPMENT,
     );
     servers.push(service);
     const expressPort = await freePort();
@@ -240,7 +245,7 @@ async function main(): Promise<void> {
     report(results, servers);
     console.log(
       `\nCPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %` +
-        `\nservice: ${SERVICE_DIR} (production build, NODE_ENV=production), ${CONTACTS} contacts, node ${process.version}` +
+        `\nservice: ${SERVICE_DIR} (${DEVELOPMENT ? 'npm start: sources, NODE_ENV=development' : 'production build, NODE_ENV=production'}), ${CONTACTS} contacts, node ${process.version}` +
         (BASELINE_DIR ? `\nbaseline: ${BASELINE_DIR}` : ''),
     );
     if (PROFILE) {

@@ -18,6 +18,7 @@ import { CoreModule } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { demoTraffic, RawEvent } from '../apps/admin/src/demo/demo-traffic';
+import { databaseSchema } from '../db/schema';
 import {
   BENCH_PAGES,
   BenchFunnel,
@@ -124,7 +125,9 @@ async function main(): Promise<void> {
     await pg.destroy();
     throw error;
   });
-  @Module({ imports: [CoreModule.forRoot({ databaseUrl: pg.url }), AuthModule, WorkspacesModule] })
+  @Module({
+    imports: [CoreModule.forRoot({ databaseUrl: pg.url }, databaseSchema), AuthModule, WorkspacesModule],
+  })
   class SetupModule {}
   const setup = await NestFactory.createApplicationContext(SetupModule, { logger: ['error'] });
   try {

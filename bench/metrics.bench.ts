@@ -11,8 +11,7 @@
 import { MultiBar, Presets } from 'cli-progress';
 import { DataSource } from 'typeorm';
 import { validateEnv } from '@app/core';
-import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES } from '@app/metrics';
-import { EVENT_GRAINS, SESSION_GRAINS } from '@app/metrics/time/buckets';
+import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES, EVENT_GRAINS, SESSION_GRAINS } from '@app/metrics';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { createApp } from '../apps/api/src/create-app';
 import { calibrate, createBenchFunnel, fmt, percentile, startBenchDatabase } from './metrics/bench-env';

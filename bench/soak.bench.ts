@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runMigrations } from '@app/core';
-import { startThrowawayPostgres } from '@app/core/database/throwaway-postgres';
+import { runMigrations, startThrowawayPostgres } from '@app/core';
+import { databaseSchema } from '../db/schema';
 import { freePort, waitForHttp } from '../test/support/processes';
 import { startTokenIssuer } from '../test/support/token-issuer';
 import { createSoakFixtures, SoakKey } from './soak/soak-fixtures';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const pg = await startThrowawayPostgres();
   const issuer = await startTokenIssuer({ audience: AUDIENCE });
   try {
-    await runMigrations(pg.url);
+    await runMigrations(pg.url, databaseSchema);
     // Two keys stay under the limit, one runs over it, one is a second company at a trickle.
     const keys = await createSoakFixtures(pg.url, [
       { name: 'steady-a', perSecond: 6 },

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // `npm run migration:run`: applies pending migrations (a deploy step in production).
-require('./run-entry')('libs/core/src/database/migrate.cli.ts');
+require('./run-entry')('db/migrate.cli.ts');

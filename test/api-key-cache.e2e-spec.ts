@@ -1,6 +1,5 @@
 import { Client } from 'pg';
-import { ApiKeysService } from '@app/auth';
-import { hashKey } from '@app/auth/api-key.secret';
+import { ApiKeysService, hashKey } from '@app/auth';
 import { ChangeNotifications } from '@app/core';
 import { createTenant, TenantFixture } from './support/factories';
 import { startTestApp, TestApp } from './support/app';

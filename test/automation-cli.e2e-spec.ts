@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
-import { Automation, AutomationsService, ContactChange } from '@app/automations';
-import { Contact } from '@app/contacts/entities/contact.entity';
+import { Automation, AutomationsService } from '@app/automations';
+import type { ContactChange } from '@app/contacts';
+import { Contact } from '@app/contacts';
 import { runAdmin } from './support/processes';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AutomationRun, AutomationsService, AutomationWorker, ContactChange } from '@app/automations';
-import { AutomationRunQueue } from '@app/automations/worker/automation-run.queue';
-import { Contact } from '@app/contacts/entities/contact.entity';
+import { AutomationRun, AutomationsService, AutomationWorker, AutomationRunQueue } from '@app/automations';
+import type { ContactChange } from '@app/contacts';
+import { Contact } from '@app/contacts';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';

@@ -4,7 +4,7 @@ import { startTestApp, TestApp } from './support/app';
 import { insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
-import type { Contact } from '@app/contacts/entities';
+import type { Contact } from '@app/contacts';
 
 describe('DELETE /v1/funnels/{funnelId}/contacts/{contactId}', () => {
   let t: TestApp;

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import type { Contact } from '@app/contacts/entities';
+import type { Contact } from '@app/contacts';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { ContactView } from '@app/contacts';
-import { ContactFieldValue } from '@app/contacts/entities';
+import { ContactFieldValue } from '@app/contacts';
 import { FunnelsService } from '@app/workspaces';
 import type { TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';

@@ -4,7 +4,7 @@ import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink 
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { acquireEmbeddedPostgres } from '../libs/core/src/database/embedded-postgres';
+import { acquireEmbeddedPostgres } from '@app/core';
 import { ROOT } from './support/processes';
 
 jest.setTimeout(240_000);

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { runMigrations } from '@app/core';
+import { databaseSchema } from '../db/schema';
 import { startTestApp, TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { createTenant, TenantFixture } from './support/factories';
@@ -25,7 +26,7 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
     beforeAll(async () => {
       issuer = await startTokenIssuer({ audience: AUDIENCE });
       pg = await startStoppablePostgres();
-      await runMigrations(pg.url);
+      await runMigrations(pg.url, databaseSchema);
       t = await startTestApp(
         {
           IDP_URL: issuer.url,

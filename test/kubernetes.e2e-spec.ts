@@ -261,7 +261,7 @@ describe('Migrations in the init containers of pods starting together', () => {
       const { rows } = await db
         .query<{ name: string }>('SELECT name FROM migrations ORDER BY id')
         .finally(() => db.end());
-      const files = readdirSync(join(root, 'libs/core/src/database/migrations'));
+      const files = readdirSync(join(root, 'db/migrations'));
       expect(rows).toHaveLength(files.length);
       expect(new Set(rows.map((row) => row.name)).size).toBe(files.length);
     } finally {

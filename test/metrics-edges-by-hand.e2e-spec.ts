@@ -1,8 +1,11 @@
-import { EventsService, parseEventBatch } from '@app/metrics';
-import { SESSION_DIMENSIONS } from '@app/metrics/events/session-state';
-import type { MetricWindow } from '@app/metrics/query/metric-query';
-import { RollupReader } from '@app/metrics/rollups/rollup-reader';
-import { FixedOffsetZone } from '@app/metrics/time/time-zone';
+import {
+  EventsService,
+  parseEventBatch,
+  SESSION_DIMENSIONS,
+  RollupReader,
+  FixedOffsetZone,
+} from '@app/metrics';
+import type { MetricWindow } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 

@@ -1,12 +1,13 @@
 import { Client, escapeLiteral, QueryResult } from 'pg';
-import { trackedEvent, TrackedEvent } from '@app/metrics';
 import {
+  trackedEvent,
+  TrackedEvent,
   beginFunnelTransaction,
   insertEvents,
   lockFunnelAndReadSessions,
   saveMessages,
   Sql,
-} from '@app/metrics/events/event-store';
+} from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';

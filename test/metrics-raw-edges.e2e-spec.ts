@@ -1,12 +1,17 @@
 import { DataSource } from 'typeorm';
-import { EventsService, parseEventBatch } from '@app/metrics';
-import { sessionFromRow, SessionRow, SESSION_COLUMNS } from '@app/metrics/events/event-store';
-import { SESSION_DIMENSIONS, sessionContributions } from '@app/metrics/events/session-state';
-import { RollupReader } from '@app/metrics/rollups/rollup-reader';
-import type { EventCounts, SessionCounts } from '@app/metrics/rollups/rollup-deltas';
-import type { MetricWindow } from '@app/metrics/query/metric-query';
-import { weekdayHourSlot } from '@app/metrics/time/local-time';
-import { FixedOffsetZone } from '@app/metrics/time/time-zone';
+import {
+  EventsService,
+  parseEventBatch,
+  sessionFromRow,
+  SessionRow,
+  SESSION_COLUMNS,
+  SESSION_DIMENSIONS,
+  sessionContributions,
+  RollupReader,
+  weekdayHourSlot,
+  FixedOffsetZone,
+} from '@app/metrics';
+import type { EventCounts, SessionCounts, MetricWindow } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { QUESTIONS, randomTraffic, SPAN, T0 } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';

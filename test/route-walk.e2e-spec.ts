@@ -2,7 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../apps/api/src/app.module';
-import { configureHttpApp, validateEnv } from '@app/core';
+import { validateEnv } from '@app/core';
+import { configureApp } from '../apps/api/src/configure-app';
 import { startTestApp, TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { httpClient } from './support/http-client';
@@ -63,7 +64,7 @@ describe('Deny by default: every route declares its access', () => {
         controllers: [ForgottenController],
       }).compile();
       app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
-      configureHttpApp(app, env);
+      configureApp(app, env);
       await app.listen(0, '127.0.0.1');
     });
     afterAll(async () => {

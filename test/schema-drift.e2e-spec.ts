@@ -1,11 +1,12 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@app/core';
+import { databaseSchema } from '../db/schema';
 import { createTestDatabase } from './support/database';
 
 describe('Schema', () => {
   it('has no difference between the entities and the committed migrations', async () => {
     const db = await createTestDatabase();
-    const dataSource = new DataSource(dataSourceOptions(db.url));
+    const dataSource = new DataSource(dataSourceOptions(db.url, databaseSchema));
     try {
       await dataSource.initialize();
       const pending = await dataSource.driver.createSchemaBuilder().log();
@@ -19,7 +20,7 @@ describe('Schema', () => {
 
   it('backs every contact sort order with an index', async () => {
     const db = await createTestDatabase();
-    const dataSource = new DataSource(dataSourceOptions(db.url));
+    const dataSource = new DataSource(dataSourceOptions(db.url, databaseSchema));
     try {
       await dataSource.initialize();
       const rows: { indexdef: string }[] = await dataSource.query(
@@ -40,7 +41,7 @@ describe('Schema', () => {
 
   it('moves existing events to the (funnel, type, time) key and fills their edge columns, and reverts', async () => {
     const db = await createTestDatabase();
-    const dataSource = new DataSource(dataSourceOptions(db.url));
+    const dataSource = new DataSource(dataSourceOptions(db.url, databaseSchema));
     try {
       await dataSource.initialize();
       // Back to the schema before the migration, with one event of each kind stored there.

@@ -1,6 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { Client } from 'pg';
-import { generateKey } from '@app/auth/api-key.secret';
+import { generateKey } from '@app/auth';
 
 export interface HttpBenchData {
   companyId: string;

@@ -6,11 +6,9 @@
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { Pool } from 'pg';
-import { hashesMatch, hashKey, parseKeyPrefix } from '@app/auth/api-key.secret';
-import { presentContact } from '@app/contacts/contact.presenter';
-import { encodeCursor } from '@app/contacts/contacts-list.cursor';
-import type { Contact } from '@app/contacts/entities/contact.entity';
-import type { ContactMessage } from '@app/contacts/entities/contact-message.entity';
+import { hashesMatch, hashKey, parseKeyPrefix } from '@app/auth';
+import { presentContact, encodeCursor } from '@app/contacts';
+import type { Contact, ContactMessage } from '@app/contacts';
 
 const [url, port] = process.argv.slice(2);
 const pool = new Pool({ connectionString: url, max: 10 });

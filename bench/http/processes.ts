@@ -1,6 +1,7 @@
 import { ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 export interface Server {
   name: string;
@@ -52,17 +53,40 @@ export async function forkServer(name: string, file: string, args: string[], por
   return { name, baseUrl: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
 }
 
-/** The service's production build (dist/) as `npm run start:prod` runs it; resolves once it answers. */
+/** The node options and entry of a checkout's `start:prod` script, e.g. `['--flag', 'dist/…/main.js']`. */
+function productionCommand(dir: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [runtime, ...words] = scripts['start:prod'].trim().split(/\s+/);
+  if (runtime !== 'node') throw new Error(`start:prod of ${dir} does not run node: ${scripts['start:prod']}`);
+  return words;
+}
+
+/**
+ * The service as `npm run start:prod` runs its production build (dist/), or with `development` as
+ * `npm start` runs the sources (TypeScript compiled as it loads, NODE_ENV=development); resolves
+ * once it answers.
+ */
 export async function startService(
   dir: string,
   env: Record<string, string>,
   port: number,
   nodeArgs: string[] = [],
   name = 'service',
+  development = false,
 ): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/apps/api/src/main.js'], {
+  const command = development ? ['scripts/start.js'] : productionCommand(dir);
+  const child = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      ...env,
+      ...(development ? { NODE_ENV: 'development' } : {}),
+      PORT: String(port),
+      // Each its own metrics port too, so a baseline can run beside the service.
+      METRICS_PORT: String(await freePort()),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;

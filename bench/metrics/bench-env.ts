@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import type { INestApplicationContext } from '@nestjs/common';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
-import { runMigrations } from '@app/core';
-import { startThrowawayPostgres, ThrowawayPostgres } from '@app/core/database/throwaway-postgres';
+import { runMigrations, startThrowawayPostgres, ThrowawayPostgres } from '@app/core';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
+import { databaseSchema } from '../../db/schema';
 
 export const BENCH_PAGES = [
   { slug: 'start', title: 'Welcome' },
@@ -30,7 +30,7 @@ export async function startBenchDatabase(): Promise<ThrowawayPostgres> {
     `ALTER SYSTEM SET checkpoint_timeout = '30min'`,
     'SELECT pg_reload_conf()',
   ]);
-  await runMigrations(pg.url);
+  await runMigrations(pg.url, databaseSchema);
   return pg;
 }
 

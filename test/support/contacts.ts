@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource, DeepPartial } from 'typeorm';
-import { Contact, ContactMessage } from '@app/contacts/entities';
+import { Contact, ContactMessage } from '@app/contacts';
 import type { TenantFixture } from './factories';
 
 /** Contacts written straight to the database (as the funnel itself would), for list and read tests. */

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+// Jest loads the global setup without the @app path aliases, so this one file is reached directly.
+// eslint-disable-next-line no-restricted-imports
 import { startThrowawayPostgres, ThrowawayPostgres } from '../../libs/core/src/database/throwaway-postgres';
 
 declare global {

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { Contact, ContactMessage } from '@app/contacts/entities';
+import { Contact, ContactMessage } from '@app/contacts';
 import type { TestApp } from './app';
 import type { TenantFixture } from './factories';
 import { httpClient } from './http-client';

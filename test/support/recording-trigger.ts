@@ -3,8 +3,9 @@ import { Test } from '@nestjs/testing';
 import { Client } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { AppModule } from '../../apps/api/src/app.module';
-import { AutomationTrigger, ContactChange } from '@app/automations/automation-trigger';
-import { configureHttpApp, validateEnv } from '@app/core';
+import { AutomationTrigger, ContactChange } from '@app/contacts';
+import { validateEnv } from '@app/core';
+import { configureApp } from '../../apps/api/src/configure-app';
 import { createTestDatabase } from './database';
 import type { TestApp } from './app';
 
@@ -80,7 +81,7 @@ export async function startAppWithRecordingTrigger(): Promise<TestApp & { trigge
     bodyParser: false,
     logger: ['error'],
   });
-  configureHttpApp(app, env);
+  configureApp(app, env);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return {

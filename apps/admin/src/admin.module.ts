@@ -30,6 +30,7 @@ import {
   FunnelShowCommand,
 } from './commands/funnel.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
+import { databaseSchema } from '../../../db/schema';
 import { DemoSeedService } from './demo/demo-seed.service';
 
 const COMMANDS = [
@@ -63,7 +64,13 @@ export class AdminModule {
   static forRoot(options: CoreModuleOptions): DynamicModule {
     return {
       module: AdminModule,
-      imports: [CoreModule.forRoot(options), AuthModule, WorkspacesModule, AutomationsModule, MetricsModule],
+      imports: [
+        CoreModule.forRoot(options, databaseSchema),
+        AuthModule,
+        WorkspacesModule,
+        AutomationsModule,
+        MetricsModule,
+      ],
       providers: [...COMMANDS, DemoSeedService],
     };
   }

@@ -10,6 +10,7 @@ import {
   runMigrations,
   validateEnv,
 } from '@app/core';
+import { databaseSchema } from '../../../db/schema';
 import { AdminModule } from './admin.module';
 import { CompanyCommand } from './commands/company.command';
 import { CliCommand, describeCommand, findCommand, UsageError, usageOf } from './cli/usage';
@@ -105,7 +106,7 @@ async function openDatabase(
   env: ReturnType<typeof validateEnv>,
 ): Promise<ResolvedDatabase> {
   const db = await resolveDatabase(env);
-  if (env.NODE_ENV !== 'production') await runMigrations(db.url);
+  if (env.NODE_ENV !== 'production') await runMigrations(db.url, databaseSchema);
   const dataSource = app.get(DataSource);
   dataSource.setOptions({ url: db.url });
   await dataSource.initialize();

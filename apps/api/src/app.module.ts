@@ -16,6 +16,7 @@ import { McpModule } from '@app/mcp';
 import { MetricsModule } from '@app/metrics';
 import { OAuthModule } from '@app/oauth';
 import { WorkspacesModule } from '@app/workspaces';
+import { databaseSchema } from '../../../db/schema';
 import { HealthController } from './health.controller';
 
 @Module({})
@@ -28,7 +29,7 @@ export class AppModule {
       module: AppModule,
       controllers: [HealthController],
       imports: [
-        CoreModule.forRoot({ ...options, timeouts: env }),
+        CoreModule.forRoot({ ...options, timeouts: env }, databaseSchema),
         ObservabilityModule.forRoot(options.logger ?? createRootLogger(env)),
         // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
         RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),

@@ -2,8 +2,9 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
-import { configureHttpApp, CoreModuleOptions, createRootLogger, EnvironmentVariables } from '@app/core';
+import { CoreModuleOptions, createRootLogger, EnvironmentVariables } from '@app/core';
 import { AppModule } from './app.module';
+import { configureApp } from './configure-app';
 
 export interface CreateAppOptions extends CoreModuleOptions {
   /** The process's root logger (main.ts logs through it before the app exists). */
@@ -23,6 +24,6 @@ export async function createApp(
     { bodyParser: false, bufferLogs: true },
   );
   app.useLogger(app.get(Logger));
-  configureHttpApp(app, env);
+  configureApp(app, env);
   return app;
 }

@@ -11,7 +11,8 @@ import {
   ShutdownState,
   validateEnv,
 } from '@app/core';
-import { resolveIdentityProvider } from '@app/dev-idp/resolve-identity-provider';
+import { resolveIdentityProvider } from '@app/dev-idp';
+import { databaseSchema } from '../../../db/schema';
 import { createApp } from './create-app';
 
 // Connections still open this long after the server stopped accepting (a stalled client, a
@@ -34,7 +35,7 @@ async function bootstrap(): Promise<void> {
   const app = await (async () => {
     // Development applies migrations on start; production runs `npm run migration:run` first.
     if (env.NODE_ENV !== 'production') {
-      const applied = await runMigrations(db.url);
+      const applied = await runMigrations(db.url, databaseSchema);
       if (applied.length) bootLog(`applied migrations: ${applied.join(', ')}`);
     }
     return createApp(appEnv, { databaseUrl: db.url, logger: root });

@@ -1,8 +1,9 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { buildOpenApiDocument, configureHttpApp, validateEnv } from '@app/core';
+import { buildOpenApiDocument, validateEnv } from '@app/core';
 import { AppModule } from './app.module';
+import { configureApp } from './configure-app';
 
 /**
  * The OpenAPI document of the app, built from the controllers and DTOs alone: the app is created
@@ -16,7 +17,7 @@ export async function generateOpenApiDocument(): Promise<OpenAPIObject> {
     { preview: true, logger: false, bodyParser: false, abortOnError: false },
   );
   try {
-    configureHttpApp(app, env);
+    configureApp(app, env);
     return buildOpenApiDocument(app);
   } finally {
     await app.close();

@@ -13,3 +13,4 @@ export * from './guards/api-key.guard';
 export * from './guards/bearer-token.guard';
 export * from './oauth-settings';
 export * from './strategies/bearer-token.strategy';
+export * from './api-key.secret';

@@ -1,5 +1,4 @@
-import type { Contact, ContactMessage } from '@app/contacts';
-import type { ContactChange } from './automation-trigger';
+import type { Contact, ContactChange, ContactMessage } from '@app/contacts';
 import { matchingAutomations, runsFor } from './automation-runs';
 import type { EnabledAutomation } from './automations.repository';
 

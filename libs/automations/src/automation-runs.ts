@@ -1,6 +1,5 @@
 import { presentContact } from '@app/contacts';
-import type { Contact, ContactMessage } from '@app/contacts';
-import type { ContactChange } from './automation-trigger';
+import type { Contact, ContactChange, ContactMessage } from '@app/contacts';
 import { parseTrigger, triggerMatches } from './automation-trigger-matching';
 import type { EnabledAutomation, NewRun } from './automations.repository';
 import type { RunPayload } from './entities/automation-run.entity';

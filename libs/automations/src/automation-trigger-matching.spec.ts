@@ -1,4 +1,4 @@
-import type { ContactChange } from './automation-trigger';
+import type { ContactChange } from '@app/contacts';
 import { parseTrigger, triggerMatches, TriggerSpec } from './automation-trigger-matching';
 
 const base = {

@@ -1,5 +1,4 @@
-import { CUSTOM_PROPERTY_NAME, FIELD_ALIASES } from '@app/contacts';
-import type { ContactChange } from './automation-trigger';
+import { CUSTOM_PROPERTY_NAME, FIELD_ALIASES, type ContactChange } from '@app/contacts';
 
 /** Parsed form of an automation's `trigger` string. */
 export type TriggerSpec =

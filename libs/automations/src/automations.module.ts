@@ -1,16 +1,16 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfigService } from '@app/core';
+import { AutomationTrigger } from '@app/contacts';
 import { WorkspacesModule } from '@app/workspaces';
-import { AutomationTrigger } from './automation-trigger';
 import { AutomationsRepository } from './automations.repository';
 import { AutomationsService } from './automations.service';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
 
 /**
- * Global so the contacts domain can inject the `AutomationTrigger` contract without importing
- * this module (and without a dependency cycle). The delivery worker lives in
- * AutomationWorkerModule, which only the HTTP app imports.
+ * Implements the `AutomationTrigger` port that contacts owns; global so ContactsService finds it
+ * without contacts importing automations (automations depends on contacts, not the reverse).
+ * The delivery worker lives in AutomationWorkerModule, which only the HTTP app imports.
  */
 @Global()
 @Module({

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { findContactsById, findMessagesOf } from '@app/contacts';
+import { AutomationTrigger, ContactChange, findContactsById, findMessagesOf } from '@app/contacts';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
 import { matchingAutomations, runsFor } from './automation-runs';
-import { AutomationTrigger, ContactChange } from './automation-trigger';
 import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
 import { AutomationsRepository } from './automations.repository';
 import { Automation } from './entities/automation.entity';

@@ -1,5 +1,4 @@
 export * from './automation-limits';
-export * from './automation-trigger';
 export * from './automation-worker.module';
 export * from './automations.module';
 export * from './automations.service';
@@ -9,3 +8,4 @@ export * from './worker/automation.worker';
 export * from './worker/webhook-delivery';
 export * from './subscriptions/webhook-subscriptions.module';
 export * from './subscriptions/webhook-target';
+export * from './worker/automation-run.queue';

@@ -1,8 +1,17 @@
 import type { EntityManager } from 'typeorm';
-import type { AutomationTrigger } from '@app/automations/automation-trigger';
-import { forgetContactInEvents } from '@app/metrics/events/forget-contact';
+import type { AutomationTrigger } from './automation-trigger';
 import { Contact } from './entities/contact.entity';
 import { forgetResponsesAbout } from './idempotency';
+
+/**
+ * Cuts the links to an erased contact from data another domain keeps (metrics: the tracking
+ * events that name the contact a conversion came from), inside the erasure's transaction.
+ * Contacts owns the port and the domain keeping the data implements it, so contacts depends on
+ * no such domain.
+ */
+export abstract class ContactLinkEraser {
+  abstract forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void>;
+}
 
 /**
  * Erases a contact (GDPR art. 17) inside the caller's transaction, the contact row locked: its
@@ -15,6 +24,7 @@ export async function eraseContact(
   manager: EntityManager,
   contact: Contact,
   automations: AutomationTrigger,
+  links: ContactLinkEraser,
 ): Promise<void> {
   await manager.query('INSERT INTO erased_contacts (funnel_id, converted_at) VALUES ($1, $2)', [
     contact.funnelId,
@@ -27,6 +37,6 @@ export async function eraseContact(
   );
   await forgetResponsesAbout(manager, contact.companyId, contact.id);
   await automations.forgetContact(manager, contact.id);
-  await forgetContactInEvents(manager, contact.funnelId, contact.id);
+  await links.forgetContact(manager, contact.funnelId, contact.id);
   await manager.delete(Contact, { id: contact.id });
 }

@@ -1,5 +1,4 @@
-import { ValidationError } from '@app/core';
-import { parseIso8601 } from '@app/metrics/time/iso-8601';
+import { parseIso8601, ValidationError } from '@app/core';
 import { MAX_LENGTH } from './contact-rules';
 
 export const SORT_FIELDS = ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'] as const;

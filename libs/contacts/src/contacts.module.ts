@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { WorkspacesModule } from '@app/workspaces';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
@@ -8,7 +8,8 @@ import { contactEntities } from './entities';
 
 /**
  * CRM contacts: the REST routes and ContactsService, which the MCP tools and automations reuse.
- * Needs the global AutomationTrigger provider (AutomationsModule) in the importing app.
+ * Needs the global AutomationTrigger (AutomationsModule) and ContactLinkEraser (MetricsModule)
+ * providers in the importing app.
  */
 @Module({
   imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AutomationTrigger } from '@app/automations/automation-trigger';
+import { AutomationTrigger } from './automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { FunnelsService } from '@app/workspaces';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
-import { eraseContact } from './contact-erasure';
+import { ContactLinkEraser, eraseContact } from './contact-erasure';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
 import { ContactsRepository, PageContactRow } from './contacts.repository';
@@ -43,6 +43,7 @@ export class ContactsService {
     private readonly funnels: FunnelsService,
     private readonly automations: AutomationTrigger,
     private readonly rows: ContactsRepository,
+    private readonly links: ContactLinkEraser,
   ) {}
 
   /**
@@ -212,7 +213,7 @@ export class ContactsService {
       // Locked, so a concurrent write cannot add to what is being erased.
       const contact = await this.rows.lockForErasure(manager, companyId, funnelId, contactId);
       if (!contact) throw new NotFoundError('Contact not found');
-      await eraseContact(manager, contact, this.automations);
+      await eraseContact(manager, contact, this.automations, this.links);
       await this.automations.record(manager, [
         { kind: 'contact.deleted', companyId, funnelId, contactId, occurredAt: new Date() },
       ]);

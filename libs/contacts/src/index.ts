@@ -1,3 +1,5 @@
+export * from './automation-trigger';
+export { ContactLinkEraser } from './contact-erasure';
 export * from './contact-input';
 export * from './contact-records';
 export * from './contact-rules';

@@ -5,7 +5,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { validateEnv } from './config/env.validation';
 import { ChangeNotifications } from './database/change-notifications';
-import { boundedPool, dataSourceOptions, DatabaseTimeouts } from './database/data-source-options';
+import {
+  boundedPool,
+  DatabaseSchema,
+  dataSourceOptions,
+  DatabaseTimeouts,
+} from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { AppMetrics } from './observability/app-metrics';
@@ -28,7 +33,8 @@ export interface CoreModuleOptions {
 @Global()
 @Module({})
 export class CoreModule {
-  static forRoot(options: CoreModuleOptions): DynamicModule {
+  /** `schema`: the entities and migrations of the app's domains, which the app composes. */
+  static forRoot(options: CoreModuleOptions, schema: DatabaseSchema): DynamicModule {
     return {
       module: CoreModule,
       imports: [
@@ -37,6 +43,7 @@ export class CoreModule {
         TypeOrmModule.forRoot({
           ...dataSourceOptions(
             options.databaseUrl ?? '',
+            schema,
             options.timeouts ? { extra: boundedPool(options.timeouts) } : {},
           ),
           manualInitialization: options.databaseUrl === undefined,

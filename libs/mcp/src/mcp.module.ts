@@ -1,9 +1,9 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { AuthModule } from '@app/auth/auth.module';
-import { ContactsModule } from '@app/contacts/contacts.module';
-import { MetricsModule } from '@app/metrics/metrics.module';
-import { allowBrowserClients } from '@app/oauth/browser-clients.middleware';
-import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { AuthModule } from '@app/auth';
+import { ContactsModule } from '@app/contacts';
+import { MetricsModule } from '@app/metrics';
+import { allowBrowserClients } from '@app/oauth';
+import { WorkspacesModule } from '@app/workspaces';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpController } from './mcp.controller';
 import { McpOriginMiddleware } from './origin/mcp-origin.middleware';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FunnelPage } from '@app/workspaces/entities/funnel-page.entity';
+import type { FunnelPage } from '@app/workspaces';
 import type { ChartDataPoint } from './dto/metrics.dto';
 import { DEVICES } from './events/event-types';
 import { SESSION_DIMENSIONS } from './events/session-state';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { FunnelsService } from '@app/workspaces';
 import { ChartsService } from './charts.service';
 import type { ChartDataPoint, InsightResult, KpiResult } from './dto/metrics.dto';
 import { MetricQuestion } from './entities/metric-question.entity';

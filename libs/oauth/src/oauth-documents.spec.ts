@@ -1,4 +1,4 @@
-import { oauthSettingsFrom } from '@app/auth/oauth-settings';
+import { oauthSettingsFrom } from '@app/auth';
 import { identityProviderAuthorizeUrl, registerClient } from './oauth-documents';
 
 describe(identityProviderAuthorizeUrl.name, () => {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '@app/auth/auth.module';
+import { AuthModule } from '@app/auth';
 import { workspaceEntities } from './entities';
 import { FunnelsRepository } from './funnels.repository';
 import { FunnelsService } from './funnels.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { CompaniesService } from '@app/auth';
 import { ValidationError } from '@app/core';
-import { CompaniesService } from '@app/auth/companies.service';
 import { Workspace } from './entities/workspace.entity';
 import type { WorkspaceView } from './dto/workspace.dto';
 import { WorkspacesRepository } from './workspaces.repository';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
-import { Contact } from '@app/contacts/entities';
+import { Contact } from '@app/contacts';
 import { EventsService, parseEventBatch } from '@app/metrics';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { CITIES, createRandom, FIRST_NAMES, LAST_NAMES, pick, UTM_SOURCES } from './demo-data';

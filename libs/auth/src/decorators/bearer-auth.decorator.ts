@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import { ApiErrorResponses } from '@app/core';
-import { BEARER_SECURITY } from '@app/core/http/swagger';
+import { ApiErrorResponses, BEARER_SECURITY } from '@app/core';
 import {
   BearerTokenRefusedError,
   IdentityProviderUnavailableError,

@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
-import { API_THROTTLER, ApiErrorResponses, PUBLIC_THROTTLER } from '@app/core';
-import { PUBLIC_RATE_LIMIT_PER_MINUTE } from '@app/core/http/rate-limit/rate-limit.constants';
+import { API_THROTTLER, ApiErrorResponses, PUBLIC_THROTTLER, PUBLIC_RATE_LIMIT_PER_MINUTE } from '@app/core';
 
 export const IS_PUBLIC = 'auth:public';
 

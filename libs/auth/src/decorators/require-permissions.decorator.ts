@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
-import { ApiErrorResponses } from '@app/core';
-import { API_KEY_SECURITY } from '@app/core/http/swagger';
+import { ApiErrorResponses, API_KEY_SECURITY } from '@app/core';
 import type { Permission } from '../entities/api-key.entity';
 import { MissingPermissionError } from '../errors/auth.errors';
 

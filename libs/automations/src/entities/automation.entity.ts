@@ -9,8 +9,8 @@ import {
   Relation,
   UpdateDateColumn,
 } from 'typeorm';
-import { MAX_MESSAGE_SUBJECT_LENGTH, MESSAGE_TYPES, type MessageType } from '@app/contacts/entities';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { MAX_MESSAGE_SUBJECT_LENGTH, MESSAGE_TYPES, type MessageType } from '@app/contacts';
+import { Funnel } from '@app/workspaces';
 import { MAX_AUTOMATION_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH } from '../automation-limits';
 import { WebhookSubscription } from './webhook-subscription.entity';
 

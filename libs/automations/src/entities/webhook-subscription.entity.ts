@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   Relation,
 } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 import { MAX_WEBHOOK_URL_LENGTH } from '../automation-limits';
 
 /**

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WorkspacesModule } from '@app/workspaces/workspaces.module';
+import { WorkspacesModule } from '@app/workspaces';
 import { WebhookSubscriptionsController } from './webhook-subscriptions.controller';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
 import { WebhookSubscriptionsService } from './webhook-subscriptions.service';

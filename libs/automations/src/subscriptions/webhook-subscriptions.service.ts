@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfigService, DomainException, isUuid, NotFoundError, ValidationError } from '@app/core';
-import { FunnelsService } from '@app/workspaces/funnels.service';
+import { FunnelsService } from '@app/workspaces';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { MAX_SUBSCRIPTIONS_PER_FUNNEL, validateSubscriptionInput } from './webhook-subscription.input';

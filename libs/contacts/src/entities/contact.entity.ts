@@ -10,7 +10,7 @@ import {
   UpdateDateColumn,
   Relation,
 } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 import { MAX_LENGTH } from '../contact-fields';
 import { ContactMessage } from './contact-message.entity';
 

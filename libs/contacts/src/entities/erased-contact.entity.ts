@@ -8,7 +8,7 @@ import {
   PrimaryGeneratedColumn,
   Relation,
 } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 
 /**
  * What an erased contact leaves for the metrics: that a contact of the funnel converted then, and

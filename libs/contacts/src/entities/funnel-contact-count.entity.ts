@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn, Relation } from 'typeorm';
-import { Funnel } from '@app/workspaces/entities/funnel.entity';
+import { Funnel } from '@app/workspaces';
 
 /**
  * How many contacts a funnel has, so a list page does not count a large funnel on every request.

@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   Relation,
 } from 'typeorm';
-import { Company } from '@app/auth/entities/company.entity';
+import { Company } from '@app/auth';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 

@@ -1,28 +1,21 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
-import { authEntities } from '@app/auth/entities';
-import { automationEntities } from '@app/automations/entities';
-import { contactEntities } from '@app/contacts/entities';
-import { metricsEntities } from '@app/metrics/entities';
-import { oauthEntities } from '@app/oauth/entities';
-import { workspaceEntities } from '@app/workspaces/entities';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
-export const entities = [
-  ...authEntities,
-  ...workspaceEntities,
-  ...contactEntities,
-  ...metricsEntities,
-  ...automationEntities,
-  ...oauthEntities,
-];
+export type MigrationClass = new () => MigrationInterface;
 
-type MigrationClass = new () => MigrationInterface;
+/**
+ * What a database holds: the entities each domain declares and the migrations that build their
+ * tables. The app composes it (core knows no domain).
+ */
+export interface DatabaseSchema {
+  entities: Function[];
+  migrations: MigrationClass[];
+}
 
-/** Every migration class in ./migrations, oldest first (file names start with a timestamp). */
-export function loadMigrations(): MigrationClass[] {
-  const dir = join(__dirname, 'migrations');
+/** Every migration class in `dir`, oldest first (file names start with a timestamp). */
+export function loadMigrations(dir: string): MigrationClass[] {
   return readdirSync(dir)
     .filter((file) => /^\d+-.*\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
     .sort()
@@ -52,13 +45,14 @@ export function boundedPool(timeouts: DatabaseTimeouts, max = 10): Record<string
 
 export function dataSourceOptions(
   url: string,
+  schema: DatabaseSchema,
   overrides: Partial<DataSourceOptions> = {},
 ): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities,
-    migrations: loadMigrations(),
+    entities: schema.entities,
+    migrations: schema.migrations,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     namingStrategy: new SnakeNamingStrategy(),

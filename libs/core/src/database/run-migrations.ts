@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
+import { DatabaseSchema, dataSourceOptions } from './data-source-options';
 
 // Any constant works; it only has to be the same in every process that migrates this database.
 const MIGRATION_LOCK = 7_240_531;
@@ -8,8 +8,8 @@ const MIGRATION_LOCK = 7_240_531;
  * Applies pending migrations under an advisory lock, so a server and an admin command starting
  * together never run the same migration twice. Returns the names of the applied migrations.
  */
-export async function runMigrations(url: string): Promise<string[]> {
-  const dataSource = new DataSource({ ...dataSourceOptions(url), extra: { max: 2 } });
+export async function runMigrations(url: string, schema: DatabaseSchema): Promise<string[]> {
+  const dataSource = new DataSource({ ...dataSourceOptions(url, schema), extra: { max: 2 } });
   await dataSource.initialize();
   try {
     const runner = dataSource.createQueryRunner();

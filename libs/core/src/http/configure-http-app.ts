@@ -12,28 +12,41 @@ import { setupSwagger } from './swagger';
 import { AppValidationPipe } from './validation.pipe';
 
 export const BODY_LIMIT = '100kb';
-/** Tracking-event batches (up to 1000 events) are the one body allowed to be larger. */
-export const EVENT_BATCH_BODY_LIMIT = '1mb';
-const EVENT_BATCH_PATH = /^\/v1\/funnels\/[^/?]+\/events\/?(?:\?|$)/;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/** Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e suites. */
-export function configureHttpApp(app: NestExpressApplication, env: EnvironmentVariables): void {
+/** A route whose JSON body may be larger than BODY_LIMIT; the domain that serves it declares it. */
+export interface LargerBodyRoute {
+  /** Matches the request URL (path and query). */
+  path: RegExp;
+  limit: string;
+}
+
+/**
+ * Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e suites.
+ * `largerBodies`: the routes allowed a body over BODY_LIMIT (core knows no domain's routes).
+ */
+export function configureHttpApp(
+  app: NestExpressApplication,
+  env: EnvironmentVariables,
+  largerBodies: LargerBodyRoute[] = [],
+): void {
   app.set('trust proxy', env.TRUST_PROXY);
   app.disable('x-powered-by');
   // First, so even a body the parsers refuse gets a request id and an access line.
   app.use(accessLog(app.get<Logger>(ROOT_LOGGER), app.get(HttpMetrics), app.get(ShutdownState)));
-  // Event batches are read first with their own limit; the general parser then skips them.
-  // Both JSON parsers check the nesting depth on the raw bytes first (see json-depth.ts); Nest's
+  // A larger-body route is read first with its own limit; the general parser then skips it.
+  // Every JSON parser checks the nesting depth on the raw bytes first (see json-depth.ts); Nest's
   // useBodyParser does not pass `verify` on, so Express's own parser is mounted the same way.
-  app.use(
-    json({
-      limit: EVENT_BATCH_BODY_LIMIT,
-      verify: verifyJsonDepth,
-      type: (req) =>
-        EVENT_BATCH_PATH.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
-    }),
-  );
+  for (const route of largerBodies) {
+    app.use(
+      json({
+        limit: route.limit,
+        verify: verifyJsonDepth,
+        type: (req) =>
+          route.path.test(req.url ?? '') && JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
+      }),
+    );
+  }
   app.use(json({ limit: BODY_LIMIT, verify: verifyJsonDepth }));
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   // REST routes say `version: '1'` and live under /v1; OAuth, MCP and docs are unversioned.

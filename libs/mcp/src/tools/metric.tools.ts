@@ -6,8 +6,8 @@ import {
   KPI_DESCRIPTIONS,
   KPI_SUBTYPES,
   MetricsService,
+  AB_TEST_FILTERS,
 } from '@app/metrics';
-import { AB_TEST_FILTERS } from '@app/metrics/query/metric-query';
 import { CHART, INSIGHT, KPI } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';

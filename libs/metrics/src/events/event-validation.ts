@@ -1,6 +1,5 @@
 import { hash } from 'node:crypto';
-import { isStorableText, isUuid, UNSTORABLE_TEXT_RULE, ValidationError } from '@app/core';
-import { parseIso8601 } from '../time/iso-8601';
+import { isStorableText, isUuid, parseIso8601, UNSTORABLE_TEXT_RULE, ValidationError } from '@app/core';
 import {
   AB_VARIANTS,
   DEVICES,

@@ -1,4 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { ContactLinkEraser } from '@app/contacts';
 
 /**
  * Cuts the link from a funnel's tracking events to an erased contact, inside the erasure's
@@ -15,4 +17,12 @@ export async function forgetContactInEvents(
      WHERE funnel_id = $1 AND type = 'conversion' AND payload ->> 'contactId' = $2`,
     [funnelId, contactId],
   );
+}
+
+/** The ContactLinkEraser of tracking events (contacts' erasure calls it through the port). */
+@Injectable()
+export class EventContactLinks extends ContactLinkEraser {
+  forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {
+    return forgetContactInEvents(manager, funnelId, contactId);
+  }
 }

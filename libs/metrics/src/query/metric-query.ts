@@ -1,5 +1,4 @@
-import { ValidationError } from '@app/core';
-import { parseIso8601 } from '../time/iso-8601';
+import { parseIso8601, ValidationError } from '@app/core';
 import { FixedOffsetZone, ianaZone, LocalZone } from '../time/time-zone';
 
 export const AB_TEST_FILTERS = ['all', 'original', 'variant'] as const;

@@ -13,7 +13,7 @@ describe(AuthorizationRepository.name, () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     dataSource = await new DataSource(
-      dataSourceOptions(db.url, { entities: oauthEntities, migrations: [], extra: { max: 4 } }),
+      dataSourceOptions(db.url, { entities: oauthEntities, migrations: [] }, { extra: { max: 4 } }),
     ).initialize();
     repository = new AuthorizationRepository(dataSource);
   });

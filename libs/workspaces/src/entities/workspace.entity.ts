@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
   Relation,
 } from 'typeorm';
-import { Company } from '@app/auth/entities/company.entity';
+import { Company } from '@app/auth';
 import { Funnel } from './funnel.entity';
 
 export const MAX_WORKSPACE_NAME_LENGTH = 200;

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
-import { startThrowawayPostgres } from './throwaway-postgres';
+import { dataSourceOptions, startThrowawayPostgres } from '@app/core';
+import { databaseSchema } from './schema';
 
 /**
  * `npm run migration:generate -- <Name>`: applies the committed migrations to a throwaway
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     throw new Error('usage: npm run migration:generate -- <PascalCaseName>');
   }
   const pg = await startThrowawayPostgres();
-  const dataSource = new DataSource(dataSourceOptions(pg.url));
+  const dataSource = new DataSource(dataSourceOptions(pg.url, databaseSchema));
   try {
     await dataSource.initialize();
     await dataSource.runMigrations();

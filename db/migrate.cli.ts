@@ -1,13 +1,12 @@
-import { ConfigValidationError, validateEnv } from '../config/env.validation';
-import { resolveDatabase } from './database-url';
-import { runMigrations } from './run-migrations';
+import { ConfigValidationError, resolveDatabase, runMigrations, validateEnv } from '@app/core';
+import { databaseSchema } from './schema';
 
 /** `npm run migration:run`: applies pending migrations (the production deploy step). */
 async function main(): Promise<void> {
   const env = validateEnv(process.env);
   const db = await resolveDatabase(env);
   try {
-    const applied = await runMigrations(db.url);
+    const applied = await runMigrations(db.url, databaseSchema);
     console.log(
       applied.length
         ? `applied ${applied.length} migration(s): ${applied.join(', ')}`

@@ -1,0 +1,7 @@
+import type { LargerBodyRoute } from '@app/core';
+
+/** Tracking-event batches (up to 1000 events) are the one body allowed over the general limit. */
+export const EVENT_BATCH_BODY: LargerBodyRoute = {
+  path: /^\/v1\/funnels\/[^/?]+\/events\/?(?:\?|$)/,
+  limit: '1mb',
+};
