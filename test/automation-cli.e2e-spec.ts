@@ -58,6 +58,10 @@ describe('admin automation commands', () => {
       ['--on', 'contact.created', '--webhook', 'javascript:alert(1)'],
       '--webhook must be an http:// or https:// URL',
     ],
+    [
+      ['--on', 'field:__proto__', '--webhook', 'https://x.example'],
+      '--on field:__proto__ names a read-only field that never changes through the API',
+    ],
   ])('refuses %j with an error on stderr and creates nothing', async (args, error) => {
     const funnelArgs = args.includes('--funnel') ? [] : ['--funnel', tenant.funnelId];
     const result = await admin('create', ...funnelArgs, ...args);

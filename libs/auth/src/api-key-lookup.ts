@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { ChangeNotifications, NotifiedCache, sqlPool } from '@app/core';
+import { ChangeNotifications, NotifiedCache } from '@app/core';
+import { ApiKeysRepository } from './api-keys.repository';
 import type { Permission } from './entities/api-key.entity';
 
 /** The trigger on api_keys notifies this channel with the key's prefix (see the ApiKeyExpiry migration). */
@@ -22,16 +21,6 @@ export interface StoredKey {
   lastUsedMs: number;
 }
 
-interface KeyRow {
-  id: string;
-  company_id: string;
-  key_hash: string;
-  permissions: Permission[];
-  revoked_at: Date | null;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-}
-
 /**
  * API keys by lookup prefix, from memory: every REST request needs its key, and keys change
  * rarely. A revocation, expiry change or deletion committed anywhere drops the entry on every
@@ -43,7 +32,7 @@ export class ApiKeyLookup {
   private readonly cache: NotifiedCache<StoredKey>;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
     notifications: ChangeNotifications,
   ) {
     this.cache = new NotifiedCache(notifications, {
@@ -70,25 +59,14 @@ export class ApiKeyLookup {
     if (now - key.lastUsedMs < LAST_USED_WRITE_INTERVAL_MS) return;
     key.lastUsedMs = now;
     setImmediate(() => {
-      sqlPool(this.dataSource)
-        .query({
-          name: 'api_key_used',
-          text: `UPDATE api_keys SET last_used_at = now() WHERE id = $1
-                 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`,
-          values: [key.id, LAST_USED_WRITE_INTERVAL_MS / 1000],
-        })
+      this.keys
+        .recordUse(key.id, LAST_USED_WRITE_INTERVAL_MS)
         .catch((error: Error) => this.logger.warn(`lastUsedAt not recorded: ${error.message}`));
     });
   }
 
   private async load(prefix: string): Promise<StoredKey | undefined> {
-    const { rows } = await sqlPool(this.dataSource).query<KeyRow>({
-      name: 'api_key_by_prefix',
-      text: `SELECT id, company_id, key_hash, permissions, revoked_at, expires_at, last_used_at
-             FROM api_keys WHERE prefix = $1`,
-      values: [prefix],
-    });
-    const row = rows[0];
+    const row = await this.keys.byPrefix(prefix);
     if (!row) return undefined;
     return {
       id: row.id,

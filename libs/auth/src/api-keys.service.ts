@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { generateKey, hashesMatch, hashKey, parseKeyPrefix } from './api-key.secret';
-import { ApiKey, Permission, PERMISSIONS } from './entities/api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
+import { Permission, PERMISSIONS } from './entities/api-key.entity';
 import { CompaniesService } from './companies.service';
 import { ApiKeyLookup } from './api-key-lookup';
 
@@ -32,7 +31,7 @@ export interface ApiKeySummary {
 @Injectable()
 export class ApiKeysService {
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     private readonly companies: CompaniesService,
     private readonly lookup: ApiKeyLookup,
   ) {}
@@ -50,26 +49,24 @@ export class ApiKeysService {
     }
     await this.companies.assertExists(companyId);
     const generated = generateKey();
-    const saved = await this.keys.save(
-      this.keys.create({
-        companyId,
-        name: name ?? null,
-        prefix: generated.prefix,
-        keyHash: generated.hash,
-        permissions: [...new Set(permissions)] as Permission[],
-        expiresAt: options.expiresInMs === undefined ? null : new Date(Date.now() + options.expiresInMs),
-      }),
-    );
+    const saved = await this.keys.insert({
+      companyId,
+      name: name ?? null,
+      prefix: generated.prefix,
+      keyHash: generated.hash,
+      permissions: [...new Set(permissions)] as Permission[],
+      expiresAt: options.expiresInMs === undefined ? null : new Date(Date.now() + options.expiresInMs),
+    });
     const created = { id: saved.id, key: generated.key };
     return saved.expiresAt ? { ...created, expiresAt: saved.expiresAt.toISOString() } : created;
   }
 
   async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
-    const key = isUuid(id) ? await this.keys.findOneBy({ id }) : null;
+    const key = isUuid(id) ? await this.keys.findById(id) : null;
     if (!key) throw new NotFoundError('API key not found');
     if (!key.revokedAt) {
       key.revokedAt = new Date();
-      await this.keys.save(key);
+      await this.keys.revoke(key.id, key.revokedAt);
       // Other processes hear of it from the trigger; this one need not wait for that.
       this.lookup.forget(key.prefix);
     }
@@ -78,7 +75,7 @@ export class ApiKeysService {
 
   async list(companyId: string): Promise<ApiKeySummary[]> {
     await this.companies.assertExists(companyId);
-    const keys = await this.keys.find({ where: { companyId }, order: { createdAt: 'ASC' } });
+    const keys = await this.keys.listForCompany(companyId);
     return keys.map((k) => ({
       id: k.id,
       name: k.name,

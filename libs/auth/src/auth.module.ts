@@ -2,14 +2,16 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyLookup } from './api-key-lookup';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
+import { CompaniesRepository } from './companies.repository';
 import { CompaniesService } from './companies.service';
 import { authEntities } from './entities';
 import { ApiKeyGuard } from './guards/api-key.guard';
 
 @Module({
   imports: [TypeOrmModule.forFeature(authEntities)],
-  providers: [ApiKeysService, ApiKeyLookup, CompaniesService],
+  providers: [ApiKeysService, ApiKeyLookup, CompaniesService, ApiKeysRepository, CompaniesRepository],
   exports: [ApiKeysService, CompaniesService],
 })
 export class AuthModule {}

@@ -1,4 +1,4 @@
-import type { ContactChange } from '@app/contacts';
+import { CUSTOM_PROPERTY_NAME, FIELD_ALIASES, type ContactChange } from '@app/contacts';
 
 /** Parsed form of an automation's `trigger` string. */
 export type TriggerSpec =
@@ -11,9 +11,6 @@ export type TriggerSpec =
 /** The triggers without a parameter. */
 export const CONTACT_EVENTS = ['contact.created', 'contact.updated', 'contact.deleted'] as const;
 
-// Field names as the contacts API accepts them: standard names or custom properties.
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 /** A contact event, `status:<status>` or `field:<fieldName>`; undefined when malformed. */
 export function parseTrigger(trigger: string): TriggerSpec | undefined {
   const event = CONTACT_EVENTS.find((name) => name === trigger);
@@ -21,10 +18,12 @@ export function parseTrigger(trigger: string): TriggerSpec | undefined {
   const separator = trigger.indexOf(':');
   if (separator < 0) return undefined;
   const [prefix, name] = [trigger.slice(0, separator), trigger.slice(separator + 1)];
-  if (!NAME.test(name)) return undefined;
+  // Names as the contacts API accepts a field name (standard or custom property); a status must fit too.
+  if (!CUSTOM_PROPERTY_NAME.test(name)) return undefined;
   if (prefix === 'status') return { kind: 'status', status: name };
-  // `zip` is the legacy alias the contacts API stores as postalCode.
-  if (prefix === 'field') return { kind: 'field', fieldName: name === 'zip' ? 'postalCode' : name };
+  // A legacy alias (`zip`) fires on the field the contacts API stores it as (postalCode).
+  if (prefix === 'field')
+    return { kind: 'field', fieldName: Object.hasOwn(FIELD_ALIASES, name) ? FIELD_ALIASES[name] : name };
   return undefined;
 }
 

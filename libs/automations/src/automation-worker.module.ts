@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
 import { AutomationRunQueue } from './worker/automation-run.queue';
 import { AutomationMetrics } from './worker/automation.metrics';
 import { AutomationWorker } from './worker/automation.worker';
 
 /** The delivery worker; imported by the HTTP app only, so admin commands never deliver. */
 @Module({
-  providers: [AutomationRunQueue, AutomationWorker, AutomationMetrics],
+  providers: [AutomationRunQueue, AutomationWorker, AutomationMetrics, WebhookSubscriptionsRepository],
   exports: [AutomationWorker],
 })
 export class AutomationWorkerModule {}

@@ -2,6 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfigService } from '@app/core';
 import { AutomationTrigger } from '@app/contacts';
+import { WorkspacesModule } from '@app/workspaces';
+import { AutomationsRepository } from './automations.repository';
 import { AutomationsService } from './automations.service';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
 
@@ -12,8 +14,10 @@ import { WebhookSecretCipher } from './webhook-secret.cipher';
  */
 @Global()
 @Module({
+  imports: [WorkspacesModule],
   providers: [
     AutomationsService,
+    AutomationsRepository,
     { provide: AutomationTrigger, useExisting: AutomationsService },
     {
       provide: WebhookSecretCipher,

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, QueryDeepPartialEntity } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { AutomationTrigger, ContactChange, findContactsById, findMessagesOf } from '@app/contacts';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
-import { AutomationTrigger, Contact, ContactChange, ContactMessage, presentContact } from '@app/contacts';
-import { Funnel } from '@app/workspaces';
-import { parseTrigger, triggerMatches } from './automation-trigger-matching';
+import { FunnelsService } from '@app/workspaces';
+import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
+import { matchingAutomations, runsFor } from './automation-runs';
 import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
+import { AutomationsRepository } from './automations.repository';
 import { Automation } from './entities/automation.entity';
-import { AutomationRun, RUN_STATUSES, RunPayload, RunStatus } from './entities/automation-run.entity';
+import { RUN_STATUSES, RunStatus } from './entities/automation-run.entity';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
 
 /** What `automation runs` shows: delivery state, never the payload or the automation's secret. */
@@ -66,7 +67,8 @@ export interface ListRunsOptions {
 @Injectable()
 export class AutomationsService extends AutomationTrigger {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly automations: AutomationsRepository,
+    private readonly funnels: FunnelsService,
     private readonly cipher: WebhookSecretCipher,
   ) {
     super();
@@ -74,7 +76,7 @@ export class AutomationsService extends AutomationTrigger {
 
   async create(input: CreateAutomationInput): Promise<{ id: string }> {
     const valid = validateAutomationInput(input);
-    const funnel = await this.findFunnel(input.funnelId);
+    const funnel = await this.funnels.findById(input.funnelId);
     if (valid.spec.kind === 'status' && !funnel.contactStatuses.includes(valid.spec.status)) {
       throw new ValidationError(
         `--on status:${valid.spec.status} is not a status of this funnel (${funnel.contactStatuses.join(', ')})`,
@@ -87,7 +89,7 @@ export class AutomationsService extends AutomationTrigger {
       );
     }
     const id = randomUUID();
-    await this.dataSource.getRepository(Automation).insert({
+    await this.automations.insert({
       id,
       funnelId: funnel.id,
       companyId: funnel.companyId,
@@ -106,19 +108,16 @@ export class AutomationsService extends AutomationTrigger {
 
   /** The funnel's runs, newest first. */
   async listRuns(funnelId: string, options: ListRunsOptions = {}): Promise<AutomationRunSummary[]> {
-    const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new ValidationError('--limit must be an integer between 1 and 1000');
-    }
+    const limit = options.limit ?? DEFAULT_RUNS_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT)
+      throw new ValidationError(RUNS_LIMIT_RULE);
     if (options.status !== undefined && !RUN_STATUSES.includes(options.status as RunStatus)) {
       throw new ValidationError(`--status must be one of ${RUN_STATUSES.join(', ')}`);
     }
-    const funnel = await this.findFunnel(funnelId);
-    const runs = await this.dataSource.getRepository(AutomationRun).find({
-      where: { funnelId: funnel.id, ...(options.status ? { status: options.status as RunStatus } : {}) },
-      relations: { automation: true },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
+    const funnel = await this.funnels.findById(funnelId);
+    const runs = await this.automations.listRuns(funnel.id, {
+      status: options.status as RunStatus | undefined,
+      limit,
     });
     return runs.map((run) => ({
       id: run.id,
@@ -145,139 +144,50 @@ export class AutomationsService extends AutomationTrigger {
    */
   async record(manager: EntityManager, changes: ContactChange[]): Promise<void> {
     if (!changes.length) return;
-    const automations = await manager.find(Automation, {
-      select: { id: true, funnelId: true, companyId: true, trigger: true, subscriptionId: true },
-      where: { funnelId: In(unique(changes.map((c) => c.funnelId))), enabled: true },
-    });
+    const automations = await this.automations.enabledForFunnels(
+      manager,
+      unique(changes.map((c) => c.funnelId)),
+    );
     if (!automations.length) return;
     // An erased contact is gone: its change carries ids only.
     const contactIds = unique(changes.filter((c) => c.kind !== 'contact.deleted').map((c) => c.contactId));
-    const contacts = contactIds.length ? await manager.find(Contact, { where: { id: In(contactIds) } }) : [];
-    const contactById = new Map(contacts.map((contact) => [contact.id, contact]));
-    const matches = changes.flatMap((change) => {
-      const contact = contactById.get(change.contactId);
-      if (!contact && change.kind !== 'contact.deleted')
-        throw new Error(`contact ${change.contactId} of an automation change does not exist`);
-      // A subscription to several events that one change matches is delivered once.
-      const receivers = new Set<string>();
-      return automations
-        .filter((automation) => fires(automation, change, contact?.status))
-        .filter((automation) => {
-          const receiver = automation.subscriptionId ?? automation.id;
-          if (receivers.has(receiver)) return false;
-          receivers.add(receiver);
-          return true;
-        })
-        .map((automation) => ({ automation, change, contact }));
-    });
+    const contacts = await findContactsById(manager, contactIds);
+    const matches = matchingAutomations(changes, automations, contacts);
     if (!matches.length) return;
 
     // The Contact JSON includes its messages, so the payload shows what the API would show now.
-    const messages = contactIds.length
-      ? await manager.find(ContactMessage, {
-          where: { contactId: In(contactIds) },
-          order: { createdAt: 'ASC', id: 'ASC' },
-        })
-      : [];
-    const payloads = new Map<ContactChange, RunPayload>();
-    const runs = matches.map(({ automation, change, contact }) => {
-      const payload = payloads.get(change) ?? buildPayload(change, contact, messages);
-      payloads.set(change, payload);
-      return {
-        automationId: automation.id,
-        funnelId: change.funnelId,
-        contactId: change.contactId,
-        event: payload.event,
-        payload,
-      };
-    });
-    await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
+    const messages = await findMessagesOf(manager, contactIds);
+    await this.automations.insertRuns(manager, runsFor(matches, messages));
   }
 
   async forgetContact(manager: EntityManager, contactId: string): Promise<void> {
-    await manager.delete(AutomationRun, { contactId });
+    await this.automations.deleteRunsOfContact(manager, contactId);
   }
 
   override noRunsCondition(funnelIdSql: string): string {
-    return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;
+    return AutomationsRepository.noEnabledAutomation(funnelIdSql);
   }
 
   /** The funnel's automations, oldest first: what they do, never a webhook secret. */
   async list(funnelId: string): Promise<AutomationSummary[]> {
-    const funnel = await this.findFunnel(funnelId);
-    const automations = await this.dataSource
-      .getRepository(Automation)
-      .find({ where: { funnelId: funnel.id }, order: { createdAt: 'ASC', id: 'ASC' } });
-    return automations.map(summarise);
+    const funnel = await this.funnels.findById(funnelId);
+    return (await this.automations.listForFunnel(funnel.id)).map(summarise);
   }
 
   /** Switches an automation on or off; one that is off records no runs (pending runs still deliver). */
   async setEnabled(id: string, enabled: boolean): Promise<AutomationSummary> {
-    const repository = this.dataSource.getRepository(Automation);
-    const automation = isUuid(id) ? await repository.findOneBy({ id }) : null;
+    const automation = isUuid(id) ? await this.automations.findById(id) : null;
     if (!automation) throw new NotFoundError('Automation not found');
-    if (automation.enabled !== enabled) await repository.update({ id }, { enabled });
+    if (automation.enabled !== enabled) await this.automations.setEnabled(id, enabled);
     return summarise({ ...automation, enabled });
   }
 
   /** Deletes an automation with its runs, pending ones included. */
   async delete(id: string): Promise<{ id: string; deleted: true; runsDeleted: number }> {
-    return this.dataSource.transaction(async (manager) => {
-      const automation = isUuid(id) ? await manager.findOneBy(Automation, { id }) : null;
-      if (!automation) throw new NotFoundError('Automation not found');
-      const runs = await manager.delete(AutomationRun, { automationId: id });
-      await manager.delete(Automation, { id });
-      return { id, deleted: true as const, runsDeleted: runs.affected ?? 0 };
-    });
+    const deleted = isUuid(id) ? await this.automations.deleteWithRuns(id) : undefined;
+    if (!deleted) throw new NotFoundError('Automation not found');
+    return { id, deleted: true, runsDeleted: deleted.runsDeleted };
   }
-
-  private async findFunnel(funnelId: string): Promise<Funnel> {
-    const funnel = isUuid(funnelId)
-      ? await this.dataSource.getRepository(Funnel).findOneBy({ id: funnelId })
-      : null;
-    if (!funnel) throw new NotFoundError('Funnel not found');
-    return funnel;
-  }
-}
-
-function fires(automation: Automation, change: ContactChange, contactStatus: string | undefined): boolean {
-  if (automation.funnelId !== change.funnelId || automation.companyId !== change.companyId) return false;
-  const spec = parseTrigger(automation.trigger);
-  return spec !== undefined && triggerMatches(spec, change, contactStatus);
-}
-
-function buildPayload(
-  change: ContactChange,
-  contact: Contact | undefined,
-  messages: ContactMessage[],
-): RunPayload {
-  if (change.kind === 'contact.deleted' || !contact) {
-    const occurredAt = change.occurredAt.toISOString();
-    return {
-      event: 'contact.deleted',
-      funnelId: change.funnelId,
-      contact: { id: change.contactId },
-      change: null,
-      occurredAt,
-    };
-  }
-  return {
-    event: change.kind === 'contact.created' ? 'contact.created' : 'contact.field_changed',
-    funnelId: change.funnelId,
-    contact: presentContact(
-      contact,
-      messages.filter((m) => m.contactId === contact.id),
-    ) as unknown as Record<string, unknown>,
-    change:
-      change.kind === 'contact.created'
-        ? null
-        : {
-            fieldName: change.fieldName!,
-            previousValue: change.previousValue ?? null,
-            value: change.value ?? null,
-          },
-    occurredAt: change.occurredAt.toISOString(),
-  };
 }
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];

@@ -68,6 +68,27 @@ describe(validateAutomationInput.name, () => {
       { on: 'field:ps_source', webhook: 'https://x.example' },
       '--on field:ps_source names a read-only field that never changes through the API',
     ],
+    // The contacts API refuses these names too (whatever their case), so such a trigger never fires.
+    [
+      'a service-managed ps_ field',
+      { on: 'field:ps_x', webhook: 'https://x.example' },
+      '--on field:ps_x names a read-only field that never changes through the API',
+    ],
+    [
+      'a ps_ field in upper case',
+      { on: 'field:PS_Source', webhook: 'https://x.example' },
+      '--on field:PS_Source names a read-only field that never changes through the API',
+    ],
+    [
+      'the __proto__ name',
+      { on: 'field:__proto__', webhook: 'https://x.example' },
+      '--on field:__proto__ names a read-only field that never changes through the API',
+    ],
+    [
+      'a reserved name in another case',
+      { on: 'field:Meta', webhook: 'https://x.example' },
+      '--on field:Meta names a read-only field that never changes through the API',
+    ],
     ['a non-http URL', { webhook: 'ftp://x.example' }, '--webhook must be an http:// or https:// URL'],
     ['a relative URL', { webhook: '/hooks' }, '--webhook must be an http:// or https:// URL'],
     [

@@ -1,5 +1,13 @@
+import { isReservedFieldName, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import { ValidationError } from '@app/core';
-import { parseTrigger, TriggerSpec } from './automation-trigger-matching';
+import {
+  MAX_AUTOMATION_NAME_LENGTH,
+  MAX_MESSAGE_TEMPLATE_LENGTH,
+  MAX_WEBHOOK_SECRET_LENGTH,
+  MAX_WEBHOOK_URL_LENGTH,
+  MIN_WEBHOOK_SECRET_LENGTH,
+} from './automation-limits';
+import { CONTACT_EVENTS, parseTrigger, TriggerSpec } from './automation-trigger-matching';
 import { MESSAGE_CHANNELS, MessageChannel } from './entities/automation.entity';
 import { unknownPlaceholders } from './message-template';
 
@@ -26,31 +34,14 @@ export interface ValidatedAutomation {
   name: string;
 }
 
-// Names the contacts API refuses to write (product decisions §7), so a trigger on them never fires.
-const RESERVED_FIELDS = new Set([
-  'id',
-  'meta',
-  'utmParams',
-  'properties',
-  'messages',
-  'address',
-  'name',
-  'fullAddress',
-  'timezone',
-  'createdAt',
-  'updatedAt',
-]);
-
 /** Checks everything that does not need the database; the funnel's statuses are checked by the caller. */
 export function validateAutomationInput(input: CreateAutomationInput): ValidatedAutomation {
   const problems: string[] = [];
   const on = input.on?.trim() ?? '';
   const spec = parseTrigger(on);
-  if (!spec)
-    problems.push(
-      '--on must be contact.created, contact.updated, contact.deleted, status:<status> or field:<fieldName>',
-    );
-  if (spec?.kind === 'field' && (RESERVED_FIELDS.has(spec.fieldName) || spec.fieldName.startsWith('ps_'))) {
+  if (!spec) problems.push(`--on must be ${CONTACT_EVENTS.join(', ')}, status:<status> or field:<fieldName>`);
+  // A name the contacts API refuses to write never changes, so a trigger on it would never fire.
+  if (spec?.kind === 'field' && isReservedFieldName(spec.fieldName)) {
     problems.push(`--on field:${spec.fieldName} names a read-only field that never changes through the API`);
   }
 
@@ -59,7 +50,8 @@ export function validateAutomationInput(input: CreateAutomationInput): Validated
   if (spec?.kind === 'contact.deleted' && action?.action === 'message')
     problems.push('--on contact.deleted takes --webhook only: an erased contact has no messages');
   const name = input.name?.trim() || defaultName(on, input);
-  if (name.length > 200) problems.push('--name must be at most 200 characters');
+  if (name.length > MAX_AUTOMATION_NAME_LENGTH)
+    problems.push(`--name must be at most ${MAX_AUTOMATION_NAME_LENGTH} characters`);
   if (problems.length || !spec || !action) throw new ValidationError(problems[0], problems);
   return { trigger: triggerString(spec), spec, action, name };
 }
@@ -68,7 +60,7 @@ function validateAction(input: CreateAutomationInput, problems: string[]): Autom
   const hasWebhook = input.webhook !== undefined;
   const hasMessage = input.message !== undefined;
   if (hasWebhook === hasMessage) {
-    problems.push('exactly one action is required: --webhook URL or --message email|sms');
+    problems.push(`exactly one action is required: --webhook URL or --message ${MESSAGE_CHANNELS.join('|')}`);
     return undefined;
   }
   if (hasWebhook) {
@@ -76,25 +68,37 @@ function validateAction(input: CreateAutomationInput, problems: string[]): Autom
     if (input.subject !== undefined) problems.push('--subject is only for --message email');
     const url = input.webhook!.trim();
     if (!isHttpUrl(url)) problems.push('--webhook must be an http:// or https:// URL');
-    if (url.length > 2000) problems.push('--webhook must be at most 2000 characters');
+    if (url.length > MAX_WEBHOOK_URL_LENGTH)
+      problems.push(`--webhook must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
     const secret = input.secret;
-    // A guessable secret makes the signature worthless.
-    if (secret !== undefined && (secret.length < 16 || secret.length > 500 || secret.trim() !== secret)) {
-      problems.push('--secret must be 16 to 500 characters without surrounding spaces');
+    if (
+      secret !== undefined &&
+      (secret.length < MIN_WEBHOOK_SECRET_LENGTH ||
+        secret.length > MAX_WEBHOOK_SECRET_LENGTH ||
+        secret.trim() !== secret)
+    ) {
+      problems.push(
+        `--secret must be ${MIN_WEBHOOK_SECRET_LENGTH} to ${MAX_WEBHOOK_SECRET_LENGTH} characters without surrounding spaces`,
+      );
     }
     return { action: 'webhook', url, secret: secret ?? null };
   }
   if (input.secret !== undefined) problems.push('--secret is only for --webhook');
   const channel = input.message as MessageChannel;
-  if (!MESSAGE_CHANNELS.includes(channel)) problems.push('--message must be email or sms');
+  if (!MESSAGE_CHANNELS.includes(channel))
+    problems.push(`--message must be ${MESSAGE_CHANNELS.join(' or ')}`);
   if (input.subject !== undefined && channel !== 'email')
     problems.push('--subject is only for --message email');
-  if (input.subject !== undefined && (!input.subject.trim() || input.subject.length > 500)) {
-    problems.push('--subject must be 1 to 500 characters');
+  if (
+    input.subject !== undefined &&
+    (!input.subject.trim() || input.subject.length > MAX_MESSAGE_SUBJECT_LENGTH)
+  ) {
+    problems.push(`--subject must be 1 to ${MAX_MESSAGE_SUBJECT_LENGTH} characters`);
   }
   const template = input.template ?? '';
   if (!template.trim()) problems.push('--template is required with --message');
-  if (template.length > 10_000) problems.push('--template must be at most 10000 characters');
+  if (template.length > MAX_MESSAGE_TEMPLATE_LENGTH)
+    problems.push(`--template must be at most ${MAX_MESSAGE_TEMPLATE_LENGTH} characters`);
   const unknown = [...unknownPlaceholders(template), ...unknownPlaceholders(input.subject ?? '')];
   if (unknown.length) {
     problems.push(
@@ -120,5 +124,8 @@ export function triggerString(spec: TriggerSpec): string {
 }
 
 function defaultName(on: string, input: CreateAutomationInput): string {
-  return `${input.webhook !== undefined ? 'webhook' : `${input.message} message`} on ${on}`.slice(0, 200);
+  return `${input.webhook !== undefined ? 'webhook' : `${input.message} message`} on ${on}`.slice(
+    0,
+    MAX_AUTOMATION_NAME_LENGTH,
+  );
 }

@@ -1,3 +1,4 @@
+export * from './automation-limits';
 export * from './automation-worker.module';
 export * from './automations.module';
 export * from './automations.service';

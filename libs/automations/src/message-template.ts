@@ -1,20 +1,11 @@
+import { CONTACT_OBJECT_FIELDS, CONTACT_VALUE_FIELDS } from '@app/contacts';
+
 // `{{firstName}}`, `{{ address.city }}`, `{{properties.plan}}`: a path into the contact JSON.
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
-const TOP_LEVEL = new Set([
-  'id',
-  'status',
-  'email',
-  'phone',
-  'firstName',
-  'lastName',
-  'name',
-  'fullAddress',
-  'timezone',
-  'website',
-  'birthday',
-]);
-const NESTED = new Set(['address', 'meta', 'utmParams', 'properties']);
+// The template reads the Contact JSON, so its paths are the members the contacts API presents.
+const TOP_LEVEL = new Set<string>(CONTACT_VALUE_FIELDS);
+const NESTED = new Set<string>(CONTACT_OBJECT_FIELDS);
 
 /** The placeholders of a template that name no contact field (so a typo fails at creation). */
 export function unknownPlaceholders(template: string): string[] {

@@ -1,5 +1,5 @@
 import { ValidationError } from '@app/core';
-import { checkStandardValue, resolveFieldName } from './contact-rules';
+import { checkStandardValue, isReservedFieldName, resolveFieldName } from './contact-rules';
 
 describe(resolveFieldName.name, () => {
   it.each([
@@ -73,4 +73,15 @@ describe(checkStandardValue.name, () => {
   ] as const)('refuses %s %p', (field, value, problem) => {
     expect(checkStandardValue(field, value, statuses)).toEqual(problem);
   });
+});
+
+describe(isReservedFieldName.name, () => {
+  it.each(['ps_source', 'PS_x', 'id', 'ID', 'createdAt', 'createdat', '__proto__', '__PROTO__'])(
+    'reserves %s',
+    (name) => expect(isReservedFieldName(name)).toBe(true),
+  );
+
+  it.each(['email', 'zip', 'plan', 'ps', 'xps_a', 'proto', 'constructor'])('leaves %s writable', (name) =>
+    expect(isReservedFieldName(name)).toBe(false),
+  );
 });

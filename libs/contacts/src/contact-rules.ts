@@ -1,20 +1,19 @@
 import { isEmail, isURL } from 'class-validator';
 import { ValidationError } from '@app/core';
-import { ADDRESS_FIELDS } from './contact.presenter';
+import {
+  MAX_CUSTOM_PROPERTY_NAME_LENGTH,
+  MAX_LENGTH,
+  STANDARD_FIELDS,
+  type StandardField,
+} from './contact-fields';
 
-/** Fields PUT .../values writes to a column (anything else non-reserved is a custom property). */
-export const STANDARD_FIELDS = [
-  'firstName',
-  'lastName',
-  'email',
-  'phone',
-  'status',
-  'website',
-  'birthday',
-  ...ADDRESS_FIELDS,
-] as const;
-export type StandardField = (typeof STANDARD_FIELDS)[number];
-export type AddressField = (typeof ADDRESS_FIELDS)[number];
+export {
+  MAX_CUSTOM_PROPERTY_NAME_LENGTH,
+  MAX_LENGTH,
+  STANDARD_FIELDS,
+  type AddressField,
+  type StandardField,
+} from './contact-fields';
 
 /** Legacy names accepted by PUT .../values. */
 export const FIELD_ALIASES: Record<string, StandardField> = { zip: 'postalCode' };
@@ -34,24 +33,10 @@ export const RESERVED_FIELDS = [
   'updatedAt',
   '__proto__',
 ] as const;
+/** Service-managed names (`ps_source`, `ps_converted_at`, ...): reserved whatever follows. */
+export const RESERVED_FIELD_PREFIX = 'ps_';
 
-export const MAX_LENGTH: Record<StandardField, number> = {
-  firstName: 200,
-  lastName: 200,
-  email: 320,
-  phone: 40,
-  status: 100,
-  website: 2000,
-  birthday: 100,
-  postalCode: 40,
-  city: 200,
-  state: 200,
-  country: 200,
-  street: 300,
-  houseNumber: 40,
-};
-
-export const CUSTOM_PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const CUSTOM_PROPERTY_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_CUSTOM_PROPERTY_NAME_LENGTH}}$`);
 export const MAX_PROPERTY_VALUE_LENGTH = 2000;
 export const MAX_PROPERTIES = 100;
 
@@ -66,21 +51,26 @@ const RESERVED_LOWER = new Set<string>(RESERVED_FIELDS.map((f) => f.toLowerCase(
 
 export type ResolvedField = { kind: 'standard'; name: StandardField } | { kind: 'property'; name: string };
 
+/** Whether PUT .../values refuses a name as a reserved system field, whatever its case. */
+export function isReservedFieldName(fieldName: string): boolean {
+  const lower = fieldName.toLowerCase();
+  return lower.startsWith(RESERVED_FIELD_PREFIX) || RESERVED_LOWER.has(lower);
+}
+
 /**
  * Maps a PUT .../values fieldName to a column or a custom property; reserved names and invalid
  * property names are refused. Standard names match whatever their case, so `Email` cannot become
  * a custom property that shadows `email`.
  */
 export function resolveFieldName(fieldName: string): ResolvedField {
-  const lower = fieldName.toLowerCase();
-  if (lower.startsWith('ps_') || RESERVED_LOWER.has(lower)) {
+  if (isReservedFieldName(fieldName)) {
     throw new ValidationError(`fieldName ${fieldName} is a reserved system field and cannot be written`);
   }
-  const standard = STANDARD_BY_LOWER_NAME.get(lower);
+  const standard = STANDARD_BY_LOWER_NAME.get(fieldName.toLowerCase());
   if (standard) return { kind: 'standard', name: standard };
   if (!CUSTOM_PROPERTY_NAME.test(fieldName)) {
     throw new ValidationError(
-      'fieldName must be a standard field or a custom property name of 1 to 64 letters, digits, _, - or .',
+      `fieldName must be a standard field or a custom property name of 1 to ${MAX_CUSTOM_PROPERTY_NAME_LENGTH} letters, digits, _, - or .`,
     );
   }
   return { kind: 'property', name: fieldName };

@@ -51,7 +51,8 @@ export interface ContactValuesView {
 }
 
 export const ADDRESS_FIELDS = ['postalCode', 'city', 'state', 'country', 'street', 'houseNumber'] as const;
-const TOP_LEVEL_FIELDS = [
+/** The optional text members of a Contact, in the documented order. */
+export const CONTACT_TEXT_FIELDS = [
   'email',
   'phone',
   'firstName',
@@ -62,6 +63,10 @@ const TOP_LEVEL_FIELDS = [
   'website',
   'birthday',
 ] as const;
+/** The members of a Contact that hold one value: its id, status and text members. */
+export const CONTACT_VALUE_FIELDS = ['id', 'status', ...CONTACT_TEXT_FIELDS] as const;
+/** The members of a Contact that hold named values (`address.city`, `properties.plan`). */
+export const CONTACT_OBJECT_FIELDS = ['address', 'meta', 'utmParams', 'properties'] as const;
 
 const hasValue = (value: unknown) => value !== null && value !== undefined && value !== '';
 
@@ -90,7 +95,7 @@ function kept<V>(
 export function presentContact(contact: Contact, messages: ContactMessage[]): ContactView {
   const view = { id: contact.id, status: contact.status } as ContactView;
   const target = view as unknown as Record<string, unknown>;
-  for (const key of TOP_LEVEL_FIELDS) if (hasValue(contact[key])) target[key] = contact[key];
+  for (const key of CONTACT_TEXT_FIELDS) if (hasValue(contact[key])) target[key] = contact[key];
 
   let address: AddressView | undefined;
   for (const key of ADDRESS_FIELDS) if (hasValue(contact[key])) (address ??= {})[key] = contact[key]!;

@@ -1,9 +1,12 @@
 import { parseIso8601, ValidationError } from '@app/core';
+import { MAX_LENGTH } from './contact-rules';
 
 export const SORT_FIELDS = ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 export const SORT_ORDERS = [-1, 1] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
+export const DEFAULT_SORT_FIELD: SortField = 'ps_converted_at';
+export const DEFAULT_SORT_ORDER: SortOrder = -1;
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 50;
 export const MAX_CURSOR_LENGTH = 1000;
@@ -27,7 +30,7 @@ export const FILTER_NAMES = ['email', 'phone', 'status', 'updatedAfter', 'create
 export interface ListContactsQuery extends ContactFilters {
   /** 0-based. */
   page: number;
-  /** 1 to 100. */
+  /** 1 to MAX_LIMIT. */
   limit: number;
   sortField: SortField;
   /** -1 descending, 1 ascending. */
@@ -45,9 +48,19 @@ export interface NormalisedFilters {
   createdAfter?: Date;
 }
 
+/** The messages of the paging rules, the same from the REST query DTO and from the service. */
+export const PAGING_RULES = {
+  page: 'page must be an integer of at least 0',
+  limit: `limit must be an integer from 1 to ${MAX_LIMIT}`,
+  sortField: `sortField must be one of ${SORT_FIELDS.join(', ')}`,
+  sortOrder: `sortOrder must be ${SORT_ORDERS.join(' or ')}`,
+  pageWithCursor: 'page cannot be combined with cursor',
+};
+
 export const FILTER_RULES = {
-  email: 'email must be a non-empty string of at most 320 characters',
+  email: `email must be a non-empty string of at most ${MAX_LENGTH.email} characters`,
   phone: 'phone must contain at least one digit',
+  status: "status must be one of the funnel's statuses",
   updatedAfter: 'updatedAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
   createdAfter: 'createdAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
   cursor: `cursor must be a meta.nextCursor of at most ${MAX_CURSOR_LENGTH} characters`,
@@ -59,24 +72,23 @@ export const FILTER_RULES = {
  */
 export function validateListQuery(query: ListContactsQuery): NormalisedFilters {
   const problems: string[] = [];
-  if (!Number.isInteger(query.page) || query.page < 0) problems.push('page must be an integer of at least 0');
+  if (!Number.isInteger(query.page) || query.page < 0) problems.push(PAGING_RULES.page);
   if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_LIMIT) {
-    problems.push(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+    problems.push(PAGING_RULES.limit);
   }
-  if (!SORT_FIELDS.includes(query.sortField))
-    problems.push(`sortField must be one of ${SORT_FIELDS.join(', ')}`);
-  if (!SORT_ORDERS.includes(query.sortOrder)) problems.push('sortOrder must be -1 or 1');
+  if (!SORT_FIELDS.includes(query.sortField)) problems.push(PAGING_RULES.sortField);
+  if (!SORT_ORDERS.includes(query.sortOrder)) problems.push(PAGING_RULES.sortOrder);
   if (query.cursor !== undefined) {
     if (typeof query.cursor !== 'string' || !query.cursor || query.cursor.length > MAX_CURSOR_LENGTH)
       problems.push(FILTER_RULES.cursor);
-    else if (query.page !== 0) problems.push('page cannot be combined with cursor');
+    else if (query.page !== 0) problems.push(PAGING_RULES.pageWithCursor);
   }
 
   const filters: NormalisedFilters = {};
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
   if (query.email !== undefined) {
     const email = text(query.email);
-    if (!email || email.length > 320) problems.push(FILTER_RULES.email);
+    if (!email || email.length > MAX_LENGTH.email) problems.push(FILTER_RULES.email);
     else filters.emailLower = email.toLowerCase();
   }
   if (query.phone !== undefined) {
@@ -86,7 +98,7 @@ export function validateListQuery(query: ListContactsQuery): NormalisedFilters {
   }
   if (query.status !== undefined) {
     const status = text(query.status);
-    if (!status) problems.push("status must be one of the funnel's statuses");
+    if (!status) problems.push(FILTER_RULES.status);
     else filters.status = status;
   }
   for (const name of ['updatedAfter', 'createdAfter'] as const) {

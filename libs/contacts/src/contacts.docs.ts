@@ -13,7 +13,10 @@ import { ApiFunnelIdParam } from '@app/workspaces';
 import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
 import { UpdateContactValueDto } from './dto/update-contact-value.dto';
-import { IDEMPOTENCY_KEY_TTL_HOURS, IdempotencyKeyReusedError } from './idempotency';
+import { MAX_PROPERTIES } from './contact-rules';
+import { FILTER_RULES, PAGING_RULES } from './contacts-list.query';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './entities/idempotency-key.entity';
+import { IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_TTL_HOURS, IdempotencyKeyReusedError } from './idempotency';
 
 const ApiContactIdParam = () =>
   ApiParam({
@@ -49,14 +52,14 @@ export const ListContactsDocs = () =>
         description:
           'Invalid query parameter (integers only; unknown parameters are refused), filter, cursor or funnelId',
         examples: [
-          'limit must be an integer from 1 to 100',
-          'page must be an integer of at least 0',
-          'sortField must be one of ps_converted_at, email, firstName, lastName, updatedAt',
-          'sortOrder must be -1 or 1',
+          PAGING_RULES.limit,
+          PAGING_RULES.page,
+          PAGING_RULES.sortField,
+          PAGING_RULES.sortOrder,
           "status must be one of the funnel's statuses: lead, converted",
-          'updatedAfter must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
+          FILTER_RULES.updatedAfter,
           'cursor is not valid: pass meta.nextCursor unchanged',
-          'page cannot be combined with cursor',
+          PAGING_RULES.pageWithCursor,
           'funnelId must be a UUID',
         ],
       },
@@ -78,7 +81,7 @@ export const CreateContactDocs = () =>
       name: 'Idempotency-Key',
       required: false,
       description:
-        `Makes retries safe: 1 to 255 visible ASCII characters, scoped to the company, remembered ` +
+        `Makes retries safe: 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters, scoped to the company, remembered ` +
         `${IDEMPOTENCY_KEY_TTL_HOURS} h after a successful creation. A retry with the same key and body ` +
         'answers the first response (201, same body, header `Idempotent-Replayed: true`) and creates nothing; ' +
         'the same key with a different body or funnel answers 422. A request that failed can be retried ' +
@@ -112,7 +115,7 @@ export const CreateContactDocs = () =>
           "status must be one of the funnel's statuses: lead, converted",
           'meta is managed by the service and cannot be set',
           'nickname is not a recognised field',
-          'Idempotency-Key must be 1 to 255 visible ASCII characters',
+          IDEMPOTENCY_KEY_RULE,
           'Malformed JSON body',
         ],
       },
@@ -164,7 +167,7 @@ export const UpdateContactValueDocs = () =>
           'value must be a valid email address (fieldName email)',
           "value must be one of the funnel's statuses: lead, converted (fieldName status)",
           'email cannot be cleared: a contact needs an email or a phone',
-          'a contact holds at most 100 custom properties',
+          `a contact holds at most ${MAX_PROPERTIES} custom properties`,
         ],
       },
       404: CONTACT_NOT_FOUND,

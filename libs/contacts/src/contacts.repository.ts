@@ -138,6 +138,28 @@ export class ContactsRepository {
     return rows[0];
   }
 
+  /** The contact row, locked for update in the caller's transaction (erasure reads it whole). */
+  lockForErasure(
+    manager: EntityManager,
+    companyId: string,
+    funnelId: string,
+    contactId: string,
+  ): Promise<Contact | null> {
+    return manager.findOne(Contact, {
+      where: { id: contactId, funnelId, companyId },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** How many contacts the funnel has, as kept by the count table. */
+  async count(funnelId: string): Promise<number> {
+    const rows: { contact_count: string }[] = await this.dataSource.query(
+      'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
+      [funnelId],
+    );
+    return Number(rows[0]?.contact_count ?? 0);
+  }
+
   /** Runs a statement on the pool (outside any transaction). */
   pooled = async <T>(text: string, values: unknown[]): Promise<T[]> =>
     (await sqlPool(this.dataSource).query(text, values)).rows as T[];

@@ -3,7 +3,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AutomationTrigger } from './automation-trigger';
 import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
-import { Contact } from './entities/contact.entity';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
 import { ContactLinkEraser, eraseContact } from './contact-erasure';
 import { applyValueChange, validateValueInput } from './contact-value-change';
@@ -75,7 +74,7 @@ export class ContactsService {
     } else {
       total = hasFilters(filters)
         ? await countMatching(manager, funnelId, filters)
-        : await this.countOf(funnelId);
+        : await this.rows.count(funnelId);
       // Past the last contact there is nothing to read (and no huge OFFSET to send).
       if (!after && page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
       rows = await this.pageInSteps(companyId, await listPageRows(manager, funnelId, query, filters, after));
@@ -212,10 +211,7 @@ export class ContactsService {
     await this.funnels.findForCompany(companyId, funnelId);
     await this.dataSource.transaction(async (manager) => {
       // Locked, so a concurrent write cannot add to what is being erased.
-      const contact = await manager.findOne(Contact, {
-        where: { id: contactId, funnelId, companyId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const contact = await this.rows.lockForErasure(manager, companyId, funnelId, contactId);
       if (!contact) throw new NotFoundError('Contact not found');
       await eraseContact(manager, contact, this.automations, this.links);
       await this.automations.record(manager, [
@@ -235,14 +231,6 @@ export class ContactsService {
       const contact = byId.get(r.id);
       return contact ? [{ ...contact, sort_value: r.sort_value }] : [];
     });
-  }
-
-  private async countOf(funnelId: string): Promise<number> {
-    const rows: { contact_count: string }[] = await this.dataSource.query(
-      'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
-      [funnelId],
-    );
-    return Number(rows[0]?.contact_count ?? 0);
   }
 }
 

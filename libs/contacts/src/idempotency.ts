@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DomainException, storableTextProblem, ValidationError } from '@app/core';
-import { IdempotencyKey } from './entities/idempotency-key.entity';
+import { IdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from './entities/idempotency-key.entity';
 
 /** How long a key is remembered; after that it may be used again. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
-const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+const KEY_FORMAT = new RegExp(`^[\\x21-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`);
+export const IDEMPOTENCY_KEY_RULE = `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`;
 
 /** The key was used before with a different request (IETF idempotency-key draft: 422). */
 export class IdempotencyKeyReusedError extends DomainException {
@@ -24,7 +25,7 @@ export function assertIdempotencyKey(key: string): void {
   const problem = storableTextProblem(key, 'Idempotency-Key');
   if (problem) throw new ValidationError(problem, [problem]);
   if (!KEY_FORMAT.test(key)) {
-    throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters');
+    throw new ValidationError(IDEMPOTENCY_KEY_RULE);
   }
 }
 

@@ -1,6 +1,8 @@
 export * from './automation-trigger';
 export { ContactLinkEraser } from './contact-erasure';
 export * from './contact-input';
+export * from './contact-records';
+export * from './contact-rules';
 export * from './contact.presenter';
 export * from './contacts-list.query';
 export * from './contacts.module';

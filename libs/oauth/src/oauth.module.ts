@@ -3,9 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { allowBrowserClients } from './browser-clients.middleware';
 import { oauthEntities } from './entities';
 import { AuthorizationService } from './issuer/authorization.service';
-import { AuthorizationStore } from './issuer/authorization.store';
+import { AuthorizationRepository } from './issuer/authorization.repository';
 import { IssuerRegistrationService } from './issuer/issuer-registration.service';
 import { IssuerController } from './issuer/issuer.controller';
+import { OAuthClientsRepository } from './issuer/oauth-clients.repository';
 import { OAuthClientsService } from './issuer/oauth-clients.service';
 import { OAuthConfigService } from './oauth-config.service';
 import { OAuthController } from './oauth.controller';
@@ -21,7 +22,8 @@ import { WellKnownController } from './well-known.controller';
   providers: [
     OAuthConfigService,
     OAuthClientsService,
-    AuthorizationStore,
+    AuthorizationRepository,
+    OAuthClientsRepository,
     AuthorizationService,
     IssuerRegistrationService,
   ],

@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { ChangeNotifications, isUuid, NotifiedCache, NotFoundError, ValidationError } from '@app/core';
 import {
-  ChangeNotifications,
-  isUuid,
-  NotifiedCache,
-  NotFoundError,
-  sqlPool,
-  ValidationError,
-} from '@app/core';
-import { Funnel, FUNNEL_STATUSES, FunnelStatus } from './entities/funnel.entity';
+  CONTACT_STATUS_NAME,
+  DEFAULT_CONTACT_STATUSES,
+  DEFAULT_FUNNEL_STATUS,
+  Funnel,
+  FUNNEL_STATUSES,
+  FunnelStatus,
+} from './entities/funnel.entity';
 import { FunnelPage } from './entities/funnel-page.entity';
-import { Workspace } from './entities/workspace.entity';
+import { FunnelsRepository } from './funnels.repository';
+import { WorkspacesRepository } from './workspaces.repository';
 
 export interface CreateFunnelInput {
   workspaceId: string;
@@ -41,15 +40,6 @@ export type CachedFunnel = Readonly<Pick<Funnel, 'id' | 'companyId' | 'workspace
   readonly contactStatuses: readonly string[];
 };
 
-interface FunnelRow {
-  id: string;
-  company_id: string;
-  workspace_id: string;
-  name: string;
-  status: FunnelStatus;
-  contact_statuses: string[];
-}
-
 @Injectable()
 export class FunnelsService {
   // Every funnel route checks its funnel first: from memory, dropped on every replica when the
@@ -57,9 +47,8 @@ export class FunnelsService {
   private readonly cache: NotifiedCache<CachedFunnel>;
 
   constructor(
-    private readonly dataSource: DataSource,
-    @InjectRepository(Funnel) private readonly funnels: Repository<Funnel>,
-    @InjectRepository(FunnelPage) private readonly pages: Repository<FunnelPage>,
+    private readonly funnels: FunnelsRepository,
+    private readonly workspaces: WorkspacesRepository,
     notifications: ChangeNotifications,
   ) {
     this.cache = new NotifiedCache(notifications, {
@@ -72,10 +61,10 @@ export class FunnelsService {
   async create(input: CreateFunnelInput): Promise<Funnel> {
     const problems: string[] = [];
     if (!input.name?.trim()) problems.push('name is required');
-    const status = (input.status ?? 'offline') as FunnelStatus;
-    if (!FUNNEL_STATUSES.includes(status)) problems.push('status must be online or offline');
-    const statuses = input.contactStatuses ?? ['lead', 'converted'];
-    if (!statuses.length || statuses.some((s) => !/^[A-Za-z0-9_-]{1,100}$/.test(s))) {
+    const status = (input.status ?? DEFAULT_FUNNEL_STATUS) as FunnelStatus;
+    if (!FUNNEL_STATUSES.includes(status)) problems.push(`status must be ${FUNNEL_STATUSES.join(' or ')}`);
+    const statuses = input.contactStatuses ?? [...DEFAULT_CONTACT_STATUSES];
+    if (!statuses.length || statuses.some((s) => !CONTACT_STATUS_NAME.test(s))) {
       problems.push('statuses must be a non-empty list of names (letters, digits, _ and -)');
     }
     if (new Set(statuses).size !== statuses.length) problems.push('statuses must not repeat');
@@ -86,27 +75,17 @@ export class FunnelsService {
     if (new Set(pages.map((p) => p.slug)).size !== pages.length) problems.push('page slugs must not repeat');
     if (problems.length) throw new ValidationError(problems[0], problems);
 
-    return this.dataSource.transaction(async (manager) => {
-      const workspace = isUuid(input.workspaceId)
-        ? await manager.findOneBy(Workspace, { id: input.workspaceId })
-        : null;
-      if (!workspace) throw new NotFoundError('Workspace not found');
-      const funnel = await manager.save(
-        manager.create(Funnel, {
-          workspaceId: workspace.id,
-          companyId: workspace.companyId,
+    const funnel = isUuid(input.workspaceId)
+      ? await this.funnels.insertWithPages({
+          workspaceId: input.workspaceId,
           name: input.name.trim(),
           status,
           contactStatuses: statuses,
-        }),
-      );
-      funnel.pages = await manager.save(
-        pages.map((p, position) =>
-          manager.create(FunnelPage, { funnelId: funnel.id, position, slug: p.slug, title: p.title.trim() }),
-        ),
-      );
-      return funnel;
-    });
+          pages: pages.map((p) => ({ slug: p.slug, title: p.title.trim() })),
+        })
+      : undefined;
+    if (!funnel) throw new NotFoundError('Workspace not found');
+    return funnel;
   }
 
   /**
@@ -121,21 +100,16 @@ export class FunnelsService {
 
   /** Any funnel, for operators; 404 when there is none. */
   async findById(funnelId: string): Promise<Funnel> {
-    const funnel = isUuid(funnelId) ? await this.funnels.findOneBy({ id: funnelId }) : null;
+    const funnel = isUuid(funnelId) ? await this.funnels.findById(funnelId) : null;
     if (!funnel) throw new NotFoundError('Funnel not found');
     return funnel;
   }
 
   /** The workspace's funnels, oldest first; 404 for an unknown workspace. */
   async listForWorkspace(workspaceId: string): Promise<FunnelSummary[]> {
-    const workspace = isUuid(workspaceId)
-      ? await this.dataSource.getRepository(Workspace).existsBy({ id: workspaceId })
-      : false;
+    const workspace = isUuid(workspaceId) ? await this.workspaces.exists(workspaceId) : false;
     if (!workspace) throw new NotFoundError('Workspace not found');
-    const funnels = await this.funnels.find({
-      where: { workspaceId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const funnels = await this.funnels.listForWorkspace(workspaceId);
     return funnels.map((f) => ({
       id: f.id,
       name: f.name,
@@ -147,16 +121,11 @@ export class FunnelsService {
 
   /** The funnel's pages in funnel order. */
   pagesOf(funnelId: string): Promise<FunnelPage[]> {
-    return this.pages.find({ where: { funnelId }, order: { position: 'ASC' } });
+    return this.funnels.pagesOf(funnelId);
   }
 
   private async load(funnelId: string): Promise<CachedFunnel | undefined> {
-    const { rows } = await sqlPool(this.dataSource).query<FunnelRow>({
-      name: 'funnel_by_id',
-      text: 'SELECT id, company_id, workspace_id, name, status, contact_statuses FROM funnels WHERE id = $1',
-      values: [funnelId],
-    });
-    const row = rows[0];
+    const row = await this.funnels.row(funnelId);
     if (!row) return undefined;
     return Object.freeze({
       id: row.id,

@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { ApiKeysService, parseExpiresIn, PERMISSIONS } from '@app/auth';
+import { ApiKeysService, MAX_API_KEY_NAME_LENGTH, parseExpiresIn, PERMISSIONS } from '@app/auth';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required, text } from './options';
@@ -43,7 +43,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'a label to recognise the key by' })
   parseName(value: string): string {
-    return text(value, '--name', 100);
+    return text(value, '--name', MAX_API_KEY_NAME_LENGTH);
   }
 
   @Option({

@@ -1,6 +1,13 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
-import { AutomationsService, CreateAutomationInput } from '@app/automations';
+import {
+  AutomationsService,
+  CreateAutomationInput,
+  DEFAULT_RUNS_LIMIT,
+  MAX_RUNS_LIMIT,
+  RUN_STATUSES,
+  RUNS_LIMIT_RULE,
+} from '@app/automations';
 import { GroupCommand } from '../cli/group.command';
 import {
   AutomationDeleteCommand,
@@ -116,15 +123,18 @@ export class AutomationRunsCommand extends CommandRunner {
 
   @Option({
     flags: '--status <status>',
-    description: 'only runs in this state: pending, running, succeeded, failed',
+    description: `only runs in this state: ${RUN_STATUSES.join(', ')}`,
   })
   parseStatus(value: string): string {
     return text(value, '--status');
   }
 
-  @Option({ flags: '--limit <n>', description: 'at most n runs (1 to 1000, default 100)' })
+  @Option({
+    flags: '--limit <n>',
+    description: `at most n runs (1 to ${MAX_RUNS_LIMIT}, default ${DEFAULT_RUNS_LIMIT})`,
+  })
   parseLimit(value: string): number {
-    if (!/^\d+$/.test(value)) throw new ValidationError('--limit must be an integer between 1 and 1000');
+    if (!/^\d+$/.test(value)) throw new ValidationError(RUNS_LIMIT_RULE);
     return Number(value);
   }
 }

@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { CompaniesService } from '@app/auth';
+import { CompaniesService, MAX_COMPANY_NAME_LENGTH, MAX_SUBSCRIPTION_ID_LENGTH } from '@app/auth';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { required, text } from './options';
@@ -17,12 +17,12 @@ export class CompanyCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'company name', required: true })
   parseName(value: string): string {
-    return text(value, '--name', 200);
+    return text(value, '--name', MAX_COMPANY_NAME_LENGTH);
   }
 
   @Option({ flags: '--subscription <id>', description: 'billing subscription id (generated when omitted)' })
   parseSubscription(value: string): string {
-    return text(value, '--subscription', 100);
+    return text(value, '--subscription', MAX_SUBSCRIPTION_ID_LENGTH);
   }
 }
 

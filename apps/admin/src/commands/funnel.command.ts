@@ -1,7 +1,13 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { FunnelDescriptionsService } from '@app/metrics';
-import { FunnelsService } from '@app/workspaces';
+import {
+  DEFAULT_CONTACT_STATUSES,
+  DEFAULT_FUNNEL_STATUS,
+  FUNNEL_STATUSES,
+  FunnelsService,
+  MAX_FUNNEL_NAME_LENGTH,
+} from '@app/workspaces';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { list, required, text } from './options';
@@ -38,17 +44,20 @@ export class FunnelCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'funnel name', required: true })
   parseName(value: string): string {
-    return text(value, '--name', 200);
+    return text(value, '--name', MAX_FUNNEL_NAME_LENGTH);
   }
 
-  @Option({ flags: '--status <status>', description: 'online or offline (default offline)' })
+  @Option({
+    flags: '--status <status>',
+    description: `${FUNNEL_STATUSES.join(' or ')} (default ${DEFAULT_FUNNEL_STATUS})`,
+  })
   parseStatus(value: string): string {
     return text(value, '--status');
   }
 
   @Option({
     flags: '--statuses <list>',
-    description: 'contact statuses, first is the default (default lead,converted)',
+    description: `contact statuses, first is the default (default ${DEFAULT_CONTACT_STATUSES.join(',')})`,
   })
   parseStatuses(value: string): string[] {
     return list(value);

@@ -1,6 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CompaniesService } from '@app/auth';
-import { WorkspacesService } from '@app/workspaces';
+import { MAX_WORKSPACE_NAME_LENGTH, WorkspacesService } from '@app/workspaces';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 import { required, text } from './options';
@@ -26,7 +26,7 @@ export class WorkspaceCreateCommand extends CommandRunner {
 
   @Option({ flags: '--name <name>', description: 'workspace name', required: true })
   parseName(value: string): string {
-    return text(value, '--name', 200);
+    return text(value, '--name', MAX_WORKSPACE_NAME_LENGTH);
   }
 }
 

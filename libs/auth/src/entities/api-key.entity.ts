@@ -18,6 +18,7 @@ export const PERMISSIONS = [
   'webhooks:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+export const MAX_API_KEY_NAME_LENGTH = 100;
 
 /** An API key; only the lookup prefix and a SHA-256 hash of the secret are stored. */
 @Entity('api_keys')
@@ -33,7 +34,7 @@ export class ApiKey {
   @JoinColumn({ name: 'company_id' })
   company?: Relation<Company>;
 
-  @Column({ type: 'varchar', length: 100, nullable: true })
+  @Column({ type: 'varchar', length: MAX_API_KEY_NAME_LENGTH, nullable: true })
   name: string | null;
 
   @Index('uq_api_keys_prefix', { unique: true })

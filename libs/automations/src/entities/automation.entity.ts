@@ -9,14 +9,17 @@ import {
   Relation,
   UpdateDateColumn,
 } from 'typeorm';
+import { MAX_MESSAGE_SUBJECT_LENGTH, MESSAGE_TYPES, type MessageType } from '@app/contacts';
 import { Funnel } from '@app/workspaces';
+import { MAX_AUTOMATION_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH } from '../automation-limits';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 export const AUTOMATION_ACTIONS = ['webhook', 'message'] as const;
 export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
 
-export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
-export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+/** A message automation records a message of one of the types a contact's messages have. */
+export const MESSAGE_CHANNELS = MESSAGE_TYPES;
+export type MessageChannel = MessageType;
 
 /**
  * What a funnel does when a contact changes: on `trigger` (`contact.created`, `status:<status>`
@@ -41,7 +44,7 @@ export class Automation {
   @Column({ type: 'uuid' })
   companyId: string;
 
-  @Column({ type: 'varchar', length: 200 })
+  @Column({ type: 'varchar', length: MAX_AUTOMATION_NAME_LENGTH })
   name: string;
 
   @Column({ type: 'varchar', length: 200 })
@@ -64,7 +67,7 @@ export class Automation {
   @Column({ type: 'varchar', length: 16 })
   action: AutomationAction;
 
-  @Column({ type: 'varchar', length: 2000, nullable: true })
+  @Column({ type: 'varchar', length: MAX_WEBHOOK_URL_LENGTH, nullable: true })
   webhookUrl: string | null;
 
   /** AES-256-GCM ciphertext (see webhook-secret.cipher.ts); never the plain secret. */
@@ -74,7 +77,7 @@ export class Automation {
   @Column({ type: 'varchar', length: 16, nullable: true })
   messageChannel: MessageChannel | null;
 
-  @Column({ type: 'varchar', length: 500, nullable: true })
+  @Column({ type: 'varchar', length: MAX_MESSAGE_SUBJECT_LENGTH, nullable: true })
   messageSubject: string | null;
 
   @Column({ type: 'text', nullable: true })

@@ -9,6 +9,7 @@ import {
   Relation,
 } from 'typeorm';
 import { Funnel } from '@app/workspaces';
+import { MAX_WEBHOOK_URL_LENGTH } from '../automation-limits';
 
 /**
  * A REST hook: a target URL an integration subscribed to a funnel's contact events. Delivered
@@ -32,7 +33,7 @@ export class WebhookSubscription {
   @Column({ type: 'uuid' })
   companyId: string;
 
-  @Column({ type: 'varchar', length: 2000 })
+  @Column({ type: 'varchar', length: MAX_WEBHOOK_URL_LENGTH })
   targetUrl: string;
 
   @Column({ type: 'text', array: true })

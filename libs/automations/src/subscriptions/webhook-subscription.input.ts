@@ -1,5 +1,6 @@
 import { ValidationError } from '@app/core';
-import { parseTrigger } from '../automation-trigger-matching';
+import { MAX_WEBHOOK_URL_LENGTH } from '../automation-limits';
+import { CONTACT_EVENTS, parseTrigger } from '../automation-trigger-matching';
 
 /** The body of POST .../webhooks. */
 export interface CreateWebhookSubscriptionInput {
@@ -7,8 +8,7 @@ export interface CreateWebhookSubscriptionInput {
   events: string[];
 }
 
-export const SUBSCRIPTION_EVENTS_RULE =
-  'events must be a non-empty list of contact.created, contact.updated, contact.deleted or status:<status>';
+export const SUBSCRIPTION_EVENTS_RULE = `events must be a non-empty list of ${CONTACT_EVENTS.join(', ')} or status:<status>`;
 export const MAX_SUBSCRIPTION_EVENTS = 10;
 export const MAX_SUBSCRIPTIONS_PER_FUNNEL = 20;
 
@@ -24,8 +24,8 @@ export function validateSubscriptionInput(
   for (const key of Object.keys(body))
     if (key !== 'targetUrl' && key !== 'events') problems.push(`${key} is not a recognised field`);
   const targetUrl = body.targetUrl;
-  if (typeof targetUrl !== 'string' || !targetUrl.trim() || targetUrl.length > 2000)
-    problems.push('targetUrl must be an http(s) URL of at most 2000 characters');
+  if (typeof targetUrl !== 'string' || !targetUrl.trim() || targetUrl.length > MAX_WEBHOOK_URL_LENGTH)
+    problems.push(`targetUrl must be an http(s) URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   const events = body.events;
   if (!Array.isArray(events) || !events.length || events.length > MAX_SUBSCRIPTION_EVENTS) {
     problems.push(`${SUBSCRIPTION_EVENTS_RULE} (at most ${MAX_SUBSCRIPTION_EVENTS})`);

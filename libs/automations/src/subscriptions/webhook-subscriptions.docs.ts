@@ -15,6 +15,7 @@ import {
   WebhookSubscriptionListResponse,
   WebhookSubscriptionResponse,
 } from './dto/webhook-subscription.dto';
+import { MAX_SUBSCRIPTION_EVENTS, SUBSCRIPTION_EVENTS_RULE } from './webhook-subscription.input';
 
 const ApiWebhookIdParam = () =>
   ApiParam({
@@ -66,7 +67,7 @@ export const CreateWebhookSubscriptionDocs = () =>
         examples: [
           'targetUrl resolves to a private address',
           'targetUrl must be https',
-          'events must be a non-empty list of contact.created, contact.updated, contact.deleted or status:<status> (at most 10)',
+          `${SUBSCRIPTION_EVENTS_RULE} (at most ${MAX_SUBSCRIPTION_EVENTS})`,
         ],
       },
       404: FUNNEL_NOT_FOUND,

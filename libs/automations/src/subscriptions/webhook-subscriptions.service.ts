@@ -1,15 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfigService, DomainException, isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
-import { Automation } from '../entities/automation.entity';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { MAX_SUBSCRIPTIONS_PER_FUNNEL, validateSubscriptionInput } from './webhook-subscription.input';
 import { resolveTarget, TargetPolicy, TargetRefusedError } from './webhook-target';
+import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
 
 /** A subscription as the API shows it; `secret` only in the answer to its creation. */
 export interface WebhookSubscriptionView {
@@ -29,7 +27,7 @@ export class WebhookSubscriptionsService {
   private readonly policy: TargetPolicy;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly funnels: FunnelsService,
     private readonly cipher: WebhookSecretCipher,
     @Inject(ConfigService) env: AppConfigService,
@@ -58,53 +56,46 @@ export class WebhookSubscriptionsService {
 
     const id = randomUUID();
     const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-    const subscription = await this.dataSource.transaction(async (manager) => {
-      const count = await manager.countBy(WebhookSubscription, { funnelId });
-      if (count >= MAX_SUBSCRIPTIONS_PER_FUNNEL)
-        throw new ValidationError(
-          `a funnel holds at most ${MAX_SUBSCRIPTIONS_PER_FUNNEL} webhook subscriptions`,
-        );
-      const saved = await manager.save(
-        manager.create(WebhookSubscription, { id, funnelId, companyId, targetUrl, events }),
-      );
-      await manager.insert(
-        Automation,
-        events.map((event) => {
-          const automationId = randomUUID();
-          return {
-            id: automationId,
-            funnelId,
-            companyId,
-            subscriptionId: id,
-            name: `webhook subscription ${id}: ${event}`,
-            trigger: event,
-            action: 'webhook' as const,
-            webhookUrl: targetUrl,
-            webhookSecretEncrypted: this.cipher.encrypt(secret, automationId),
-          };
-        }),
-      );
-      return saved;
+    const automations = events.map((event) => {
+      const automationId = randomUUID();
+      return {
+        id: automationId,
+        funnelId,
+        companyId,
+        subscriptionId: id,
+        name: `webhook subscription ${id}: ${event}`,
+        trigger: event,
+        action: 'webhook' as const,
+        webhookUrl: targetUrl,
+        webhookSecretEncrypted: this.cipher.encrypt(secret, automationId),
+        messageChannel: null,
+        messageSubject: null,
+        messageTemplate: null,
+      };
     });
+    const subscription = await this.subscriptions.insertWithAutomations(
+      { id, funnelId, companyId, targetUrl, events },
+      automations,
+      MAX_SUBSCRIPTIONS_PER_FUNNEL,
+    );
+    if (!subscription)
+      throw new ValidationError(
+        `a funnel holds at most ${MAX_SUBSCRIPTIONS_PER_FUNNEL} webhook subscriptions`,
+      );
     return { ...present(subscription), secret };
   }
 
   async list(companyId: string, funnelId: string): Promise<WebhookSubscriptionView[]> {
     assertId('funnelId', funnelId);
     await this.funnels.findForCompany(companyId, funnelId);
-    const rows = await this.dataSource
-      .getRepository(WebhookSubscription)
-      .find({ where: { funnelId, companyId }, order: { createdAt: 'ASC', id: 'ASC' } });
-    return rows.map(present);
+    return (await this.subscriptions.listForFunnel(companyId, funnelId)).map(present);
   }
 
   async get(companyId: string, funnelId: string, webhookId: string): Promise<WebhookSubscriptionView> {
     assertId('funnelId', funnelId);
     assertId('webhookId', webhookId);
     await this.funnels.findForCompany(companyId, funnelId);
-    const row = await this.dataSource
-      .getRepository(WebhookSubscription)
-      .findOneBy({ id: webhookId, funnelId, companyId });
+    const row = await this.subscriptions.findOne(companyId, funnelId, webhookId);
     if (!row) throw new NotFoundError('Webhook subscription not found');
     return present(row);
   }
@@ -114,10 +105,8 @@ export class WebhookSubscriptionsService {
     assertId('funnelId', funnelId);
     assertId('webhookId', webhookId);
     await this.funnels.findForCompany(companyId, funnelId);
-    const result = await this.dataSource
-      .getRepository(WebhookSubscription)
-      .delete({ id: webhookId, funnelId, companyId });
-    if (!result.affected) throw new NotFoundError('Webhook subscription not found');
+    if (!(await this.subscriptions.delete(companyId, funnelId, webhookId)))
+      throw new NotFoundError('Webhook subscription not found');
   }
 }
 

@@ -11,13 +11,14 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import type { AppConfigService } from '@app/core';
-import { ContactMessage } from '@app/contacts';
 import { renderTemplate } from '../message-template';
 import { retryDelayMs, RetryPolicy } from '../retry-backoff';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { AutomationRunQueue, ClaimedRun } from './automation-run.queue';
 import { resolveTarget, TargetPolicy, TargetRefusedError } from '../subscriptions/webhook-target';
+import { WebhookSubscriptionsRepository } from '../subscriptions/webhook-subscriptions.repository';
 import { AutomationMetrics, DeliveryOutcome } from './automation.metrics';
 import { DeliveryError, postWebhook } from './webhook-delivery';
 
@@ -50,6 +51,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
     @Inject(ConfigService) env: AppConfigService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: AutomationRunQueue,
+    private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly cipher: WebhookSecretCipher,
     private readonly metrics: AutomationMetrics,
   ) {
@@ -151,9 +153,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
       } catch (error) {
         // REST hooks: 410 Gone is the receiver unsubscribing (its automations and runs go with it).
         if (error instanceof DeliveryError && error.status === 410 && run.automation.subscriptionId) {
-          await this.dataSource.query('DELETE FROM webhook_subscriptions WHERE id = $1', [
-            run.automation.subscriptionId,
-          ]);
+          await this.subscriptions.deleteById(run.automation.subscriptionId);
           this.logger.log(
             `webhook subscription ${run.automation.subscriptionId} removed: its target answered 410`,
           );
@@ -223,14 +223,14 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
     const channel = automation.messageChannel!;
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.queue.succeed(run, manager))) return false;
-      await manager.insert(ContactMessage, {
+      await insertContactMessage(manager, {
         contactId: run.contactId,
         funnelId: run.funnelId,
         name: automation.name,
         type: channel,
         subject:
           channel === 'email' && automation.messageSubject
-            ? renderTemplate(automation.messageSubject, payload.contact).slice(0, 500)
+            ? renderTemplate(automation.messageSubject, payload.contact).slice(0, MAX_MESSAGE_SUBJECT_LENGTH)
             : null,
         content: renderTemplate(automation.messageTemplate ?? '', payload.contact),
       });

@@ -1,6 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-
-export const SOURCES = ['manual', 'funnel', 'external-api', 'automation-a', 'automation-b'] as const;
+import { CONTACT_SOURCES } from '../entities/contact.entity';
 
 const dateTime = (description: string) => ({ format: 'date-time', description });
 
@@ -16,7 +15,7 @@ export class ContactMetaDto {
   @ApiPropertyOptional(dateTime('First known visit')) ps_first_seen_at?: string;
   @ApiPropertyOptional(dateTime('Most recent visit')) ps_last_seen_at?: string;
   @ApiPropertyOptional({
-    enum: SOURCES,
+    enum: CONTACT_SOURCES,
     description: 'How the contact entered; external-api for contacts created here',
   })
   ps_source?: string;

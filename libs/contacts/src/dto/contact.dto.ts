@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { AddressView, ContactMessageView, ContactValuesView, ContactView } from '../contact.presenter';
+import { MESSAGE_TYPES } from '../entities/contact-message.entity';
 import { ContactMetaDto } from './contact-meta.dto';
 
 // Response schemas for Swagger; the bodies themselves are built by presentContact.
@@ -24,7 +25,7 @@ export class UtmParamsDto {
 export class ContactMessageDto implements ContactMessageView {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ description: 'Internal name of the message', example: 'Welcome email' }) name: string;
-  @ApiProperty({ description: 'Channel', example: 'email', enum: ['email', 'sms'] }) type: string;
+  @ApiProperty({ description: 'Channel', example: 'email', enum: MESSAGE_TYPES }) type: string;
   @ApiProperty({ description: 'Rendered body', example: 'Hello Ada, thanks for signing up!' })
   content: string;
   @ApiPropertyOptional({ description: 'Email messages only', example: 'Welcome' }) subject?: string;

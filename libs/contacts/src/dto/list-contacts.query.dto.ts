@@ -3,10 +3,13 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   DEFAULT_LIMIT,
+  DEFAULT_SORT_FIELD,
+  DEFAULT_SORT_ORDER,
   FILTER_RULES,
   ListContactsQuery,
   MAX_CURSOR_LENGTH,
   MAX_LIMIT,
+  PAGING_RULES,
   SORT_FIELDS,
   SORT_ORDERS,
   type SortField,
@@ -17,9 +20,6 @@ import {
 // and fails the integer rule (so `limit=1.5`, `limit=abc` and `limit=` are all 400).
 const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-
-const LIMIT_RULE = `limit must be an integer from 1 to ${MAX_LIMIT}`;
-const PAGE_RULE = 'page must be an integer of at least 0';
 
 export class ListContactsQueryDto implements ListContactsQuery {
   @ApiPropertyOptional({
@@ -33,8 +33,8 @@ export class ListContactsQueryDto implements ListContactsQuery {
       'For deep or complete walks use cursor instead; page cannot be combined with cursor.',
   })
   @Transform(toInteger)
-  @IsInt({ message: PAGE_RULE })
-  @Min(0, { message: PAGE_RULE })
+  @IsInt({ message: PAGING_RULES.page })
+  @Min(0, { message: PAGING_RULES.page })
   page: number = 0;
 
   @ApiPropertyOptional({
@@ -46,32 +46,32 @@ export class ListContactsQueryDto implements ListContactsQuery {
     description: 'Page size',
   })
   @Transform(toInteger)
-  @IsInt({ message: LIMIT_RULE })
-  @Min(1, { message: LIMIT_RULE })
-  @Max(MAX_LIMIT, { message: LIMIT_RULE })
+  @IsInt({ message: PAGING_RULES.limit })
+  @Min(1, { message: PAGING_RULES.limit })
+  @Max(MAX_LIMIT, { message: PAGING_RULES.limit })
   limit: number = DEFAULT_LIMIT;
 
   @ApiPropertyOptional({
     enum: SORT_FIELDS,
-    default: 'ps_converted_at',
-    example: 'ps_converted_at',
+    default: DEFAULT_SORT_FIELD,
+    example: DEFAULT_SORT_FIELD,
     description:
       'Sort key; ps_converted_at is meta.ps_converted_at, updatedAt the last change. Ties are broken by ' +
       'contact id.',
   })
-  @IsIn(SORT_FIELDS, { message: `sortField must be one of ${SORT_FIELDS.join(', ')}` })
-  sortField: SortField = 'ps_converted_at';
+  @IsIn(SORT_FIELDS, { message: PAGING_RULES.sortField })
+  sortField: SortField = DEFAULT_SORT_FIELD;
 
   @ApiPropertyOptional({
     type: 'integer',
     enum: SORT_ORDERS,
-    default: -1,
-    example: -1,
+    default: DEFAULT_SORT_ORDER,
+    example: DEFAULT_SORT_ORDER,
     description: '-1 descending (contacts without the sort value last), 1 ascending (those first)',
   })
   @Transform(toInteger)
-  @IsIn(SORT_ORDERS, { message: 'sortOrder must be -1 or 1' })
-  sortOrder: SortOrder = -1;
+  @IsIn(SORT_ORDERS, { message: PAGING_RULES.sortOrder })
+  sortOrder: SortOrder = DEFAULT_SORT_ORDER;
 
   @ApiPropertyOptional({
     maxLength: MAX_CURSOR_LENGTH,
@@ -107,7 +107,7 @@ export class ListContactsQueryDto implements ListContactsQuery {
     description: "Only contacts with this status (one of the funnel's)",
   })
   @IsOptional()
-  @IsString({ message: "status must be one of the funnel's statuses" })
+  @IsString({ message: FILTER_RULES.status })
   status?: string;
 
   @ApiPropertyOptional({

@@ -9,6 +9,7 @@ import {
   Relation,
 } from 'typeorm';
 import { Contact } from './contact.entity';
+import { MAX_CUSTOM_PROPERTY_NAME_LENGTH } from '../contact-fields';
 
 /** One recorded change of one contact field (the history behind PUT .../values). */
 @Entity('contact_field_values')
@@ -24,7 +25,7 @@ export class ContactFieldValue {
   @JoinColumn({ name: 'contact_id' })
   contact?: Relation<Contact>;
 
-  @Column({ type: 'varchar', length: 64 })
+  @Column({ type: 'varchar', length: MAX_CUSTOM_PROPERTY_NAME_LENGTH })
   fieldName: string;
 
   @Column({ type: 'text' })

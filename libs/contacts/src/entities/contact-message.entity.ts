@@ -12,6 +12,7 @@ import { Contact } from './contact.entity';
 
 export const MESSAGE_TYPES = ['email', 'sms'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
+export const MAX_MESSAGE_SUBJECT_LENGTH = 500;
 
 /** A message sent to a contact (by an automation); listed in the contact's `messages`. */
 @Entity('contact_messages')
@@ -38,7 +39,7 @@ export class ContactMessage {
   @Column({ type: 'varchar', length: 16 })
   type: MessageType;
 
-  @Column({ type: 'varchar', length: 500, nullable: true })
+  @Column({ type: 'varchar', length: MAX_MESSAGE_SUBJECT_LENGTH, nullable: true })
   subject: string | null;
 
   @Column({ type: 'text' })

@@ -11,14 +11,18 @@ import {
   Relation,
 } from 'typeorm';
 import { Funnel } from '@app/workspaces';
+import { MAX_LENGTH } from '../contact-fields';
 import { ContactMessage } from './contact-message.entity';
+
+/** How a contact entered (meta.ps_source); contacts created through the API are external-api. */
+export const CONTACT_SOURCES = ['manual', 'funnel', 'external-api', 'automation-a', 'automation-b'] as const;
 
 /** Service-managed `meta` members other than ps_converted_at (which has its own column). */
 export type ContactMeta = Partial<{
   ps_timezone: string;
   ps_first_seen_at: string;
   ps_last_seen_at: string;
-  ps_source: 'manual' | 'funnel' | 'external-api' | 'automation-a' | 'automation-b';
+  ps_source: (typeof CONTACT_SOURCES)[number];
   ps_start_slug: string;
   ps_end_slug: string;
   ps_start_page: string;
@@ -72,19 +76,19 @@ export class Contact {
   @Column({ type: 'uuid' })
   companyId: string;
 
-  @Column({ type: 'varchar', length: 100 })
+  @Column({ type: 'varchar', length: MAX_LENGTH.status })
   status: string;
 
-  @Column({ type: 'varchar', length: 320, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.email, nullable: true })
   email: string | null;
 
-  @Column({ type: 'varchar', length: 40, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.phone, nullable: true })
   phone: string | null;
 
-  @Column({ type: 'varchar', length: 200, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.firstName, nullable: true })
   firstName: string | null;
 
-  @Column({ type: 'varchar', length: 200, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.lastName, nullable: true })
   lastName: string | null;
 
   @Column({ type: 'varchar', length: 400, nullable: true })
@@ -97,28 +101,28 @@ export class Contact {
   @Column({ type: 'varchar', length: 100, nullable: true })
   timezone: string | null;
 
-  @Column({ type: 'varchar', length: 2000, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.website, nullable: true })
   website: string | null;
 
-  @Column({ type: 'varchar', length: 100, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.birthday, nullable: true })
   birthday: string | null;
 
-  @Column({ type: 'varchar', length: 40, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.postalCode, nullable: true })
   postalCode: string | null;
 
-  @Column({ type: 'varchar', length: 200, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.city, nullable: true })
   city: string | null;
 
-  @Column({ type: 'varchar', length: 200, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.state, nullable: true })
   state: string | null;
 
-  @Column({ type: 'varchar', length: 200, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.country, nullable: true })
   country: string | null;
 
-  @Column({ type: 'varchar', length: 300, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.street, nullable: true })
   street: string | null;
 
-  @Column({ type: 'varchar', length: 40, nullable: true })
+  @Column({ type: 'varchar', length: MAX_LENGTH.houseNumber, nullable: true })
   houseNumber: string | null;
 
   /** meta.ps_converted_at; a column of its own because it is the default sort order. */

@@ -10,6 +10,8 @@ import {
 } from 'typeorm';
 import { Company } from '@app/auth';
 
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
 /**
  * The remembered outcome of a POST carrying an `Idempotency-Key`: keys are scoped per company,
  * and a retry with the same key and request gets `responseBody` back instead of a second contact.
@@ -24,7 +26,7 @@ export class IdempotencyKey {
   @JoinColumn({ name: 'company_id' })
   company?: Relation<Company>;
 
-  @PrimaryColumn({ type: 'varchar', length: 255 })
+  @PrimaryColumn({ type: 'varchar', length: MAX_IDEMPOTENCY_KEY_LENGTH })
   key: string;
 
   /** SHA-256 of the route and the canonical request body: a different request reusing the key is refused. */

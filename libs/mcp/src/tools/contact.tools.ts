@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { ContactsService, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, SORT_FIELDS } from '@app/contacts';
+import {
+  ADDRESS_FIELDS,
+  ContactsService,
+  DEFAULT_LIMIT,
+  DEFAULT_SORT_FIELD,
+  DEFAULT_SORT_ORDER,
+  FIELD_ALIASES,
+  MAX_CURSOR_LENGTH,
+  MAX_CUSTOM_PROPERTY_NAME_LENGTH,
+  MAX_LIMIT,
+  SORT_FIELDS,
+  SORT_ORDERS,
+  STANDARD_FIELDS,
+} from '@app/contacts';
 import { storableString } from '@app/core';
 import { CONTACT, CONTACT_PAGE, CONTACT_VALUE, ERASED_CONTACT } from './output-schemas';
 import { READS } from './tool-annotations';
@@ -10,6 +23,11 @@ const funnelId = z.string().describe('The funnel (campaign) id from list_workspa
 const contactId = z.string().describe('The contact id');
 // Text the tools store follows the REST rule (no NUL, no unpaired surrogate); lengths are the service's.
 const optionalText = (description: string) => storableString().optional().describe(description);
+// `postalCode (zip is an alias)`: each standard field with the legacy names that stand for it.
+const STANDARD_FIELDS_TEXT = STANDARD_FIELDS.map((field) => {
+  const aliases = Object.keys(FIELD_ALIASES).filter((alias) => FIELD_ALIASES[alias] === field);
+  return aliases.length ? `${field} (${aliases.join(', ')} is an alias)` : field;
+}).join(', ');
 const skipAutomationTrigger = z
   .boolean()
   .optional()
@@ -35,10 +53,10 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .max(MAX_LIMIT)
           .default(DEFAULT_LIMIT)
           .describe(`Page size, 1 to ${MAX_LIMIT}`),
-        sortField: z.enum(SORT_FIELDS).default('ps_converted_at').describe('Field to sort by'),
+        sortField: z.enum(SORT_FIELDS).default(DEFAULT_SORT_FIELD).describe('Field to sort by'),
         sortOrder: z
-          .union([z.literal(-1), z.literal(1)])
-          .default(-1)
+          .union(SORT_ORDERS.map((order) => z.literal(order)))
+          .default(DEFAULT_SORT_ORDER)
           .describe('-1 descending, 1 ascending (missing values sort lowest)'),
         cursor: z
           .string()
@@ -93,14 +111,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         website: optionalText('Website URL'),
         birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
         address: z
-          .object({
-            street: storableString().optional(),
-            houseNumber: storableString().optional(),
-            postalCode: storableString().optional(),
-            city: storableString().optional(),
-            state: storableString().optional(),
-            country: storableString().optional(),
-          })
+          .object(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, storableString().optional()])))
           .optional()
           .describe('Postal address; every part optional'),
         skipAutomationTrigger,
@@ -124,9 +135,8 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
     {
       title: 'Update one contact field',
       description:
-        'Sets one field of a contact. Standard fields: firstName, lastName, email, phone, status, ' +
-        'website, birthday, postalCode (zip is an alias), city, state, country, street, houseNumber. ' +
-        'Any other name (letters, digits, _ - ., up to 64 characters) is stored as a custom property; ' +
+        `Sets one field of a contact. Standard fields: ${STANDARD_FIELDS_TEXT}. ` +
+        `Any other name (letters, digits, _ - ., up to ${MAX_CUSTOM_PROPERTY_NAME_LENGTH} characters) is stored as a custom property; ` +
         'reserved names (ps_*, id, meta, ...) are refused. A number or boolean value is stored as its ' +
         'string form. Returns {id, fieldName, value, updatedAt}.',
       inputSchema: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from '@app/contacts';
 import { FUNNEL_STATUSES } from '@app/workspaces';
 
 // The shapes the tools answer, as their outputSchema: the same resources as the REST API's (the
@@ -17,27 +18,18 @@ export const WORKSPACE_LIST = {
   data: z.array(z.object({ id: z.string(), name: z.string(), campaigns: z.array(campaign) })),
 };
 
-const address = z.object({
-  postalCode: z.string().optional(),
-  city: z.string().optional(),
-  state: z.string().optional(),
-  country: z.string().optional(),
-  street: z.string().optional(),
-  houseNumber: z.string().optional(),
-});
+const optionalStrings = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((key) => [key, z.string().optional()])) as Record<
+    K,
+    z.ZodOptional<z.ZodString>
+  >;
+
+const address = z.object(optionalStrings(ADDRESS_FIELDS));
 
 const contactShape = {
   id: z.string(),
   status: text("The contact's status, one of the funnel's contactStatuses"),
-  email: z.string().optional(),
-  phone: z.string().optional(),
-  firstName: z.string().optional(),
-  lastName: z.string().optional(),
-  name: z.string().optional(),
-  fullAddress: z.string().optional(),
-  timezone: z.string().optional(),
-  website: z.string().optional(),
-  birthday: z.string().optional(),
+  ...optionalStrings(CONTACT_TEXT_FIELDS),
   address: address.optional(),
   meta: z
     .record(z.string(), z.union([z.string(), z.boolean()]))

@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import type { OAuthSettings } from '@app/auth';
-import { AuthorizationStore } from './authorization.store';
+import { AuthorizationRepository } from './authorization.repository';
 import { ClientRejectedError } from './client-metadata-document';
 import {
   ProviderUnavailableError,
@@ -21,7 +21,7 @@ import {
 /** Long enough for a person to sign in at the identity provider. */
 const PENDING_TTL_MS = 10 * 60_000;
 /** RFC 6749 §4.1.2: short-lived; a minute is plenty for a client's code exchange. */
-const CODE_TTL_MS = 60_000;
+export const CODE_TTL_MS = 60_000;
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const CALLBACK_PATH = '/oauth/callback';
 
@@ -60,7 +60,7 @@ export class AuthorizationService {
 
   constructor(
     private readonly clients: OAuthClientsService,
-    private readonly store: AuthorizationStore,
+    private readonly store: AuthorizationRepository,
   ) {}
 
   /** The identity provider URL to send the browser to, or a redirect back to the client with an error. */

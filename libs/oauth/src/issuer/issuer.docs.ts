@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiConsumes, ApiFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiErrorResponses } from '@app/core';
+import { CODE_TTL_MS } from './authorization.service';
 
 export const CallbackDocs = () =>
   applyDecorators(
@@ -8,7 +9,7 @@ export const CallbackDocs = () =>
       summary: 'Return from the identity provider (issuer mode)',
       description:
         "Exchanges the provider's code, then redirects to the client's `redirect_uri` with a code of this " +
-        "service (single use, valid 60 s), the client's `state` and `iss` = {base_url}.",
+        `service (single use, valid ${CODE_TTL_MS / 1000} s), the client's \`state\` and \`iss\` = {base_url}.`,
     }),
     ApiFoundResponse({ description: "Redirect to the client's redirect_uri" }),
     ApiErrorResponses({

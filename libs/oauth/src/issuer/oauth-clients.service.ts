@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import type { AppConfigService } from '@app/core';
 import { OAuthClient } from '../entities';
+import { MAX_CLIENT_ID_LENGTH, MAX_CLIENT_NAME_LENGTH } from '../entities/oauth-client.entity';
 import {
   ClientMetadataDocuments,
   ClientRejectedError,
@@ -12,6 +11,7 @@ import {
   metadataDocumentUrl,
   OAuthClientInfo,
 } from './client-metadata-document';
+import { OAuthClientsRepository } from './oauth-clients.repository';
 
 // Schemes a redirect must never use: they run code or read local data in the browser.
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
@@ -47,7 +47,7 @@ export class OAuthClientsService {
   private readonly allowLoopbackDocuments: boolean;
 
   constructor(
-    @InjectRepository(OAuthClient) private readonly clients: Repository<OAuthClient>,
+    private readonly clients: OAuthClientsRepository,
     @Inject(ConfigService) config: AppConfigService,
   ) {
     // A loopback http document is for local clients and tests only, never in production.
@@ -61,7 +61,7 @@ export class OAuthClientsService {
     if (documentUrl) return this.documents.resolve(documentUrl);
     if (/^https?:/i.test(clientId))
       throw new ClientRejectedError('client_id is not a valid client metadata document URL');
-    const registered = clientId.length <= 64 ? await this.clients.findOneBy({ id: clientId }) : null;
+    const registered = clientId.length <= MAX_CLIENT_ID_LENGTH ? await this.clients.findById(clientId) : null;
     if (!registered) throw new ClientRejectedError('unknown client_id');
     return {
       clientId: registered.id,
@@ -71,12 +71,10 @@ export class OAuthClientsService {
   }
 
   async register(input: ClientRegistrationInput): Promise<OAuthClient> {
-    return this.clients.save(
-      this.clients.create({
-        id: randomUUID(),
-        clientName: input.clientName?.slice(0, 200) ?? null,
-        redirectUris: input.redirectUris,
-      }),
-    );
+    return this.clients.insert({
+      id: randomUUID(),
+      clientName: input.clientName?.slice(0, MAX_CLIENT_NAME_LENGTH) ?? null,
+      redirectUris: input.redirectUris,
+    });
   }
 }

@@ -14,6 +14,12 @@ import { Workspace } from './workspace.entity';
 
 export const FUNNEL_STATUSES = ['online', 'offline'] as const;
 export type FunnelStatus = (typeof FUNNEL_STATUSES)[number];
+export const DEFAULT_FUNNEL_STATUS: FunnelStatus = 'offline';
+/** A new funnel's contact statuses unless it names its own; the first is a new contact's default. */
+export const DEFAULT_CONTACT_STATUSES = ['lead', 'converted'] as const;
+/** A contact status name of a funnel. */
+export const CONTACT_STATUS_NAME = /^[A-Za-z0-9_-]{1,100}$/;
+export const MAX_FUNNEL_NAME_LENGTH = 200;
 
 /** A funnel (a "campaign" in the workspace listing); its id is the funnelId of every REST path. */
 @Entity('funnels')
@@ -34,7 +40,7 @@ export class Funnel {
   @Column({ type: 'uuid' })
   companyId: string;
 
-  @Column({ type: 'varchar', length: 200 })
+  @Column({ type: 'varchar', length: MAX_FUNNEL_NAME_LENGTH })
   name: string;
 
   @Column({ type: 'varchar', length: 16, default: 'offline' })

@@ -12,6 +12,8 @@ import {
 import { Company } from '@app/auth';
 import { Funnel } from './funnel.entity';
 
+export const MAX_WORKSPACE_NAME_LENGTH = 200;
+
 /** Groups a company's funnels ("campaigns" in the workspace listing). */
 @Entity('workspaces')
 @Index('idx_workspaces_company', ['companyId', 'createdAt'])
@@ -26,7 +28,7 @@ export class Workspace {
   @JoinColumn({ name: 'company_id' })
   company?: Relation<Company>;
 
-  @Column({ type: 'varchar', length: 200 })
+  @Column({ type: 'varchar', length: MAX_WORKSPACE_NAME_LENGTH })
   name: string;
 
   @OneToMany(() => Funnel, (funnel) => funnel.workspace)

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import type { CreateWebhookSubscriptionInput } from '../webhook-subscription.input';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../automation-limits';
+import { MAX_SUBSCRIPTION_EVENTS, type CreateWebhookSubscriptionInput } from '../webhook-subscription.input';
 import type { WebhookSubscriptionView } from '../webhook-subscriptions.service';
 
 const EVENTS_DESCRIPTION =
@@ -12,7 +13,7 @@ const EVENTS_DESCRIPTION =
 export class CreateWebhookSubscriptionDto implements CreateWebhookSubscriptionInput {
   @ApiProperty({
     example: 'https://hooks.example.com/crm/4711',
-    maxLength: 2000,
+    maxLength: MAX_WEBHOOK_URL_LENGTH,
     description:
       'Where to POST the events. https in production; it must resolve to public addresses only ' +
       '(loopback, private, link-local and cloud-metadata addresses are refused here and at every delivery).',
@@ -24,7 +25,7 @@ export class CreateWebhookSubscriptionDto implements CreateWebhookSubscriptionIn
     type: [String],
     example: ['contact.created', 'status:converted'],
     minItems: 1,
-    maxItems: 10,
+    maxItems: MAX_SUBSCRIPTION_EVENTS,
     description: EVENTS_DESCRIPTION,
   })
   @Allow()

@@ -11,7 +11,7 @@ type Code = Omit<OAuthAuthorizationCode, 'createdAt'>;
  * DELETE ... RETURNING, so two requests can never both use it, and expired rows are swept on write.
  */
 @Injectable()
-export class AuthorizationStore {
+export class AuthorizationRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async savePending(pending: Pending): Promise<void> {

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, QueryDeepPartialEntity } from 'typeorm';
+import { Automation } from './entities/automation.entity';
+import { AutomationRun, RunStatus } from './entities/automation-run.entity';
+
+export type NewAutomation = Omit<Automation, 'enabled' | 'createdAt' | 'updatedAt' | 'subscriptionId'> & {
+  subscriptionId?: string;
+};
+
+/** What the outbox writer needs of an enabled automation. */
+export type EnabledAutomation = Pick<
+  Automation,
+  'id' | 'funnelId' | 'companyId' | 'trigger' | 'subscriptionId'
+>;
+
+export type NewRun = Pick<AutomationRun, 'automationId' | 'funnelId' | 'contactId' | 'event' | 'payload'>;
+
+/** The SQL of the automations and automation_runs tables (the delivery queue has its own class). */
+@Injectable()
+export class AutomationsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get automations() {
+    return this.dataSource.getRepository(Automation);
+  }
+
+  async insert(automation: NewAutomation): Promise<void> {
+    await this.automations.insert(automation);
+  }
+
+  /** The funnel's automations, oldest first. */
+  listForFunnel(funnelId: string): Promise<Automation[]> {
+    return this.automations.find({ where: { funnelId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findById(id: string): Promise<Automation | null> {
+    return this.automations.findOneBy({ id });
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<void> {
+    await this.automations.update({ id }, { enabled });
+  }
+
+  /** Deletes an automation with all its runs; undefined when there is no such automation. */
+  deleteWithRuns(id: string): Promise<{ runsDeleted: number } | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await manager.existsBy(Automation, { id }))) return undefined;
+      const runs = await manager.delete(AutomationRun, { automationId: id });
+      await manager.delete(Automation, { id });
+      return { runsDeleted: runs.affected ?? 0 };
+    });
+  }
+
+  /** The funnel's runs with their automation, newest first. */
+  listRuns(funnelId: string, options: { status?: RunStatus; limit: number }): Promise<AutomationRun[]> {
+    return this.dataSource.getRepository(AutomationRun).find({
+      where: { funnelId, ...(options.status ? { status: options.status } : {}) },
+      relations: { automation: true },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: options.limit,
+    });
+  }
+
+  /** The enabled automations of these funnels, read in the caller's transaction. */
+  enabledForFunnels(manager: EntityManager, funnelIds: string[]): Promise<EnabledAutomation[]> {
+    return manager.find(Automation, {
+      select: { id: true, funnelId: true, companyId: true, trigger: true, subscriptionId: true },
+      where: { funnelId: In(funnelIds), enabled: true },
+    });
+  }
+
+  async insertRuns(manager: EntityManager, runs: NewRun[]): Promise<void> {
+    await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
+  }
+
+  async deleteRunsOfContact(manager: EntityManager, contactId: string): Promise<void> {
+    await manager.delete(AutomationRun, { contactId });
+  }
+
+  /** An SQL condition that holds when the funnel `funnelIdSql` has no enabled automation. */
+  static noEnabledAutomation(funnelIdSql: string): string {
+    return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;
+  }
+}

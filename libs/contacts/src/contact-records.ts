@@ -1,0 +1,39 @@
+import { EntityManager, In } from 'typeorm';
+import { Contact } from './entities/contact.entity';
+import { ContactMessage, MessageType } from './entities/contact-message.entity';
+
+// What automations read and write of the contacts tables, through the manager of the caller's
+// transaction: the payload of a run is frozen with the change, a recorded message commits with
+// its run's outcome.
+
+/** The contacts with these ids that exist. */
+export function findContactsById(manager: EntityManager, ids: string[]): Promise<Contact[]> {
+  return ids.length ? manager.find(Contact, { where: { id: In(ids) } }) : Promise.resolve([]);
+}
+
+/** The messages of these contacts, oldest first (the order of a contact's `messages`). */
+export function findMessagesOf(manager: EntityManager, contactIds: string[]): Promise<ContactMessage[]> {
+  return contactIds.length
+    ? manager.find(ContactMessage, {
+        where: { contactId: In(contactIds) },
+        order: { createdAt: 'ASC', id: 'ASC' },
+      })
+    : Promise.resolve([]);
+}
+
+export interface NewContactMessage {
+  contactId: string;
+  funnelId: string;
+  name: string;
+  type: MessageType;
+  subject: string | null;
+  content: string;
+}
+
+/** Adds a message to the contact's `messages`. */
+export async function insertContactMessage(
+  manager: EntityManager,
+  message: NewContactMessage,
+): Promise<void> {
+  await manager.insert(ContactMessage, message);
+}
