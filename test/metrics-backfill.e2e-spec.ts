@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import {
+  backfillEventDimensions,
   backfillSessionDimensions,
   backfillStartAttribute,
   DECLARED_DIMENSIONS,
@@ -15,6 +16,9 @@ jest.setTimeout(60_000);
 
 const ROLLUPS = `SELECT funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms
   FROM metric_session_rollups ORDER BY funnel_id, dimension, grain, bucket, key`;
+const EVENT_ROLLUPS = `SELECT funnel_id, dimension, grain, bucket, key, events, timed, total_ms, label, label_at
+  FROM metric_event_rollups WHERE dimension IN ('activity', 'page', 'button')
+  ORDER BY funnel_id, dimension, grain, bucket, key`;
 const DEVICES = 'SELECT funnel_id, session_id, device FROM metric_sessions ORDER BY funnel_id, session_id';
 
 /**
@@ -58,5 +62,16 @@ describe('metrics: backfills from the session declarations', () => {
 
     expect(await db.query(DEVICES)).toEqual(devices);
     expect(await db.query(ROLLUPS)).toEqual(rollups);
+  });
+
+  it('rebuilds the rollups of page views and clicks as ingestion wrote them', async () => {
+    const rollups = await db.query(EVENT_ROLLUPS);
+    const dimensions = new Set(rollups.map((r: { dimension: string }) => r.dimension));
+    expect([...dimensions].sort()).toEqual(['activity', 'button', 'page']);
+
+    await db.query(`DELETE FROM metric_event_rollups WHERE dimension IN ('activity', 'page', 'button')`);
+    await backfillEventDimensions(run, ['activity', 'page', 'button'], 53);
+
+    expect(await db.query(EVENT_ROLLUPS)).toEqual(rollups);
   });
 });

@@ -23,6 +23,7 @@ export { sessionContributions } from './events/session-state';
 export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
 // For migrations that add a start attribute or a session dimension.
+export { backfillEventDimensions } from './rollups/event-backfill';
 export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
 export type { RunSql } from './rollups/session-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';

@@ -1,5 +1,10 @@
 import type { EventCounts, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
-import { sessionRollupRowsJson, sessionRollupUpsertSql } from '../rollups/session-rollup-rows';
+import {
+  eventRollupRowsJson,
+  eventRollupUpsertSql,
+  sessionRollupRowsJson,
+  sessionRollupUpsertSql,
+} from '../rollups/rollup-rows';
 import { at } from '../sql/epoch';
 import type { Sql } from './event-store';
 import type { AnswerFields, TrackedEvent } from './event-types';
@@ -13,9 +18,6 @@ export interface BatchWrites {
   questions: QuestionTitle[];
 }
 
-const LABEL_IS_NEWER = `EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
-  OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C"))`;
-
 /**
  * Saves the changed sessions and adds the rollup increments and question titles, in one statement.
  * Each list travels as one JSON parameter whose members are named by the columns they fill.
@@ -26,18 +28,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
     `WITH sessions AS (
        ${sessionUpsertSql('$1', '$2::json')}
      ), event_rollups AS (
-       INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms,
-                                              label, label_at)
-       SELECT $1, v.dimension, v.grain, ${at('v.bucket')}, v.key, v.events, v.timed, v.total_ms, v.label,
-              ${at('v.label_at')}
-       FROM json_to_recordset($3::json) AS v(dimension text, grain int, bucket bigint, key text, events int,
-         timed int, total_ms bigint, label text, label_at bigint)
-       ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-         events = r.events + EXCLUDED.events,
-         timed = r.timed + EXCLUDED.timed,
-         total_ms = r.total_ms + EXCLUDED.total_ms,
-         label = CASE WHEN ${LABEL_IS_NEWER} THEN EXCLUDED.label ELSE r.label END,
-         label_at = CASE WHEN ${LABEL_IS_NEWER} THEN EXCLUDED.label_at ELSE r.label_at END
+       ${eventRollupUpsertSql('$1', '$3::json')}
      ), session_rollups AS (
        ${sessionRollupUpsertSql('$1', '$4::json')}
      )
@@ -49,19 +40,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
     [
       funnelId,
       sessionRowsJson(w.sessions),
-      JSON.stringify(
-        w.eventRollups.map(({ dimension, grain, bucket, key, counts: c }) => ({
-          dimension,
-          grain,
-          bucket,
-          key,
-          events: c.events,
-          timed: c.timed,
-          total_ms: c.totalMs,
-          label: c.label,
-          label_at: c.labelAt,
-        })),
-      ),
+      eventRollupRowsJson(w.eventRollups),
       sessionRollupRowsJson(w.sessionRollups),
       JSON.stringify(w.questions),
     ],
