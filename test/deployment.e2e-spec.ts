@@ -110,8 +110,12 @@ describe('Deployment files', () => {
   it('starts compiled entry points that exist in the source tree', () => {
     const dockerfile = read('Dockerfile');
     const cmd = /^CMD \[(.*)\]$/m.exec(dockerfile)?.[1];
-    const apiEntry = JSON.parse(`[${cmd}]`)[1] as string;
+    const command = JSON.parse(`[${cmd}]`) as string[];
+    const apiEntry = command[command.length - 1];
     expect(existsSync(join(root, sourceOf(apiEntry)))).toBe(true);
+    // The image runs the service exactly as `npm run start:prod` does, V8 options included.
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(command.join(' ')).toBe(scripts['start:prod']);
     const migrateEntry = compose.services.migrate.command?.[1] ?? '';
     expect(existsSync(join(root, sourceOf(migrateEntry)))).toBe(true);
     expect(dockerfile).toMatch(/^USER node$/m);
