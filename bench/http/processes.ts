@@ -53,13 +53,13 @@ export async function forkServer(name: string, file: string, args: string[], por
   return { name, baseUrl: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
 }
 
-/** The node options and entry of a checkout's `start:prod` script, e.g. `['--flag', 'dist/…/main.js']`. */
-function productionCommand(dir: string): string[] {
+/** The node options and entry of a checkout's npm script, e.g. `['--flag', 'dist/…/main.js']`. */
+function nodeCommand(dir: string, script: 'start' | 'start:prod'): string[] {
   const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const [runtime, ...words] = scripts['start:prod'].trim().split(/\s+/);
-  if (runtime !== 'node') throw new Error(`start:prod of ${dir} does not run node: ${scripts['start:prod']}`);
+  const [runtime, ...words] = scripts[script].trim().split(/\s+/);
+  if (runtime !== 'node') throw new Error(`${script} of ${dir} does not run node: ${scripts[script]}`);
   return words;
 }
 
@@ -76,7 +76,7 @@ export async function startService(
   name = 'service',
   development = false,
 ): Promise<Server> {
-  const command = development ? ['scripts/start.js'] : productionCommand(dir);
+  const command = nodeCommand(dir, development ? 'start' : 'start:prod');
   const child = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
     env: {
