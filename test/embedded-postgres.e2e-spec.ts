@@ -32,7 +32,7 @@ function runNode(cwd: string, args: string[], env: Record<string, string>): Prom
 async function privateCheckout(parent: string): Promise<string> {
   const checkout = join(parent, 'checkout');
   await mkdir(join(checkout, 'node_modules'), { recursive: true });
-  for (const entry of ['apps', 'libs', 'scripts', 'package.json', 'tsconfig.json']) {
+  for (const entry of ['apps', 'libs', 'db', 'scripts', 'package.json', 'tsconfig.json']) {
     await cp(join(ROOT, entry), join(checkout, entry), { recursive: true });
   }
   for (const entry of await readdir(join(ROOT, 'node_modules'))) {
