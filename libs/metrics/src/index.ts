@@ -20,8 +20,9 @@ export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
 export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';
 export { DECLARED_EVENT_DIMENSIONS } from './events/event-definitions';
-export type { EventDimensionName } from './events/event-definitions';
+export type { CountedDimensionName, EventDimensionName } from './events/event-definitions';
 export { sessionContributions } from './events/session-state';
+export { eventRollupDeltas } from './rollups/rollup-deltas';
 export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
 // For migrations that add a start attribute, a session dimension or an event dimension.
