@@ -4,6 +4,7 @@ import {
   backfillSessionDimensions,
   backfillStartAttribute,
   DECLARED_DIMENSIONS,
+  DECLARED_EVENT_DIMENSIONS,
   EventsService,
   parseEventBatch,
   RunSql,
@@ -11,6 +12,7 @@ import {
 import { randomTraffic } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant } from './support/factories';
+import { seedMetricsFixture } from './support/metrics-fixture';
 
 jest.setTimeout(60_000);
 
@@ -19,11 +21,13 @@ const ROLLUPS = `SELECT funnel_id, dimension, grain, bucket, key, sessions, conv
 const EVENT_ROLLUPS = `SELECT funnel_id, dimension, grain, bucket, key, events, timed, total_ms, label, label_at
   FROM metric_event_rollups WHERE dimension IN ('activity', 'page', 'button')
   ORDER BY funnel_id, dimension, grain, bucket, key`;
+const ALL_EVENT_ROLLUPS = `SELECT funnel_id, dimension, grain, bucket, key, events, timed, total_ms, label, label_at
+  FROM metric_event_rollups ORDER BY funnel_id, dimension, grain, bucket, key`;
 const DEVICES = 'SELECT funnel_id, session_id, device FROM metric_sessions ORDER BY funnel_id, session_id';
 
 /**
- * What a migration adding a start attribute or a session dimension would run: the backfills must
- * rebuild exactly what ingestion wrote, from the declarations alone.
+ * What a migration adding a start attribute, a session dimension or an event dimension would run:
+ * the backfills must rebuild exactly what ingestion wrote, from the declarations alone.
  */
 describe('metrics: backfills from the session declarations', () => {
   let t: TestApp;
@@ -41,6 +45,8 @@ describe('metrics: backfills from the session declarations', () => {
       for (let i = 0; i < raw.length; i += 1000)
         await events.record(tenant.funnelId, parseEventBatch({ events: raw.slice(i, i + 1000) }));
     }
+    // Contact messages delivered and opened, in two funnels.
+    await seedMetricsFixture(t, await createTenant(t.app), await createTenant(t.app));
   });
   afterAll(() => t.close());
 
@@ -73,5 +79,21 @@ describe('metrics: backfills from the session declarations', () => {
     await backfillEventDimensions(run, ['activity', 'page', 'button'], 53);
 
     expect(await db.query(EVENT_ROLLUPS)).toEqual(rollups);
+  });
+
+  it('rebuilds the rollups of every declared event dimension, messages included, as ingestion wrote them', async () => {
+    const rollups = await db.query(ALL_EVENT_ROLLUPS);
+    const dimensions = new Set(rollups.map((r: { dimension: string }) => r.dimension));
+    expect([...dimensions].sort()).toEqual(DECLARED_EVENT_DIMENSIONS.map(([name]) => name).sort());
+
+    await db.query('DELETE FROM metric_event_rollups');
+    // Pages of three, so that paging across messages and funnels is exercised.
+    await backfillEventDimensions(
+      run,
+      DECLARED_EVENT_DIMENSIONS.map(([name]) => name),
+      3,
+    );
+
+    expect(await db.query(ALL_EVENT_ROLLUPS)).toEqual(rollups);
   });
 });

@@ -2,6 +2,9 @@ import { DataSource } from 'typeorm';
 import {
   AB_VARIANTS,
   DECLARED_DIMENSIONS,
+  DECLARED_EVENT_DIMENSIONS,
+  EVENT_GRAINS,
+  eventRollupDeltas,
   EventsService,
   parseEventBatch,
   sessionFromRow,
@@ -13,7 +16,7 @@ import {
   weekdayHourSlot,
   FixedOffsetZone,
 } from '@app/metrics';
-import type { EventCounts, SessionCounts, MetricWindow } from '@app/metrics';
+import type { CountedDimensionName, EventCounts, EventType, SessionCounts, MetricWindow } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { QUESTIONS, randomTraffic, SPAN, T0 } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
@@ -127,6 +130,59 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
     }
   }
 
+  /**
+   * Every declared dimension counted from events, read as the charts read it, against the sums of
+   * what ingestion contributes for the window's raw events (eventRollupDeltas, finest buckets): a
+   * dimension declared later is compared here without a change to this suite.
+   */
+  async function expectEachEventDimension(window: MetricWindow) {
+    const rows: { type: EventType; at: Date; payload: Record<string, never> }[] = await db.query(
+      `SELECT type, occurred_at AS at, payload FROM metric_events
+       WHERE funnel_id = $1 AND occurred_at >= $2 AND occurred_at <= $3`,
+      [tenant.funnelId, new Date(window.from), new Date(window.to)],
+    );
+    const finest = EVENT_GRAINS[EVENT_GRAINS.length - 1];
+    const contributed = eventRollupDeltas(
+      rows.map((r) => ({
+        eventId: '',
+        type: r.type,
+        sessionId: '',
+        occurredAt: r.at.getTime(),
+        fields: r.payload,
+        fieldsJson: '',
+      })),
+    ).filter((r) => r.grain === finest);
+    const counted = DECLARED_EVENT_DIMENSIONS.filter(([, d]) => d.source === 'events');
+    expect(counted.length).toBeGreaterThan(2);
+    for (const [dimension] of counted) {
+      const want: EventTotals = {};
+      const latest: Record<string, number> = {};
+      for (const { key, counts: c } of contributed.filter((r) => r.dimension === dimension)) {
+        const total = (want[key] ??= { events: 0, timed: 0, totalMs: 0, label: null });
+        total.events += c.events;
+        total.timed += c.timed;
+        total.totalMs += c.totalMs;
+        const was = latest[key];
+        if (
+          c.labelAt !== null &&
+          (was === undefined ||
+            c.labelAt > was ||
+            (c.labelAt === was && (c.label as string) > (total.label as string)))
+        ) {
+          latest[key] = c.labelAt;
+          total.label = c.label;
+        }
+      }
+      expect({
+        dimension,
+        sums: plain(await reader.events(tenant.funnelId, window, dimension as CountedDimensionName)),
+      }).toEqual({
+        dimension,
+        sums: want,
+      });
+    }
+  }
+
   const plain = (sums: Map<string, EventCounts>): EventTotals =>
     Object.fromEntries(
       [...sums].map(([key, c]) => [
@@ -167,6 +223,7 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
     expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
     expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
     expect(await reader.activity(tenant.funnelId, window)).toEqual(events.slots);
+    await expectEachEventDimension(window);
   });
 
   it('agrees on 40 random windows at whole-hour and half-hour offsets', async () => {
@@ -192,6 +249,7 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
       expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
       expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
       expect(await reader.activity(tenant.funnelId, window)).toEqual(events.slots);
+      await expectEachEventDimension(window);
     }
   });
 });

@@ -19,10 +19,13 @@ export { saveMessages } from './events/message-store';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
 export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';
+export { DECLARED_EVENT_DIMENSIONS } from './events/event-definitions';
+export type { CountedDimensionName, EventDimensionName } from './events/event-definitions';
 export { sessionContributions } from './events/session-state';
+export { eventRollupDeltas } from './rollups/rollup-deltas';
 export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
-// For migrations that add a start attribute or a session dimension.
+// For migrations that add a start attribute, a session dimension or an event dimension.
 export { backfillEventDimensions } from './rollups/event-backfill';
 export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
 export type { RunSql } from './rollups/session-backfill';

@@ -1,6 +1,7 @@
 import { funnelOwnershipSql } from '@app/workspaces';
 import { at } from '../sql/epoch';
-import type { ButtonClickFields, PageViewFields, TrackedEvent } from './event-types';
+import { COUNTED_EVENTS, CountedEventType } from './event-definitions';
+import type { TrackedEvent } from './event-types';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from './session-row';
 import type { SessionState } from './session-state';
 
@@ -38,21 +39,15 @@ export function beginFunnelTransaction(funnelId: string, companyId: string | nul
 /**
  * One event as a json_to_recordset row, members named by their columns; its fields are already
  * JSON (written here rather than by JSON.stringify, which would parse them again). Page views and
- * clicks also carry the columns that edge reads aggregate: key, button label, time on page.
+ * clicks also carry the columns that edge reads aggregate (COUNTED_EVENTS): key, time on page, button label.
  */
 function eventJson(e: TrackedEvent): string {
   const row = `{"occurred_at":${e.occurredAt},"event_id":"${e.eventId}","session_id":${JSON.stringify(e.sessionId)},"type":"${e.type}","payload":${e.fieldsJson}`;
-  if (e.type === 'page_view') {
-    const f = e.fields as PageViewFields;
-    const time = f.timeOnPageMs === undefined ? '' : `,"time_on_page_ms":${f.timeOnPageMs}`;
-    return `${row},"key":${JSON.stringify(f.pageSlug)}${time}}`;
-  }
-  if (e.type === 'button_click') {
-    const f = e.fields as ButtonClickFields;
-    const label = f.buttonLabel === undefined ? '' : `,"button_label":${JSON.stringify(f.buttonLabel)}`;
-    return `${row},"key":${JSON.stringify(f.buttonId)}${label}}`;
-  }
-  return `${row}}`;
+  if (!(e.type in COUNTED_EVENTS)) return `${row}}`;
+  const c = COUNTED_EVENTS[e.type as CountedEventType](e.fields);
+  const time = c.timeOnPageMs === undefined ? '' : `,"time_on_page_ms":${c.timeOnPageMs}`;
+  const label = c.label === undefined ? '' : `,"button_label":${JSON.stringify(c.label)}`;
+  return `${row},"key":${JSON.stringify(c.key)}${time}${label}}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { trackedEvent } from '../events/event-validation';
 import type { EventFields, EventType, TrackedEvent } from '../events/event-types';
 import { applyEvents, emptySession } from '../events/session-state';
-import { eventRollupDeltas, sessionRollupDeltas } from './rollup-deltas';
+import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from './rollup-deltas';
 
 const event = (type: EventType, occurredAt: string, fields: EventFields = {}): TrackedEvent =>
   trackedEvent(type, 's1', Date.parse(occurredAt), fields);
@@ -56,6 +56,28 @@ describe(eventRollupDeltas.name, () => {
       label: 'Go',
       labelAt: Date.parse('2026-01-01T10:18:00Z'),
     });
+  });
+});
+
+describe(messageRollupDeltas.name, () => {
+  it('counts deliveries and openings at the send time, in the day bucket of every grain', () => {
+    const sentAt = Date.parse('2026-01-01T10:17:35Z');
+    const rows = messageRollupDeltas([
+      { sentAt, delivered: true, opened: false },
+      { sentAt: sentAt + 1000, delivered: true, opened: true },
+      { sentAt, delivered: false, opened: true },
+    ]);
+    const day = rows
+      .filter((r) => r.grain === 86400)
+      .map((r) => [r.dimension, r.key, iso(r.bucket), r.counts.events]);
+    expect(day).toEqual([
+      ['message', 'delivered', '2026-01-01T00:00:00.000Z', 2],
+      ['message', 'opened', '2026-01-01T00:00:00.000Z', 2],
+    ]);
+    expect(rows.filter((r) => r.grain === 10).map((r) => [r.key, iso(r.bucket), r.counts.events])).toEqual([
+      ['delivered', '2026-01-01T10:17:30.000Z', 2],
+      ['opened', '2026-01-01T10:17:30.000Z', 2],
+    ]);
   });
 });
 

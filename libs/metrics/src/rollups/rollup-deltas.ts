@@ -1,17 +1,13 @@
-import type { ButtonClickFields, PageViewFields, TrackedEvent } from '../events/event-types';
+import {
+  COUNTED_EVENTS,
+  CountedEventType,
+  DECLARED_EVENT_DIMENSIONS,
+  DIMENSIONS_OF_TYPE,
+  MESSAGE_KEYS,
+} from '../events/event-definitions';
+import type { TrackedEvent } from '../events/event-types';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
-
-export const EVENT_DIMENSIONS = {
-  /** Page views per bucket (key ''), for activity by daytime. */
-  activity: 'activity',
-  /** Page views per page slug, with the views that reported a time on page and their sum. */
-  page: 'page',
-  /** Clicks per button id, with the latest label. */
-  button: 'button',
-  /** Messages that were delivered / opened (keys), counted at the message's send time. */
-  message: 'message',
-} as const;
 
 /** A contact message that became delivered and/or opened. */
 export interface MessageChange {
@@ -116,36 +112,42 @@ function mergeSessions(into: SessionCounts, from: SessionCounts): void {
   into.completionMs += from.completionMs;
 }
 
-/** Rollup increments of new events attributed to their own time (page views, clicks), at every grain. */
+/**
+ * Rollup increments of new events attributed to their own time (page views, clicks), at every
+ * grain: what each declared dimension of the event's type (events/event-definitions.ts) counts.
+ */
 export function eventRollupDeltas(events: TrackedEvent[]): RollupRow<EventCounts>[] {
   const finest = new FinestSums(EVENT_GRAINS, emptyEvents);
   for (const event of events) {
-    if (event.type === 'page_view') {
-      const f = event.fields as PageViewFields;
-      finest.at(event.occurredAt, EVENT_DIMENSIONS.activity, '').events += 1;
-      const page = finest.at(event.occurredAt, EVENT_DIMENSIONS.page, f.pageSlug);
-      page.events += 1;
-      if (f.timeOnPageMs !== undefined) {
-        page.timed += 1;
-        page.totalMs += f.timeOnPageMs;
+    const dimensions = DIMENSIONS_OF_TYPE.get(event.type);
+    if (!dimensions) continue;
+    const columns = COUNTED_EVENTS[event.type as CountedEventType](event.fields);
+    for (const [name, d] of dimensions) {
+      const sum = finest.at(event.occurredAt, name, d.keyed ? columns.key : '');
+      sum.events += 1;
+      if (d.timed && columns.timeOnPageMs !== undefined) {
+        sum.timed += 1;
+        sum.totalMs += columns.timeOnPageMs;
       }
-    } else if (event.type === 'button_click') {
-      const f = event.fields as ButtonClickFields;
-      const button = finest.at(event.occurredAt, EVENT_DIMENSIONS.button, f.buttonId);
-      button.events += 1;
-      laterLabel(button, f.buttonLabel ?? null, f.buttonLabel === undefined ? null : event.occurredAt);
+      if (d.labelled && columns.label !== undefined) laterLabel(sum, columns.label, event.occurredAt);
     }
   }
   return foldGrains(finest, mergeEvents);
 }
 
+// The dimensions that count messages (one today).
+const MESSAGE_DIMENSIONS = DECLARED_EVENT_DIMENSIONS.filter(([, d]) => d.source === 'messages').map(
+  ([name]) => name,
+);
+
 /** Rollup increments of messages newly delivered / opened, at their send time. */
 export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCounts>[] {
   const finest = new FinestSums(EVENT_GRAINS, emptyEvents);
-  for (const c of changes) {
-    if (c.delivered) finest.at(c.sentAt, EVENT_DIMENSIONS.message, 'delivered').events += 1;
-    if (c.opened) finest.at(c.sentAt, EVENT_DIMENSIONS.message, 'opened').events += 1;
-  }
+  for (const c of changes)
+    for (const name of MESSAGE_DIMENSIONS) {
+      if (c.delivered) finest.at(c.sentAt, name, MESSAGE_KEYS.delivered).events += 1;
+      if (c.opened) finest.at(c.sentAt, name, MESSAGE_KEYS.opened).events += 1;
+    }
   return foldGrains(finest, mergeEvents);
 }
 

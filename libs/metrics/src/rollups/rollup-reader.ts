@@ -1,71 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CONTACT_MESSAGES_SQL } from '@app/contacts';
 import type { MetricWindow } from '../query/metric-query';
+import {
+  CountedDimensionName,
+  countedDimension,
+  MESSAGE_KEYS,
+  MessageDimensionName,
+} from '../events/event-definitions';
 import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
-import { Cover, coverWindow, RawPiece, shortEdges } from '../time/time-cover';
+import { coverWindow, shortEdges } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
+import { pieceScans, segmentRows, segments } from './cover-sql';
+import { rawEventCount, rawEvents, rawMessages } from './raw-events';
 import { rawSessionSums } from './raw-sessions';
-import { EVENT_DIMENSIONS, EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
+import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
 type Sums<C> = Map<string, C>;
 
 const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label: null, labelAt: null });
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-// Every read is one statement over the cover of its window, so it sees one snapshot: whole
-// buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
-// window), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
-// one index range scan, so neither grows with the number of events in the window. Segments are
-// joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
-// hash a whole funnel's rows instead of scanning a few ranges.
-const segments = (cover: Cover, params: SqlParams) =>
-  `unnest(${params.bind(
-    cover.segments.map((s) => s.grain),
-    'int[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.from)),
-    'timestamptz[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.to)),
-    'timestamptz[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.within?.from ?? s.from)),
-    'timestamptz[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.within?.to ?? s.to)),
-    'timestamptz[]',
-  )}) AS s(grain, lo, hi, inside_lo, inside_hi)`;
-const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
-
-/**
- * The raw rows of a cover's edge pieces: `scan` of each piece (its bounds and sign as SQL), joined
- * by UNION ALL. The bounds are bound as parameters, so the planner
- * estimates each range from the column's statistics and prunes event partitions while planning.
- * Bounds read from an array row by row are unknown to it: it assumed a fixed share of the
- * funnel's rows (63,528 sessions for a 30-second edge that held 390, at 100 M events), a guess
- * that grows with the funnel however short the edge. With no piece, one empty range keeps the
- * relation's columns.
- */
-function pieceScans(
-  pieces: RawPiece[],
-  params: SqlParams,
-  scan: (lo: string, hi: string, sign: number) => string,
-): string {
-  const ranges: RawPiece[] = pieces.length ? pieces : [{ from: 0, to: 0, sign: 1 }];
-  return ranges
-    .map((piece) =>
-      scan(
-        params.bind(iso(piece.from), 'timestamptz'),
-        params.bind(iso(piece.to), 'timestamptz'),
-        piece.sign,
-      ),
-    )
-    .join('\nUNION ALL\n');
-}
 
 // The weekday-hour slot (0..167) of `h`, local hours since the epoch; 1970-01-01 was a Thursday
 // (ISO weekday 4).
@@ -117,11 +71,7 @@ export class RollupReader {
               sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
        FROM (
          SELECT r.dimension, r.key, r.sessions, r.conversions, r.completions, r.completion_ms
-         FROM ${inSegments}
-         CROSS JOIN LATERAL (
-           SELECT * FROM metric_session_rollups r
-           WHERE r.funnel_id = ${funnel} AND r.dimension = ANY(${wanted}) AND ${IN_SEGMENT} OFFSET 0
-         ) AS r
+         FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
          UNION ALL
          ${raw.sql}
        ) AS t
@@ -143,37 +93,31 @@ export class RollupReader {
     return result;
   }
 
-  /** Page views (dimension page) or clicks (dimension button) per key, at their own time in the window. */
+  /**
+   * The counters of a dimension counted from events (e.g. page views per page, clicks per button)
+   * per key, at the events' own time in the window.
+   */
   async events(
     funnelId: string,
     window: MetricWindow,
-    dimension: 'page' | 'button',
+    dimension: CountedDimensionName,
   ): Promise<Sums<EventCounts>> {
+    const declared = countedDimension(dimension);
     const cover = shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
-    const type = dimension === EVENT_DIMENSIONS.page ? 'page_view' : 'button_click';
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimension);
-    const eventType = params.bind(type);
-    const rawScans = pieceScans(
-      cover.raw,
-      params,
-      (lo, hi, sign) => `SELECT ${sign} AS sign, e.key, e.button_label, e.time_on_page_ms, e.occurred_at
-        FROM metric_events e WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
-    );
+    const eventType = params.bind(declared.type);
+    const rawScans = pieceScans(cover.raw, params, rawEvents(declared, funnel, eventType));
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
     // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
-    // index scan backwards from that end, which stops at the first match. Raw rows are read by the
-    // key (funnel, type, time) and aggregated from plain columns, never from the json payload.
+    // index scan backwards from that end, which stops at the first match. Raw rows: rawEvents.
     const rows: EventRow[] = await this.dataSource.query(
       `WITH r AS (
          SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
-         FROM ${inSegments}
-         CROSS JOIN LATERAL (
-           SELECT * FROM metric_event_rollups r WHERE r.funnel_id = ${funnel} AND r.dimension = ${wanted} AND ${IN_SEGMENT} OFFSET 0
-         ) AS r
+         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`)}
        )
        SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
               (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
@@ -220,53 +164,50 @@ export class RollupReader {
   }
 
   /** Messages sent in the window that were delivered (or opened) and opened, by send time. */
-  async messages(funnelId: string, window: MetricWindow): Promise<{ delivered: number; opened: number }> {
+  async messages(
+    funnelId: string,
+    window: MetricWindow,
+    dimension: MessageDimensionName = 'message',
+  ): Promise<{ delivered: number; opened: number }> {
     // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
     const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const inSegments = segments(cover, params);
-    const wanted = params.bind(EVENT_DIMENSIONS.message);
+    const wanted = params.bind(dimension);
     const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
       `WITH r AS (
-         SELECT r.key, r.events FROM ${inSegments}
-         CROSS JOIN LATERAL (
-           SELECT r.key, r.events FROM metric_event_rollups r
-           WHERE r.funnel_id = ${funnel} AND r.dimension = ${wanted} AND ${IN_SEGMENT} OFFSET 0
-         ) AS r
+         SELECT r.key, r.events FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.key, r.events')}
        ), m AS (
-         ${pieceScans(
-           cover.raw,
-           params,
-           (
-             lo,
-             hi,
-           ) => `SELECT m.delivered_at, m.opened_at FROM ${CONTACT_MESSAGES_SQL.sentIn(funnel, lo, hi)} AS c
-             JOIN metric_messages m ON m.funnel_id = ${funnel} AND m.message_id = c.id`,
-         )}
+         ${pieceScans(cover.raw, params, rawMessages(funnel))}
        )
-       SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0) FROM r) +
+       SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.delivered}'), 0) FROM r) +
               (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
-              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'opened'), 0) FROM r) +
+              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.opened}'), 0) FROM r) +
               (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
       params.values,
     );
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
 
-  /** Page views per local weekday-hour slot (0..167). */
-  async activity(funnelId: string, window: MetricWindow): Promise<number[]> {
+  /** The events of a dimension (page views: `activity`) per local weekday-hour slot (0..167). */
+  async activity(
+    funnelId: string,
+    window: MetricWindow,
+    dimension: CountedDimensionName = 'activity',
+  ): Promise<number[]> {
+    const declared = countedDimension(dimension);
     // A bucket must not straddle a local hour: whole hours only when every offset of the window
     // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
     const periods = window.zone.periods(window.from, window.to);
     const grains = EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
     const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
     // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
-    // slot, and its page views are counted where they are (one row per piece).
+    // slot, and its events are counted where they are (one row per piece).
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const inSegments = segments(cover, params);
-    const wanted = params.bind(EVENT_DIMENSIONS.activity);
+    const wanted = params.bind(dimension);
     const offsetAt = offsetAtSql(periods, params);
     // Local hours since the epoch of a time given in minutes since the epoch.
     const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
@@ -274,18 +215,12 @@ export class RollupReader {
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
          SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, r.events
-         FROM ${inSegments}
-         CROSS JOIN LATERAL (
-           SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r
-           WHERE r.funnel_id = ${funnel} AND r.dimension = ${wanted} AND ${IN_SEGMENT} OFFSET 0
-         ) AS r
+         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.bucket, r.events, r.grain')}
          UNION ALL
          ${pieceScans(
            cover.raw,
            params,
-           (lo, hi, sign) => `SELECT ${localHour(minuteOf(lo))}, ${sign} * count(*)
-             FROM metric_events e
-             WHERE e.funnel_id = ${funnel} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi} AND e.type = 'page_view'`,
+           rawEventCount(declared, funnel, (lo) => localHour(minuteOf(lo))),
          )}
        ) AS b
        GROUP BY 1`,

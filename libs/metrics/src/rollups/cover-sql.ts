@@ -1,0 +1,71 @@
+import type { SqlParams } from '../sql/sql-params';
+import type { Cover, RawPiece } from '../time/time-cover';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+// Every read is one statement over the cover of its window, so it sees one snapshot: whole
+// buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
+// window), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
+// one index range scan, so neither grows with the number of events in the window. Segments are
+// joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
+// hash a whole funnel's rows instead of scanning a few ranges.
+export const segments = (cover: Cover, params: SqlParams) =>
+  `unnest(${params.bind(
+    cover.segments.map((s) => s.grain),
+    'int[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.from)),
+    'timestamptz[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.to)),
+    'timestamptz[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.within?.from ?? s.from)),
+    'timestamptz[]',
+  )}, ${params.bind(
+    cover.segments.map((s) => iso(s.within?.to ?? s.to)),
+    'timestamptz[]',
+  )}) AS s(grain, lo, hi, inside_lo, inside_hi)`;
+export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
+
+/**
+ * The raw rows of a cover's edge pieces: `scan` of each piece (its bounds and sign as SQL), joined
+ * by UNION ALL. The bounds are bound as parameters, so the planner
+ * estimates each range from the column's statistics and prunes event partitions while planning.
+ * Bounds read from an array row by row are unknown to it: it assumed a fixed share of the
+ * funnel's rows (63,528 sessions for a 30-second edge that held 390, at 100 M events), a guess
+ * that grows with the funnel however short the edge. With no piece, one empty range keeps the
+ * relation's columns.
+ */
+export function pieceScans(
+  pieces: RawPiece[],
+  params: SqlParams,
+  scan: (lo: string, hi: string, sign: number) => string,
+): string {
+  const ranges: RawPiece[] = pieces.length ? pieces : [{ from: 0, to: 0, sign: 1 }];
+  return ranges
+    .map((piece) =>
+      scan(
+        params.bind(iso(piece.from), 'timestamptz'),
+        params.bind(iso(piece.to), 'timestamptz'),
+        piece.sign,
+      ),
+    )
+    .join('\nUNION ALL\n');
+}
+
+/**
+ * The rollup rows of a cover's segments, as `r` beside each segment's columns (`s`): `columns` of
+ * the rows of `table` whose dimension meets `dimension` (e.g. `= $3`), one index range per segment.
+ */
+export const segmentRows = (
+  inSegments: string,
+  table: string,
+  funnel: string,
+  dimension: string,
+  columns = '*',
+) =>
+  `${inSegments}
+   CROSS JOIN LATERAL (
+     SELECT ${columns} FROM ${table} r WHERE r.funnel_id = ${funnel} AND r.dimension ${dimension} AND ${IN_SEGMENT} OFFSET 0
+   ) AS r`;
