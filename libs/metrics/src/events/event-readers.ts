@@ -18,6 +18,17 @@ const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
 const QUESTION_ID = /^question_\d{1,9}$/;
 type Reader = (raw: Record<string, unknown>, at: string, problems: Problems) => EventFields;
 
+/** The event's pageSlug, checked the same way wherever a type carries one. */
+const readPageSlug = (raw: Record<string, unknown>, at: string, problems: Problems) =>
+  pattern(
+    raw,
+    'pageSlug',
+    at,
+    problems,
+    SLUG,
+    'a page slug (letters, digits, - and _; at most 200)',
+  ) as string;
+
 // Each reader returns the members in a fixed order; undefined members are dropped by JSON.
 export const READERS: Record<EventType, { fields: string[]; read: Reader }> = {
   session_start: {
@@ -51,14 +62,7 @@ export const READERS: Record<EventType, { fields: string[]; read: Reader }> = {
   page_view: {
     fields: ['pageSlug', 'timeOnPageMs'],
     read: (raw, at, problems) => {
-      const pageSlug = pattern(
-        raw,
-        'pageSlug',
-        at,
-        problems,
-        SLUG,
-        'a page slug (letters, digits, - and _; at most 200)',
-      );
+      const pageSlug = readPageSlug(raw, at, problems);
       const ms = raw.timeOnPageMs;
       if (
         ms !== undefined &&
@@ -66,20 +70,13 @@ export const READERS: Record<EventType, { fields: string[]; read: Reader }> = {
       ) {
         problems.push(`${at}.timeOnPageMs must be an integer from 0 to ${EVENT_LIMITS.maxTimeOnPageMs}`);
       }
-      return { pageSlug: pageSlug as string, timeOnPageMs: ms as number | undefined };
+      return { pageSlug, timeOnPageMs: ms as number | undefined };
     },
   },
   button_click: {
     fields: ['pageSlug', 'buttonId', 'buttonLabel'],
     read: (raw, at, problems) => ({
-      pageSlug: pattern(
-        raw,
-        'pageSlug',
-        at,
-        problems,
-        SLUG,
-        'a page slug (letters, digits, - and _; at most 200)',
-      ) as string,
+      pageSlug: readPageSlug(raw, at, problems),
       buttonId: text(raw, 'buttonId', at, problems, EVENT_LIMITS.textLength) as string,
       buttonLabel: text(raw, 'buttonLabel', at, problems, EVENT_LIMITS.textLength, false),
     }),
