@@ -1,6 +1,7 @@
 /**
  * `npm run bench:http -- [--contacts 100180] [--duration 8] [--connections 20] [--rounds 3]
- *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile] [--dev]`
+ *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile] [--dev]
+ *                        [--routes "list page 0,workspaces"]`
  *
  * Builds a data set in a throwaway PostgreSQL (a funnel of `contacts` contacts), starts the
  * production build (dist/, NODE_ENV=production, rate limiting on) and drives every REST route over
@@ -8,7 +9,8 @@
  * references in the same run: a minimal express + pg server with the straightforward SQL, and a
  * bare node:http server that sends the same bytes from memory (the ceiling); their bodies are
  * checked byte-identical first. Prints req/s, p50, p99 and peak RSS per route (medians over the
- * rounds), the ratios, and the host's steal time. `--service-dir` measures another checkout's
+ * rounds), the CPU each request cost the server and PostgreSQL, the ratios, and the host's steal
+ * time. `--service-dir` measures another checkout's
  * build against the same references; `--baseline-dir` also runs another checkout's build (built
  * before) on every route, interleaved, for before/after ratios in one run; `--profile` writes the
  * service's CPU profile and prints its top entries; `--dev` runs the service as `npm start` does
@@ -20,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { fmt, startBenchDatabase } from './metrics/bench-env';
-import { machineTicks } from './metrics/cpu';
+import { machineTicks, postgresCpuMs, postmasterPid, processCpuMs } from './metrics/cpu';
 import { buildHttpBenchData, HttpBenchData } from './http/dataset';
 import { forkServer, freePort, rssMb, Server, startService } from './http/processes';
 import { printProfile } from './http/profile';
@@ -39,6 +41,12 @@ const BASELINE_DIR = args.includes('--baseline-dir') ? resolve(option('baseline-
 const PROFILE = args.includes('--profile');
 // The service as `npm start` runs it (sources, development) instead of the production build.
 const DEVELOPMENT = args.includes('--dev');
+// Only these routes (comma-separated names), e.g. while working on one of them.
+const ONLY = args.includes('--routes')
+  ? option('routes', '')
+      .split(',')
+      .map((r) => r.trim())
+  : undefined;
 
 interface Route {
   name: string;
@@ -52,7 +60,7 @@ interface Route {
 const DAY = 86_400_000;
 const window = () =>
   `from=${new Date(Date.now() - 30 * DAY).toISOString()}&to=${new Date().toISOString()}&offset=-120`;
-const ROUTES: Route[] = [
+const ALL_ROUTES: Route[] = [
   {
     name: 'list page 0',
     method: 'GET',
@@ -107,11 +115,17 @@ const ROUTES: Route[] = [
   },
 ];
 
+const ROUTES = ONLY ? ALL_ROUTES.filter((r) => ONLY.includes(r.name)) : ALL_ROUTES;
+if (!ROUTES.length) throw new Error(`--routes names none of: ${ALL_ROUTES.map((r) => r.name).join(', ')}`);
+
 interface Sample {
   rps: number;
   p50: number;
   p99: number;
   rss: number;
+  /** CPU milliseconds per request: the server's process, and PostgreSQL's (all its processes). */
+  serverCpu: number;
+  pgCpu: number;
   failures: number;
 }
 
@@ -127,6 +141,7 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   try {
     const data = await buildHttpBenchData(pg.url, CONTACTS);
+    const postmaster = await postmasterPid(pg.url);
     const profileDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
     const serviceEnv = {
       NODE_ENV: 'production',
@@ -196,6 +211,7 @@ async function main(): Promise<void> {
     const run = async (server: Server, route: Route, duration: number) => {
       let peak = rssMb(server.pid);
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 200);
+      const cpu0 = { server: processCpuMs(server.pid), pg: postgresCpuMs(postmaster) };
       const result = await autocannon({
         url: server.baseUrl,
         connections: CONNECTIONS,
@@ -212,7 +228,10 @@ async function main(): Promise<void> {
         ],
       });
       clearInterval(sampler);
+      const served = Math.max(1, result.requests.total);
       return {
+        serverCpu: (processCpuMs(server.pid) - cpu0.server) / served,
+        pgCpu: (postgresCpuMs(postmaster) - cpu0.pg) / served,
         rps: result.requests.average,
         p50: result.latency.p50,
         p99: result.latency.p99,
@@ -273,6 +292,8 @@ function report(results: Map<string, Sample[]>, servers: Server[]): void {
       p50: median(samples.map((s) => s.p50)),
       p99: median(samples.map((s) => s.p99)),
       rss: Math.max(...samples.map((s) => s.rss)),
+      serverCpu: median(samples.map((s) => s.serverCpu)),
+      pgCpu: median(samples.map((s) => s.pgCpu)),
       failures: samples.reduce((sum, s) => sum + s.failures, 0),
     };
   };
@@ -290,6 +311,19 @@ function report(results: Map<string, Sample[]>, servers: Server[]): void {
       `${route.name.padEnd(22)}${cells.map(cell).join(' ')}  ${ratio(express).padStart(15)}  ${ratio(bare).padStart(17)}` +
         `  ${ratio(baseline).padStart(16)}` +
         (failures ? `  (${failures} failed requests)` : ''),
+    );
+  }
+  // Where each request's cost goes: on 2 shared cores the servers, PostgreSQL and the load
+  // generator compete, so CPU per request says more than req/s alone.
+  const cpu = (s: Sample | undefined) =>
+    s ? `${fmt(s.serverCpu, 2).padStart(8)} ${fmt(s.pgCpu, 2).padStart(8)}`.padStart(22) : ''.padStart(22);
+  console.log(
+    `\nCPU per request in ms (median of the rounds): the server's process, then PostgreSQL's\n${'route'.padEnd(22)}` +
+      servers.map((s) => s.name.padStart(22)).join(' '),
+  );
+  for (const route of ROUTES) {
+    console.log(
+      `${route.name.padEnd(22)}${servers.map((s) => cpu(summary(`${route.name}|${s.name}`))).join(' ')}`,
     );
   }
 }

@@ -8,7 +8,6 @@
  * checks that every session was counted.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
@@ -28,7 +27,7 @@ import {
   percentile,
   startBenchDatabase,
 } from './metrics/bench-env';
-import { postgresCpuMs, processCpuMs } from './metrics/cpu';
+import { postgresCpuMs, postmasterPid, processCpuMs } from './metrics/cpu';
 
 const EVENTS = Number(process.argv[2] ?? 200_000);
 // Requests in flight per measured run, e.g. `4` or `1,4`.
@@ -195,18 +194,6 @@ async function main(): Promise<void> {
     service.kill('SIGTERM');
     await new Promise((r) => service.once('exit', r));
     await pg.destroy();
-  }
-}
-
-async function postmasterPid(url: string): Promise<number> {
-  const { Client } = await import('pg');
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ data_directory: string }>('SHOW data_directory');
-    return Number(readFileSync(join(rows[0].data_directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  } finally {
-    await client.end();
   }
 }
 

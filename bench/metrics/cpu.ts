@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -55,5 +56,18 @@ export function machineTicks(): { total: number; steal: number } {
     return { total: ticks.reduce((sum, t) => sum + t, 0), steal: ticks[7] };
   } catch {
     return { total: 0, steal: 0 };
+  }
+}
+
+/** The process id of the PostgreSQL server at `url` (its postmaster.pid). */
+export async function postmasterPid(url: string): Promise<number> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ data_directory: string }>('SHOW data_directory');
+    return Number(readFileSync(join(rows[0].data_directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } finally {
+    await client.end();
   }
 }
