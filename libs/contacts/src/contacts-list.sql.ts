@@ -50,10 +50,11 @@ function pageSelect(
   const p: Placeholder = (value) => `$${params.push(value)}`;
   const where = [`funnel_id = ${p(funnelId)}`, ...filterConditions(filters, p), condition(p)].filter(Boolean);
   // The sort column leaves raw: OFFSET still projects every row it skips, and the text a cursor
-  // needs is made only for the rows kept (see sortValueText).
+  // needs is made only for the rows kept (see sortValueText). Limit and offset are parameters, so
+  // one prepared statement serves every page.
   const sql =
     `SELECT id, ${column} AS sort_key FROM contacts WHERE ${where.join(' AND ')} ` +
-    `ORDER BY ${order} LIMIT ${limit}${offset ? ` OFFSET ${offset}` : ''}`;
+    `ORDER BY ${order} LIMIT ${p(limit)}${offset ? ` OFFSET ${p(offset)}` : ''}`;
   return { sql, params };
 }
 

@@ -3,6 +3,7 @@ import {
   Controller,
   Delete,
   Get,
+  Header,
   Headers,
   HttpCode,
   Param,
@@ -22,25 +23,30 @@ import {
   UpdateContactValueDocs,
 } from './contacts.docs';
 import { ContactsService } from './contacts.service';
-import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
+import { ContactResponse, ContactValuesResponse } from './dto/contact.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
 import { ListContactsQueryDto } from './dto/list-contacts.query.dto';
 import { UpdateContactValueDto } from './dto/update-contact-value.dto';
+
+// What Express's res.json sends, for the answers written as JSON text.
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 @ApiTags('Contacts')
 @Controller({ path: 'funnels/:funnelId/contacts', version: '1' })
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
+  // The reads answer JSON text the database built (a ContactListResponse, a ContactResponse).
   @Get()
   @RequirePermissions('crm:read')
   @ListContactsDocs()
+  @Header('Content-Type', JSON_CONTENT_TYPE)
   list(
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
     @Query() query: ListContactsQueryDto,
-  ): Promise<ContactListResponse> {
-    return this.contacts.list(companyId, funnelId, query);
+  ): Promise<string> {
+    return this.contacts.listJson(companyId, funnelId, query);
   }
 
   @Post()
@@ -63,12 +69,13 @@ export class ContactsController {
   @Get(':contactId')
   @RequirePermissions('crm:read')
   @GetContactDocs()
+  @Header('Content-Type', JSON_CONTENT_TYPE)
   async get(
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
     @Param('contactId') contactId: string,
-  ): Promise<ContactResponse> {
-    return { data: await this.contacts.get(companyId, funnelId, contactId) };
+  ): Promise<string> {
+    return `{"data":${await this.contacts.getJson(companyId, funnelId, contactId)}}`;
   }
 
   @Put(':contactId/values')

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspacesModule } from '@app/workspaces';
+import { ContactJsonCache } from './contact-json.cache';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
@@ -14,7 +15,11 @@ import { contactEntities } from './entities';
 @Module({
   imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],
   controllers: [ContactsController],
-  providers: [ContactsService, ContactsRepository],
+  providers: [
+    ContactsService,
+    ContactsRepository,
+    { provide: ContactJsonCache, useFactory: () => new ContactJsonCache() },
+  ],
   exports: [ContactsService],
 })
 export class ContactsModule {}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { sqlPool } from '@app/core';
@@ -6,11 +7,21 @@ import { sortValueText, type SqlQuery } from './contacts-list.sql';
 import { Contact } from './entities/contact.entity';
 import type { ContactMessage } from './entities/contact-message.entity';
 
-/** A contact row as the presenter reads it, with its messages (oldest first). */
-export type ContactRow = Contact & { messages: ContactMessage[] };
+/**
+ * A contact row as the presenter reads it, with its messages (oldest first), and the version of
+ * the row (`xmin`, changed by every write; see ContactJsonCache).
+ */
+export type ContactRow = Contact & { messages: ContactMessage[]; version: string };
 
-/** A row of a list page: the contact, and its sort value as the cursor keeps it. */
-export type PageContactRow = ContactRow & { sort_value: string | null };
+/** A contact of a list page: its id, the row's version, and its sort value as the cursor keeps it. */
+export interface PageRef {
+  id: string;
+  version?: string;
+  sort_value: string | null;
+}
+
+/** The version of contact row `c`: its xmin, the transaction that wrote it. */
+const VERSION = 'c.xmin::text AS version';
 
 /**
  * The contacts SQL of the hot paths, without the ORM: each read is one statement that returns
@@ -41,7 +52,7 @@ export class ContactsRepository {
   async findOne(companyId: string, funnelId: string, contactId: string): Promise<ContactRow | undefined> {
     const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
       name: 'contact_by_id',
-      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages, ${VERSION}
              FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`,
       values: [contactId, funnelId, companyId],
     });
@@ -50,28 +61,32 @@ export class ContactsRepository {
 
   /**
    * A page of the list in one statement: the page's query (ids, `first` of pageQueries) joined to
-   * the contacts and their messages, in the page's order, with the funnel's kept total beside
-   * them. `offset` gates the page on the total, so a page past the end scans nothing. With no
-   * contact on the page, one row carries the total alone (id null).
+   * the contacts for the tenant check and their versions, in the page's order, with the funnel's
+   * kept total beside them. No column of a contact is read: ContactJsonCache has the texts of the
+   * versions it saw, and `byIds` reads the others. `offset` gates the page on the total, so a page
+   * past the end scans nothing. With no contact on the page, one row carries the total alone.
    */
   async page(
     first: SqlQuery,
     companyId: string,
     order: string,
     offset?: number,
-  ): Promise<{ total: number; rows: PageContactRow[] }> {
+  ): Promise<{ total: number; rows: PageRef[] }> {
     const values = [...first.params, companyId];
-    const gate = offset === undefined ? '' : `AND t.total > ${Number(offset)}`;
-    const result = await sqlPool(this.dataSource).query<PageContactRow & { total: string }>(
-      `SELECT t.total, r.* FROM
+    const gate = offset === undefined ? '' : `AND t.total > $${values.push(offset)}`;
+    const text = `SELECT t.total, r.id, r.version, r.sort_value FROM
          (SELECT coalesce((SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
        LEFT JOIN LATERAL (
-         SELECT q.sort_key, ${sortValueText('q')}, ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+         SELECT q.sort_key, c.id, ${VERSION}, ${sortValueText('q')}
          FROM (${first.sql}) q JOIN contacts c ON c.id = q.id
-         WHERE c.company_id = $${values.length} ${gate}) r ON true
-       ORDER BY ${order}`,
+         WHERE c.company_id = $${first.params.length + 1} ${gate}) r ON true
+       ORDER BY ${order}`;
+    // Prepared once per shape of page (sort field and order), so PostgreSQL parses it once.
+    const result = await sqlPool(this.dataSource).query<PageRef & { total: string }>({
+      name: `contacts_page_${createHash('sha1').update(text).digest('base64url')}`,
+      text,
       values,
-    );
+    });
     const rows = result.rows;
     return { total: Number(rows[0].total), rows: rows[0].id === null ? [] : rows };
   }
@@ -80,7 +95,7 @@ export class ContactsRepository {
   async byIds(companyId: string, ids: string[]): Promise<ContactRow[]> {
     const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
       name: 'contacts_by_ids',
-      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages, ${VERSION}
              FROM unnest($1::uuid[]) WITH ORDINALITY AS p(id, n) JOIN contacts c ON c.id = p.id
              WHERE c.company_id = $2 ORDER BY p.n`,
       values: [ids, companyId],

@@ -7,7 +7,8 @@ import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from
 import { ContactLinkEraser, eraseContact } from './contact-erasure';
 import { applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
-import { ContactsRepository, PageContactRow } from './contacts.repository';
+import { ContactJsonCache } from './contact-json.cache';
+import { ContactRow, ContactsRepository, PageRef } from './contacts.repository';
 import {
   assertIdempotencyKey,
   claimIdempotencyKey,
@@ -17,7 +18,7 @@ import {
 } from './idempotency';
 import { decodeCursor, encodeCursor } from './contacts-list.cursor';
 import { assertStatusFilter, hasFilters, ListContactsQuery, validateListQuery } from './contacts-list.query';
-import { countMatching, listPageRows, pageOrder, pageQueries, PageRow } from './contacts-list.sql';
+import { countMatching, listPageRows, pageOrder, pageQueries } from './contacts-list.sql';
 
 export interface ContactPage {
   data: ContactView[];
@@ -44,6 +45,7 @@ export class ContactsService {
     private readonly automations: AutomationTrigger,
     private readonly rows: ContactsRepository,
     private readonly links: ContactLinkEraser,
+    private readonly cache: ContactJsonCache,
   ) {}
 
   /**
@@ -52,6 +54,11 @@ export class ContactsService {
    * or with filters the count of matching contacts.
    */
   async list(companyId: string, funnelId: string, query: ListContactsQuery): Promise<ContactPage> {
+    return JSON.parse(await this.listJson(companyId, funnelId, query)) as ContactPage;
+  }
+
+  /** The page of `list` as the JSON text of the API's answer. */
+  async listJson(companyId: string, funnelId: string, query: ListContactsQuery): Promise<string> {
     assertIds({ funnelId });
     const filters = validateListQuery(query);
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
@@ -62,10 +69,10 @@ export class ContactsService {
     const manager = this.dataSource.manager;
     const { first, then } = pageQueries(funnelId, query, filters, after);
     let total: number;
-    let rows: PageContactRow[];
+    let refs: PageRef[];
     if (!hasFilters(filters) && !then) {
-      // The common case, one statement: the page, its contacts, their messages and the kept total.
-      ({ total, rows } = await this.rows.page(
+      // The common case, one statement: the page's contacts and their versions, and the kept total.
+      ({ total, rows: refs } = await this.rows.page(
         first,
         companyId,
         pageOrder(query, 'r'),
@@ -76,30 +83,32 @@ export class ContactsService {
         ? await countMatching(manager, funnelId, filters)
         : await this.rows.count(funnelId);
       // Past the last contact there is nothing to read (and no huge OFFSET to send).
-      if (!after && page * limit >= total) return { data: [], meta: { page, limit, total, hasNext: false } };
-      rows = await this.pageInSteps(companyId, await listPageRows(manager, funnelId, query, filters, after));
+      refs =
+        !after && page * limit >= total ? [] : await listPageRows(manager, funnelId, query, filters, after);
     }
-    const hasNext = rows.length > limit;
-    const pageRows = rows.slice(0, limit);
-    const data = pageRows.map((c) => presentContact(c, c.messages));
+    const hasNext = refs.length > limit;
+    const shown = await this.contactsJson(companyId, refs.slice(0, limit));
     const meta: ContactPage['meta'] = { page, limit, total, hasNext };
     if (hasNext) {
-      const last = pageRows[pageRows.length - 1];
+      const last = shown[shown.length - 1]?.ref ?? refs[limit - 1];
       meta.nextCursor = encodeCursor(sortField, sortOrder, filters, {
         value: last.sort_value,
         id: last.id,
         page: page + 1,
       });
     }
-    return { data, meta };
+    return `{"data":[${shown.map((c) => c.json).join(',')}],"meta":${JSON.stringify(meta)}}`;
   }
 
   async get(companyId: string, funnelId: string, contactId: string): Promise<ContactView> {
-    assertIds({ funnelId, contactId });
-    await this.funnels.findForCompany(companyId, funnelId);
-    const contact = await this.rows.findOne(companyId, funnelId, contactId);
-    if (!contact) throw new NotFoundError('Contact not found');
-    return presentContact(contact, contact.messages);
+    const row = await this.findRow(companyId, funnelId, contactId);
+    return presentContact(row, row.messages);
+  }
+
+  /** The contact of `get` as JSON text. */
+  async getJson(companyId: string, funnelId: string, contactId: string): Promise<string> {
+    const row = await this.findRow(companyId, funnelId, contactId);
+    return this.cache.get(row.id, row.version) ?? this.remember(row);
   }
 
   /**
@@ -214,23 +223,45 @@ export class ContactsService {
       const contact = await this.rows.lockForErasure(manager, companyId, funnelId, contactId);
       if (!contact) throw new NotFoundError('Contact not found');
       await eraseContact(manager, contact, this.automations, this.links);
+      // Other replicas drop its text once unread for CONTACT_JSON_IDLE_MS; it is never shown again.
+      this.cache.forget(contactId);
       await this.automations.record(manager, [
         { kind: 'contact.deleted', companyId, funnelId, contactId, occurredAt: new Date() },
       ]);
     });
   }
 
-  /** The contacts of a page's ids (and sort values), in their order. */
-  private async pageInSteps(companyId: string, ids: PageRow[]): Promise<PageContactRow[]> {
-    const found = await this.rows.byIds(
-      companyId,
-      ids.map((r) => r.id),
-    );
-    const byId = new Map(found.map((c) => [c.id, c]));
-    return ids.flatMap((r) => {
-      const contact = byId.get(r.id);
-      return contact ? [{ ...contact, sort_value: r.sort_value }] : [];
+  private async findRow(companyId: string, funnelId: string, contactId: string): Promise<ContactRow> {
+    assertIds({ funnelId, contactId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    const row = await this.rows.findOne(companyId, funnelId, contactId);
+    if (!row) throw new NotFoundError('Contact not found');
+    return row;
+  }
+
+  /**
+   * The JSON text of each contact of a page, in its order: from the cache when the page read a
+   * version it holds, otherwise read (one statement for all of them), presented and kept. A
+   * contact erased since the page was read is left out.
+   */
+  private async contactsJson(companyId: string, refs: PageRef[]): Promise<{ ref: PageRef; json: string }[]> {
+    const json = refs.map((r) => (r.version === undefined ? undefined : this.cache.get(r.id, r.version)));
+    const missing = refs.filter((_, i) => json[i] === undefined).map((r) => r.id);
+    const read = new Map<string, string>();
+    if (missing.length) {
+      for (const row of await this.rows.byIds(companyId, missing)) read.set(row.id, this.remember(row));
+    }
+    return refs.flatMap((ref, i) => {
+      const text = json[i] ?? read.get(ref.id);
+      return text === undefined ? [] : [{ ref, json: text }];
     });
+  }
+
+  /** The contact's JSON text, kept for its version. */
+  private remember(row: ContactRow): string {
+    const json = JSON.stringify(presentContact(row, row.messages));
+    this.cache.set(row.id, row.version, json);
+    return json;
   }
 }
 
