@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { ApiKeysService, hashKey } from '@app/auth';
 import { ChangeNotifications } from '@app/core';
+import { FunnelsService } from '@app/workspaces';
 import { createTenant, TenantFixture } from './support/factories';
 import { startTestApp, TestApp } from './support/app';
 
@@ -66,6 +67,52 @@ describe('API keys and funnels kept in memory', () => {
     ]);
     await sql.query('DELETE FROM funnels WHERE id = $1', [other.funnelId]);
     expect(await settledStatus(path, other.key, 404)).toEqual([404, 404]);
+  });
+
+  /** The workspace list every replica answers once they agree, or the last seen after the bound. */
+  async function settledList(key: string, expected: unknown): Promise<unknown[]> {
+    const deadline = performance.now() + BOUND_MS;
+    for (;;) {
+      const lists = [
+        await (await get(a, '/v1/workspaces', key)).json(),
+        await (await get(b, '/v1/workspaces', key)).json(),
+      ];
+      if (lists.every((l) => JSON.stringify(l) === JSON.stringify(expected)) || performance.now() > deadline)
+        return lists;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it("shows workspaces and funnels changed by another writer in every replica's list within the bound", async () => {
+    const other = await createTenant(a.app);
+    const list = async () => (await get(a, '/v1/workspaces', other.key)).json();
+    const before = (await list()) as { data: { id: string; campaigns: { name: string }[] }[] };
+    expect((await get(b, '/v1/workspaces', other.key)).status).toBe(200);
+    await sql.query(`UPDATE funnels SET name = 'Renamed', status = 'offline' WHERE id = $1`, [
+      other.funnelId,
+    ]);
+    const renamed = structuredClone(before);
+    Object.assign(renamed.data[0].campaigns[0], { name: 'Renamed', status: 'offline' });
+    expect(await settledList(other.key, renamed)).toEqual([renamed, renamed]);
+    await sql.query(`UPDATE workspaces SET name = 'Sales' WHERE id = $1`, [other.workspaceId]);
+    renamed.data[0].name = 'Sales';
+    expect(await settledList(other.key, renamed)).toEqual([renamed, renamed]);
+    await sql.query(`INSERT INTO workspaces (company_id, name) VALUES ($1, 'Second')`, [other.companyId]);
+    await sql.query('DELETE FROM funnels WHERE id = $1', [other.funnelId]);
+    const [seen] = (await settledList(other.key, null)) as {
+      data: { name: string; campaigns: unknown[] }[];
+    }[];
+    expect(seen.data.map((w) => [w.name, w.campaigns.length])).toEqual([
+      ['Sales', 0],
+      ['Second', 0],
+    ]);
+  });
+
+  it('shows a funnel this replica created in its next list, without waiting', async () => {
+    const other = await createTenant(a.app);
+    expect((await (await get(a, '/v1/workspaces', other.key)).json()).data[0].campaigns).toHaveLength(1);
+    await a.app.get(FunnelsService).create({ workspaceId: other.workspaceId, name: 'Second funnel' });
+    expect((await (await get(a, '/v1/workspaces', other.key)).json()).data[0].campaigns).toHaveLength(2);
   });
 
   it('answers 401 "API key expired" once a key passes its expiry', async () => {

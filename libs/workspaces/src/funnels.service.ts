@@ -11,6 +11,7 @@ import {
 import { FunnelPage } from './entities/funnel-page.entity';
 import { FunnelsRepository } from './funnels.repository';
 import { WorkspacesRepository } from './workspaces.repository';
+import { WorkspacesService } from './workspaces.service';
 
 export interface CreateFunnelInput {
   workspaceId: string;
@@ -49,6 +50,7 @@ export class FunnelsService {
   constructor(
     private readonly funnels: FunnelsRepository,
     private readonly workspaces: WorkspacesRepository,
+    private readonly workspaceLists: WorkspacesService,
     notifications: ChangeNotifications,
   ) {
     this.cache = new NotifiedCache(notifications, {
@@ -85,6 +87,8 @@ export class FunnelsService {
         })
       : undefined;
     if (!funnel) throw new NotFoundError('Workspace not found');
+    // This process shows it at once; the others when the trigger's notification reaches them.
+    this.workspaceLists.changed(funnel.companyId);
     return funnel;
   }
 

@@ -1,7 +1,6 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
-import { WorkspaceListResponse } from './dto/workspace.dto';
 import { ListWorkspacesDocs } from './workspaces.docs';
 import { WorkspacesService } from './workspaces.service';
 
@@ -13,7 +12,9 @@ export class WorkspacesController {
   @Get()
   @RequirePermissions('crm:read')
   @ListWorkspacesDocs()
-  async list(@CurrentCompany() companyId: string): Promise<WorkspaceListResponse> {
-    return { data: await this.workspaces.listForCompany(companyId) };
+  // A WorkspaceListResponse, serialised once per change of the list.
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  list(@CurrentCompany() companyId: string): Promise<string> {
+    return this.workspaces.listJson(companyId);
   }
 }
