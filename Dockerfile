@@ -24,4 +24,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # As `npm run start:prod`: a young generation of at most 2 × 8 MB keeps the resident memory under
 # load near 200 MB on a host with memory to spare (see docs/BENCHMARKS.md).
-CMD ["node", "--max-semi-space-size=8", "dist/apps/api/src/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=160", "dist/apps/api/src/main.js"]
