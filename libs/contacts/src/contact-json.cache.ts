@@ -1,5 +1,5 @@
-/** JSON text kept for at most this many characters in all (about 16 MB for Latin-1 text). */
-export const CONTACT_JSON_CACHE_CHARS = 16_000_000;
+/** JSON text kept for at most this many characters in all (8 MB for Latin-1 text, twice that for other text). */
+export const CONTACT_JSON_CACHE_CHARS = 8_000_000;
 /** A text not read for this long is dropped, so an erased contact leaves every replica's memory. */
 export const CONTACT_JSON_IDLE_MS = 5 * 60_000;
 
