@@ -58,6 +58,8 @@ interface Route {
 }
 
 const DAY = 86_400_000;
+// 400 pages of 50: 20,000 contacts, more than the service's render cache holds (about 11,000).
+const TURN_PAGES = Math.max(1, Math.min(400, Math.floor(CONTACTS / 50)));
 const window = () =>
   `from=${new Date(Date.now() - 30 * DAY).toISOString()}&to=${new Date().toISOString()}&offset=-120`;
 const ALL_ROUTES: Route[] = [
@@ -71,6 +73,14 @@ const ALL_ROUTES: Route[] = [
     name: 'list page 100',
     method: 'GET',
     path: (d) => `/v1/funnels/${d.funnelId}/contacts?page=100&limit=50`,
+    compared: true,
+  },
+  {
+    // Each request another page, over more contacts than the service keeps presented: every
+    // contact is read and presented again (the render cache misses).
+    name: 'list pages in turn',
+    method: 'GET',
+    path: (d, i) => `/v1/funnels/${d.funnelId}/contacts?page=${i % TURN_PAGES}&limit=50`,
     compared: true,
   },
   {
