@@ -3,8 +3,8 @@ import { ContactJsonCache } from './contact-json.cache';
 describe(ContactJsonCache.name, () => {
   let clock = 0;
   const caches: ContactJsonCache[] = [];
-  const cache = (limit: number, idleMs = 60_000) => {
-    const made = new ContactJsonCache(limit, idleMs, () => clock);
+  const cache = (limit: number, idleMs = 60_000, admitEvery = 1) => {
+    const made = new ContactJsonCache(limit, idleMs, () => clock, admitEvery);
     caches.push(made);
     return made;
   };
@@ -36,6 +36,24 @@ describe(ContactJsonCache.name, () => {
     expect(c.get('b', '1')).toBeUndefined();
     expect(c.get('a', '1')).toBe('aaaa');
     expect(c.get('c', '1')).toBe('cccc');
+  });
+
+  it('once full, lets a new contact in on one miss in its admission rate, and a new version always', () => {
+    const c = cache(8, 60_000, 3);
+    c.set('a', '1', 'aaaa');
+    c.set('b', '1', 'bbbb');
+    c.set('c', '1', 'cccc');
+    c.set('c', '1', 'cccc');
+    expect(c.get('c', '1')).toBeUndefined();
+    expect(c.get('a', '1')).toBe('aaaa');
+    c.set('c', '1', 'cccc'); // the third miss: b, the least recently read, goes
+    expect(c.get('c', '1')).toBe('cccc');
+    expect(c.get('b', '1')).toBeUndefined();
+    expect(c.get('a', '1')).toBe('aaaa');
+    c.set('a', '2', 'AAAAA'); // a kept contact's new version gets in, though the cache is full
+    expect(c.get('a', '2')).toBe('AAAAA');
+    expect(c.get('c', '1')).toBeUndefined();
+    expect(c.size).toBe(1);
   });
 
   it('keeps no text larger than its size', () => {
