@@ -31,6 +31,8 @@ const VERSION = 'c.xmin::text AS version';
 @Injectable()
 export class ContactsRepository {
   private columns?: string;
+  /** Prepared statement names by statement text: one per shape of page (sort field and order). */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -83,12 +85,22 @@ export class ContactsRepository {
        ORDER BY ${order}`;
     // Prepared once per shape of page (sort field and order), so PostgreSQL parses it once.
     const result = await sqlPool(this.dataSource).query<PageRef & { total: string }>({
-      name: `contacts_page_${createHash('sha1').update(text).digest('base64url')}`,
+      name: this.statementName(text),
       text,
       values,
     });
     const rows = result.rows;
     return { total: Number(rows[0].total), rows: rows[0].id === null ? [] : rows };
+  }
+
+  private statementName(text: string): string {
+    let name = this.statementNames.get(text);
+    if (!name) {
+      name = `contacts_page_${createHash('sha1').update(text).digest('base64url')}`;
+      if (this.statementNames.size >= 256) this.statementNames.clear();
+      this.statementNames.set(text, name);
+    }
+    return name;
   }
 
   /** The contacts with these ids and their messages, in the order of the ids. */
