@@ -1,7 +1,7 @@
 /**
  * The ceiling of `npm run bench:http`: a bare node:http server that answers each path with the
  * bytes the service sent for it, from memory. Usage: <bodies.json> <port>, the file mapping each
- * path to its body.
+ * path to its body; any other page of a list it was given is answered with page 0's body.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -15,7 +15,8 @@ const bodies = new Map(
 );
 
 createServer((req, res) => {
-  const body = bodies.get(req.url ?? '');
+  // A list page it was not given (the pages read in turn) gets page 0's bytes: the same size.
+  const body = bodies.get(req.url ?? '') ?? bodies.get((req.url ?? '').replace(/([?&]page=)\d+/, '$10'));
   if (!body) {
     res.writeHead(404).end();
     return;
