@@ -355,6 +355,44 @@ describe('GET and PUT /v1/funnels/{funnelId}/contacts/{contactId}', () => {
       });
     });
 
+    describe('without a lock while no automation can fire', () => {
+      it('keeps an email or a phone when both are cleared at once: the later write goes down the locked path', async () => {
+        const id = await newContact({ email: 'both@example.com', phone: '+4930100000' });
+        const dataSource = t.app.get(DataSource);
+        // Another transaction holds the row: both requests read it (email and phone set, so either
+        // may be cleared) and wait to write it.
+        const holder = dataSource.createQueryRunner();
+        await holder.connect();
+        await holder.startTransaction();
+        await holder.query('SELECT id FROM contacts WHERE id = $1 FOR UPDATE', [id]);
+        const answers = Promise.all(
+          ['email', 'phone'].map(
+            async (fieldName) =>
+              (await put(id, { fieldName, value: '', skipAutomationTrigger: true })).status,
+          ),
+        );
+        const waiting = async () =>
+          Number(
+            (
+              await dataSource.query(
+                `SELECT count(*) AS n FROM pg_stat_activity
+                 WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE contacts c SET%'`,
+              )
+            )[0].n,
+          );
+        const deadline = Date.now() + 10_000;
+        while ((await waiting()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        expect(await waiting()).toBe(2);
+        await holder.commitTransaction();
+        await holder.release();
+
+        expect((await answers).sort()).toEqual([200, 400]);
+        const contact = await read(id);
+        expect(Boolean(contact.email) !== Boolean(contact.phone)).toBe(true);
+        expect(await dataSource.manager.countBy(ContactFieldValue, { contactId: id })).toBe(1);
+      });
+    });
+
     it('answers 404 for an unknown contact', async () => {
       const res = await put('5d7a3c1e-8b2f-4e6a-9c0d-1e2f3a4b5c6d', { fieldName: 'city', value: 'x' });
       expect(res.status).toBe(404);

@@ -52,16 +52,31 @@ export function validateValueInput(input: UpdateContactValueInput, statuses: rea
   return { field, value, skipAutomationTrigger: skip === true };
 }
 
+/** Where the contact of a change was read: locked in the caller's transaction, or unlocked at a version. */
+export type ChangeTarget =
+  | { locked: true }
+  | {
+      locked: false;
+      /** The row's `xmin` when it was read: nothing is written if the row changed since. */
+      version: string;
+      /** An SQL condition on the contact's funnel id; nothing is written unless it holds. */
+      condition?: (funnelIdSql: string) => string;
+    };
+
 /**
- * Writes the change to the locked contact, keeps it as a field-value record and stamps
+ * Writes the change to the contact, keeps it as a field-value record and stamps
  * meta.ps_user_edited_at, in one statement. jsonb members are merged in SQL so concurrent writers
- * of other members are never overwritten.
+ * of other members are never overwritten. The rules are checked against `contact` as read: either
+ * locked in the caller's transaction, or read unlocked, when the statement writes only if the row
+ * is still at the version read (and `condition` holds), and answers undefined otherwise, with
+ * nothing written: one statement, no transaction, the same outcome as the locked write.
  */
 export async function applyValueChange(
   manager: EntityManager,
   contact: Contact,
   change: ValueChange,
-): Promise<AppliedChange> {
+  target: ChangeTarget = { locked: true },
+): Promise<AppliedChange | undefined> {
   const { field, value } = change;
   let previousValue: PropertyValue;
   let newValue: PropertyValue;
@@ -88,23 +103,33 @@ export async function applyValueChange(
   }
 
   const record = { id: '', contactId: contact.id, fieldName: field.name, value, createdAt: new Date() };
-  const [row]: { id: string }[] = await manager.query(
-    `WITH record AS (
-       INSERT INTO contact_field_values (contact_id, field_name, value, created_at) VALUES ($1, $2, $3, $4)
-       RETURNING id),
-     written AS (
-       UPDATE contacts SET ${set}, meta = meta || $5::jsonb WHERE id = $1)
+  const values: unknown[] = [
+    contact.id,
+    field.name,
+    value,
+    record.createdAt,
+    JSON.stringify({ ps_user_edited_at: record.createdAt.toISOString() }),
+    field.kind === 'standard' ? newValue : JSON.stringify({ [field.name]: value }),
+  ];
+  let guard = '';
+  if (!target.locked) {
+    guard = ` AND c.xmin = $${values.push(target.version)}::xid`;
+    if (target.condition) guard += ` AND ${target.condition('c.funnel_id')}`;
+  }
+  const rows: { id: string }[] = await manager.query(
+    `WITH written AS (
+       UPDATE contacts c SET ${set}, meta = meta || $5::jsonb WHERE c.id = $1${guard} RETURNING c.id),
+     record AS (
+       INSERT INTO contact_field_values (contact_id, field_name, value, created_at)
+       SELECT id, $2, $3, $4 FROM written RETURNING id)
      SELECT id FROM record`,
-    [
-      contact.id,
-      field.name,
-      value,
-      record.createdAt,
-      JSON.stringify({ ps_user_edited_at: record.createdAt.toISOString() }),
-      field.kind === 'standard' ? newValue : JSON.stringify({ [field.name]: value }),
-    ],
+    values,
   );
-  record.id = row.id;
+  if (!rows.length) {
+    if (target.locked) throw new Error(`the locked contact ${contact.id} was not written`);
+    return undefined;
+  }
+  record.id = rows[0].id;
   return {
     record,
     previousValue: previousValue ?? null,

@@ -165,6 +165,25 @@ export class ContactsRepository {
     return rows[0];
   }
 
+  /**
+   * The contact as `lock` reads it, with its version, but unlocked and outside a transaction: a
+   * write guarded by that version holds only if nothing wrote the row since.
+   */
+  async findForChange(
+    companyId: string,
+    funnelId: string,
+    contactId: string,
+    noRuns: (funnelIdSql: string) => string,
+  ): Promise<(Contact & { noRuns: boolean; version: string }) | undefined> {
+    const { rows } = await sqlPool(this.dataSource).query<Contact & { noRuns: boolean; version: string }>({
+      name: 'contact_for_change',
+      text: `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns", ${VERSION}
+             FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`,
+      values: [contactId, funnelId, companyId],
+    });
+    return rows[0];
+  }
+
   /** The contact row, locked for update in the caller's transaction (erasure reads it whole). */
   lockForErasure(
     manager: EntityManager,

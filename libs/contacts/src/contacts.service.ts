@@ -5,7 +5,7 @@ import { isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
 import { ContactLinkEraser, eraseContact } from './contact-erasure';
-import { applyValueChange, validateValueInput } from './contact-value-change';
+import { AppliedChange, applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
 import { ContactJsonCache } from './contact-json.cache';
 import { ContactRow, ContactsRepository, PageRef } from './contacts.repository';
@@ -180,14 +180,34 @@ export class ContactsService {
     assertIds({ funnelId, contactId });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const change = validateValueInput(input, funnel.contactStatuses);
+    const noRuns = (funnelIdSql: string) => this.automations.noRunsCondition(funnelIdSql);
+    const view = ({ record }: AppliedChange): ContactValuesView => ({
+      id: record.id,
+      fieldName: record.fieldName,
+      value: record.value,
+      updatedAt: record.createdAt.toISOString(),
+    });
+
+    // While no automation can fire, the contact is read unlocked and written only if unchanged
+    // since, in one statement each; a row written in between, or an automation enabled, sends the
+    // change down the locked path below, which checks the rules again.
+    const read = await this.rows.findForChange(companyId, funnelId, contactId, noRuns);
+    if (!read) throw new NotFoundError('Contact not found');
+    if (change.skipAutomationTrigger || read.noRuns) {
+      const applied = await applyValueChange(this.dataSource.manager, read, change, {
+        locked: false,
+        version: read.version,
+        condition: change.skipAutomationTrigger ? undefined : noRuns,
+      });
+      if (applied) return view(applied);
+    }
 
     return this.dataSource.transaction(async (manager: EntityManager) => {
       // Locked, so the previous value and the email-or-phone rule hold under concurrent writes.
-      const contact = await this.rows.lock(manager, companyId, funnelId, contactId, (funnel) =>
-        this.automations.noRunsCondition(funnel),
-      );
+      const contact = await this.rows.lock(manager, companyId, funnelId, contactId, noRuns);
       if (!contact) throw new NotFoundError('Contact not found');
-      const { record, previousValue, value, changed } = await applyValueChange(manager, contact, change);
+      const applied = (await applyValueChange(manager, contact, change))!;
+      const { record, previousValue, value, changed } = applied;
       if (changed && !change.skipAutomationTrigger && !contact.noRuns) {
         await this.automations.record(manager, [
           {
@@ -202,12 +222,7 @@ export class ContactsService {
           },
         ]);
       }
-      return {
-        id: record.id,
-        fieldName: record.fieldName,
-        value: record.value,
-        updatedAt: record.createdAt.toISOString(),
-      };
+      return view(applied);
     });
   }
 
