@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { EventsService, trackedEvent } from '@app/metrics';
@@ -203,6 +204,39 @@ describe('POST /v1/funnels/{funnelId}/events', () => {
     });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'Request body too large (limit 1 MB)', status: 413 });
+  });
+
+  it('reads at most 16 large batches at once: one more gets 503 with Retry-After, a small one is served', async () => {
+    const url = new URL(`/v1/funnels/${acme.funnelId}/events`, t.baseUrl);
+    const headers = { 'x-service-api-key': acme.key, 'content-type': 'application/json' };
+    // Sixteen large bodies that never finish arriving hold the route's sixteen places.
+    const held = Array.from({ length: 16 }, () => {
+      const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': '500000' } });
+      req.on('error', () => undefined);
+      req.write('{"events":[');
+      return req;
+    });
+    const large = () =>
+      fetch(url, { method: 'POST', headers, body: JSON.stringify({ events: [], pad: 'x'.repeat(200_000) }) });
+    const until = async (done: (status: number) => boolean) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const res = await large();
+        if (done(res.status) || Date.now() > deadline) return res;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    try {
+      const refused = await until((status) => status === 503);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toEqual({ error: 'Service unavailable', status: 503 });
+      expect((await send([view('small-while-full', '2026-03-02T10:00:00Z')])).status).toBe(202);
+    } finally {
+      held.forEach((req) => req.destroy());
+    }
+    // Once they are gone, a large body is read again (and refused for what it holds).
+    expect((await until((status) => status !== 503)).status).toBe(400);
   });
 
   it('answers 400 for malformed JSON', async () => {

@@ -8,10 +8,12 @@ import { HttpMetrics } from '../observability/http-metrics';
 import { ROOT_LOGGER } from '../observability/observability.module';
 import { ShutdownState } from '../observability/shutdown-state';
 import { verifyJsonDepth } from './json-depth';
+import { largerBodyGate } from './larger-body-gate';
 import { setupSwagger } from './swagger';
 import { AppValidationPipe } from './validation.pipe';
 
-export const BODY_LIMIT = '100kb';
+const BODY_LIMIT_BYTES = 100 * 1024;
+export const BODY_LIMIT = `${BODY_LIMIT_BYTES / 1024}kb`;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** A route whose JSON body may be larger than BODY_LIMIT; the domain that serves it declares it. */
@@ -19,6 +21,8 @@ export interface LargerBodyRoute {
   /** Matches the request URL (path and query). */
   path: RegExp;
   limit: string;
+  /** At most this many requests with a body over BODY_LIMIT at once per process; more get 503. */
+  maxInFlight: number;
 }
 
 /**
@@ -38,6 +42,7 @@ export function configureHttpApp(
   // Every JSON parser checks the nesting depth on the raw bytes first (see json-depth.ts); Nest's
   // useBodyParser does not pass `verify` on, so Express's own parser is mounted the same way.
   for (const route of largerBodies) {
+    app.use(largerBodyGate(route.path, route.maxInFlight, BODY_LIMIT_BYTES));
     app.use(
       json({
         limit: route.limit,
