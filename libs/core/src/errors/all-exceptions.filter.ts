@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DomainException } from './domain.exception';
+import { DomainException, ServiceOverloadedError } from './domain.exception';
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../database/database-outage';
 import { allowedMethods } from '../http/allowed-methods';
 import { ErrorBody } from './error-body';
@@ -19,6 +19,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service unavailable',
 };
 
+/** A domain error, also when Express handed it to Nest from a middleware (wrapped, as `cause`). */
+function domainError(exception: unknown): DomainException | undefined {
+  if (exception instanceof DomainException) return exception;
+  const cause = exception instanceof HttpException ? exception.cause : undefined;
+  return cause instanceof DomainException ? cause : undefined;
+}
+
 /**
  * Maps every error to `{error, status, details?}`. A database outage is a 503 with Retry-After (the
  * request may succeed when sent again); a known path with another method is a 405 with Allow;
@@ -33,10 +40,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
     const body = this.toBody(exception, request);
-    if (body.status === 503 && isDatabaseUnavailable(exception)) {
-      this.logger.warn(
-        `${request.method} ${request.originalUrl?.split('?')[0]} answered 503: database unavailable`,
-      );
+    const overloaded = domainError(exception) instanceof ServiceOverloadedError;
+    if (body.status === 503 && (overloaded || isDatabaseUnavailable(exception))) {
+      const reason = overloaded
+        ? (domainError(exception) as ServiceOverloadedError).reason
+        : 'database unavailable';
+      this.logger.warn(`${request.method} ${request.originalUrl?.split('?')[0]} answered 503: ${reason}`);
       if (!response.headersSent) response.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
     } else if (body.status >= 500) {
       this.logger.error(
@@ -53,7 +62,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const parserBody = this.parserErrorBody(exception instanceof HttpException ? exception.cause : exception);
     if (parserBody) return parserBody;
     if (isDatabaseUnavailable(exception)) return { error: STATUS_TEXT[503], status: 503 };
-    if (exception instanceof DomainException) return exception.toBody();
+    const domain = domainError(exception);
+    if (domain) return domain.toBody();
     if (exception instanceof HttpException) return this.frameworkErrorBody(exception, request);
     return { error: STATUS_TEXT[500], status: 500 };
   }

@@ -35,3 +35,13 @@ export class ConflictError extends DomainException {
     super(409, message);
   }
 }
+
+/**
+ * The process is too busy for this request now (the database's outages are recognised apart): a
+ * 503 with Retry-After, logged as a warning with `reason`.
+ */
+export class ServiceOverloadedError extends DomainException {
+  constructor(readonly reason: string) {
+    super(503, 'Service unavailable');
+  }
+}

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../database/database-outage';
+import { ServiceOverloadedError } from '../errors/domain.exception';
 
 /** A large body must have arrived whole this long after its headers (1 MB at 17 kB/s). */
 export const LARGE_BODY_TIMEOUT_MS = 60_000;
@@ -8,8 +8,8 @@ export const LARGE_BODY_TIMEOUT_MS = 60_000;
  * Bounds how many requests with a large body (over `smallBytes`, or of unknown length) a route
  * serves at once in this process. Each is read whole and parsed, and a hundred 1 MB event batches
  * at once take more memory than the heap allows: the process would stop, for every client. Past
- * `maxInFlight`, a request is answered 503 with Retry-After before its body is read, like any
- * other overload; small bodies are never held back. A large body still arriving after
+ * `maxInFlight`, a request is refused (ServiceOverloadedError: 503 with Retry-After) before its
+ * body is read; small bodies are never held back. A large body still arriving after
  * `bodyTimeoutMs` is cut (its connection closed), so slow senders cannot keep the places forever.
  */
 export function largerBodyGate(
@@ -25,11 +25,7 @@ export function largerBodyGate(
       length === undefined ? req.headers['transfer-encoding'] !== undefined : !(Number(length) <= smallBytes);
     if (!large || !path.test(req.url ?? '')) return next();
     if (inFlight >= maxInFlight) {
-      res
-        .status(503)
-        .set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS))
-        .json({ error: 'Service unavailable', status: 503 });
-      return;
+      return next(new ServiceOverloadedError(`${maxInFlight} large bodies already being read`));
     }
     inFlight++;
     const cut = setTimeout(() => {
