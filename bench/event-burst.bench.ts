@@ -7,10 +7,9 @@
  * Prints the answers by status, the server's peak RSS and whether it is still up: every batch is
  * either accepted (202) or refused with 503 and Retry-After, and the process never stops.
  */
-import { execFileSync } from 'node:child_process';
 import { startBenchDatabase } from './metrics/bench-env';
 import { buildHttpBenchData } from './http/dataset';
-import { freePort, rssMb, startService } from './http/processes';
+import { buildService, freePort, productionEnv, rssMb, startService } from './http/processes';
 
 const CLIENTS = Number(process.argv[2] ?? 200);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -54,24 +53,10 @@ const alive = (pid: number) => {
 };
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'api'], {
-    stdio: 'inherit',
-  });
+  buildService(process.cwd());
   const pg = await startBenchDatabase();
   const data = await buildHttpBenchData(pg.url, 1000);
-  const service = await startService(
-    process.cwd(),
-    {
-      NODE_ENV: 'production',
-      DATABASE_URL: pg.url,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      IDP_URL: 'http://127.0.0.1:9/',
-      OAUTH_CLIENT_ID: 'bench',
-      OAUTH_AUDIENCE: 'bench',
-      OAUTH_CLAIM_NAMESPACE: 'https://bench.example.com',
-    },
-    await freePort(),
-  );
+  const service = await startService(process.cwd(), productionEnv(pg.url), await freePort());
   const body = batch();
   const url = `${service.baseUrl}/v1/funnels/${data.otherFunnelId}/events`;
   const headers = { 'x-service-api-key': data.key, 'content-type': 'application/json' };

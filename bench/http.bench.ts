@@ -16,7 +16,6 @@
  * service's CPU profile and prints its top entries; `--dev` runs the service as `npm start` does
  * (sources compiled as they load, NODE_ENV=development) instead of the production build.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,7 +23,15 @@ import autocannon from 'autocannon';
 import { fmt, startBenchDatabase } from './metrics/bench-env';
 import { machineTicks, postgresCpuMs, postmasterPid, processCpuMs } from './metrics/cpu';
 import { buildHttpBenchData, HttpBenchData } from './http/dataset';
-import { forkServer, freePort, rssMb, Server, startService } from './http/processes';
+import {
+  buildService,
+  forkServer,
+  freePort,
+  productionEnv,
+  rssMb,
+  Server,
+  startService,
+} from './http/processes';
 import { printProfile } from './http/profile';
 
 const args = process.argv.slice(2);
@@ -142,10 +149,7 @@ interface Sample {
 async function main(): Promise<void> {
   if (!args.includes('--no-build') && !DEVELOPMENT) {
     console.log(`building the service in ${SERVICE_DIR} ...`);
-    execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'api'], {
-      cwd: SERVICE_DIR,
-      stdio: 'inherit',
-    });
+    buildService(SERVICE_DIR);
   }
   const pg = await startBenchDatabase();
   const servers: Server[] = [];
@@ -153,16 +157,7 @@ async function main(): Promise<void> {
     const data = await buildHttpBenchData(pg.url, CONTACTS);
     const postmaster = await postmasterPid(pg.url);
     const profileDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
-    const serviceEnv = {
-      NODE_ENV: 'production',
-      DATABASE_URL: pg.url,
-      // Rate limiting stays on (every request counted); the limit is out of reach.
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      IDP_URL: 'http://127.0.0.1:9/',
-      OAUTH_CLIENT_ID: 'bench',
-      OAUTH_AUDIENCE: 'bench',
-      OAUTH_CLAIM_NAMESPACE: 'https://bench.example.com',
-    };
+    const serviceEnv = productionEnv(pg.url);
     const service = await startService(
       SERVICE_DIR,
       serviceEnv,

@@ -1,4 +1,4 @@
-import { ChildProcess, fork, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -102,4 +102,26 @@ export async function startService(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { name, baseUrl, pid: child.pid!, stop: stopper(child) };
+}
+
+/** Builds a checkout's production build (`nest build api`), as `start:prod` runs it. */
+export function buildService(dir: string): void {
+  execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'api'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
+}
+
+/** The environment a benchmark runs the service in: production, on `databaseUrl`. */
+export function productionEnv(databaseUrl: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    // Rate limiting stays on (every request counted); the limit is out of reach.
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    IDP_URL: 'http://127.0.0.1:9/',
+    OAUTH_CLIENT_ID: 'bench',
+    OAUTH_AUDIENCE: 'bench',
+    OAUTH_CLAIM_NAMESPACE: 'https://bench.example.com',
+  };
 }
