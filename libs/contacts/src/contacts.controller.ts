@@ -3,7 +3,6 @@ import {
   Controller,
   Delete,
   Get,
-  Header,
   Headers,
   HttpCode,
   Param,
@@ -15,6 +14,7 @@ import {
 import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
+import { AnswersJsonText } from '@app/core';
 import {
   CreateContactDocs,
   EraseContactDocs,
@@ -28,19 +28,16 @@ import { CreateContactDto } from './dto/create-contact.dto';
 import { ListContactsQueryDto } from './dto/list-contacts.query.dto';
 import { UpdateContactValueDto } from './dto/update-contact-value.dto';
 
-// What Express's res.json sends, for the answers written as JSON text.
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
 @ApiTags('Contacts')
 @Controller({ path: 'funnels/:funnelId/contacts', version: '1' })
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
-  // The reads answer JSON text the database built (a ContactListResponse, a ContactResponse).
+  // The reads answer the JSON text of a ContactListResponse and a ContactResponse.
   @Get()
   @RequirePermissions('crm:read')
   @ListContactsDocs()
-  @Header('Content-Type', JSON_CONTENT_TYPE)
+  @AnswersJsonText()
   list(
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
@@ -69,13 +66,13 @@ export class ContactsController {
   @Get(':contactId')
   @RequirePermissions('crm:read')
   @GetContactDocs()
-  @Header('Content-Type', JSON_CONTENT_TYPE)
-  async get(
+  @AnswersJsonText()
+  get(
     @CurrentCompany() companyId: string,
     @Param('funnelId') funnelId: string,
     @Param('contactId') contactId: string,
   ): Promise<string> {
-    return `{"data":${await this.contacts.getJson(companyId, funnelId, contactId)}}`;
+    return this.contacts.getJson(companyId, funnelId, contactId);
   }
 
   @Put(':contactId/values')

@@ -105,10 +105,10 @@ export class ContactsService {
     return presentContact(row, row.messages);
   }
 
-  /** The contact of `get` as JSON text. */
+  /** The answer of GET …/contacts/{contactId} as JSON text: `{"data":…}` with the contact of `get`. */
   async getJson(companyId: string, funnelId: string, contactId: string): Promise<string> {
     const row = await this.findRow(companyId, funnelId, contactId);
-    return this.cache.get(row.id, row.version) ?? this.remember(row);
+    return `{"data":${this.cache.get(row.id, row.version) ?? this.remember(row)}}`;
   }
 
   /**

@@ -16,6 +16,7 @@ export * from './http/base-url';
 export * from './http/allowed-methods';
 export * from './http/configure-http-app';
 export * from './http/json-depth';
+export * from './http/json-text';
 export * from './http/swagger';
 export * from './http/openapi-errors';
 export * from './http/rate-limit';

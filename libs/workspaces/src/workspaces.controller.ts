@@ -1,6 +1,7 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
+import { AnswersJsonText } from '@app/core';
 import { ListWorkspacesDocs } from './workspaces.docs';
 import { WorkspacesService } from './workspaces.service';
 
@@ -13,7 +14,7 @@ export class WorkspacesController {
   @RequirePermissions('crm:read')
   @ListWorkspacesDocs()
   // A WorkspaceListResponse, serialised once per change of the list.
-  @Header('Content-Type', 'application/json; charset=utf-8')
+  @AnswersJsonText()
   list(@CurrentCompany() companyId: string): Promise<string> {
     return this.workspaces.listJson(companyId);
   }
