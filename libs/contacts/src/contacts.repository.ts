@@ -158,8 +158,7 @@ export class ContactsRepository {
     noRuns: (funnelIdSql: string) => string,
   ): Promise<(Contact & { noRuns: boolean }) | undefined> {
     const rows: (Contact & { noRuns: boolean })[] = await manager.query(
-      `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns"
-       FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3 FOR UPDATE OF c`,
+      `${this.changeSelect(noRuns)} FOR UPDATE OF c`,
       [contactId, funnelId, companyId],
     );
     return rows[0];
@@ -177,11 +176,16 @@ export class ContactsRepository {
   ): Promise<(Contact & { noRuns: boolean; version: string }) | undefined> {
     const { rows } = await sqlPool(this.dataSource).query<Contact & { noRuns: boolean; version: string }>({
       name: 'contact_for_change',
-      text: `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns", ${VERSION}
-             FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`,
+      text: this.changeSelect(noRuns),
       values: [contactId, funnelId, companyId],
     });
     return rows[0];
+  }
+
+  /** The contact a value change reads ($1 its id, $2 the funnel's, $3 the company's), its version, and `noRuns`. */
+  private changeSelect(noRuns: (funnelIdSql: string) => string): string {
+    return `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns", ${VERSION}
+            FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`;
   }
 
   /** The contact row, locked for update in the caller's transaction (erasure reads it whole). */
