@@ -6,7 +6,7 @@ async function main(): Promise<void> {
   const env = validateEnv(process.env);
   const db = await resolveDatabase(env);
   try {
-    const applied = await runMigrations(db.url, databaseSchema);
+    const applied = await runMigrations(db.url, databaseSchema, env);
     console.log(
       applied.length
         ? `applied ${applied.length} migration(s): ${applied.join(', ')}`

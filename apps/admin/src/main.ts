@@ -60,11 +60,14 @@ function quieten(command: Program): void {
  */
 async function main(argv: string[]): Promise<void> {
   const env = validateEnv(process.env);
-  const app = await CommandFactory.createWithoutRunning(AdminModule.forRoot({ databaseUrl: undefined }), {
-    cliName: 'admin',
-    logger: false,
-    enablePositionalOptions: true,
-  });
+  const app = await CommandFactory.createWithoutRunning(
+    AdminModule.forRoot({ databaseUrl: undefined, pooling: env }),
+    {
+      cliName: 'admin',
+      logger: false,
+      enablePositionalOptions: true,
+    },
+  );
   // The root program is the parent of every top-level command.
   const program = (app.get(CompanyCommand) as unknown as { command: Program }).command.parent as Program;
   program
@@ -106,7 +109,7 @@ async function openDatabase(
   env: ReturnType<typeof validateEnv>,
 ): Promise<ResolvedDatabase> {
   const db = await resolveDatabase(env);
-  if (env.NODE_ENV !== 'production') await runMigrations(db.url, databaseSchema);
+  if (env.NODE_ENV !== 'production') await runMigrations(db.url, databaseSchema, env);
   const dataSource = app.get(DataSource);
   dataSource.setOptions({ url: db.url });
   await dataSource.initialize();

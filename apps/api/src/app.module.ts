@@ -29,7 +29,7 @@ export class AppModule {
       module: AppModule,
       controllers: [HealthController],
       imports: [
-        CoreModule.forRoot({ ...options, timeouts: env }, databaseSchema),
+        CoreModule.forRoot({ ...options, timeouts: env, pooling: env }, databaseSchema),
         ObservabilityModule.forRoot(options.logger ?? createRootLogger(env)),
         // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
         RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),

@@ -35,7 +35,7 @@ async function bootstrap(): Promise<void> {
   const app = await (async () => {
     // Development applies migrations on start; production runs `npm run migration:run` first.
     if (env.NODE_ENV !== 'production') {
-      const applied = await runMigrations(db.url, databaseSchema);
+      const applied = await runMigrations(db.url, databaseSchema, env);
       if (applied.length) bootLog(`applied migrations: ${applied.join(', ')}`);
     }
     return createApp(appEnv, { databaseUrl: db.url, logger: root });

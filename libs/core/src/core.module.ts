@@ -6,6 +6,13 @@ import { DataSource } from 'typeorm';
 import { validateEnv } from './config/env.validation';
 import { ChangeNotifications } from './database/change-notifications';
 import {
+  checkServerStatementTimeout,
+  DATABASE_POOLING,
+  DatabasePooling,
+  DIRECT_CONNECTIONS,
+  pooledClientOptions,
+} from './database/connection-pooler';
+import {
   boundedPool,
   DatabaseSchema,
   dataSourceOptions,
@@ -27,6 +34,8 @@ export interface CoreModuleOptions {
   databaseUrl: string | undefined;
   /** Bounds on every database wait (the HTTP app); without them the pool waits as long as it takes. */
   timeouts?: DatabaseTimeouts;
+  /** Straight to PostgreSQL (the default) or through a transaction pooler. */
+  pooling?: DatabasePooling;
 }
 
 /** Configuration, database, metrics registry and the global error filter shared by every app. */
@@ -35,30 +44,50 @@ export interface CoreModuleOptions {
 export class CoreModule {
   /** `schema`: the entities and migrations of the app's domains, which the app composes. */
   static forRoot(options: CoreModuleOptions, schema: DatabaseSchema): DynamicModule {
+    const pooling: DatabasePooling = {
+      DATABASE_POOL_MODE: options.pooling?.DATABASE_POOL_MODE ?? DIRECT_CONNECTIONS.DATABASE_POOL_MODE,
+      DATABASE_DIRECT_URL: options.pooling?.DATABASE_DIRECT_URL,
+    };
     return {
       module: CoreModule,
       imports: [
         // The environment is the only source; main.ts validates the same variables before boot.
         ConfigModule.forRoot({ isGlobal: true, cache: true, ignoreEnvFile: true, validate: validateEnv }),
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(
-            options.databaseUrl ?? '',
-            schema,
-            options.timeouts ? { extra: boundedPool(options.timeouts) } : {},
-          ),
+          ...dataSourceOptions(options.databaseUrl ?? '', schema, {
+            extra: options.timeouts
+              ? boundedPool(options.timeouts, pooling)
+              : { max: 10, ...pooledClientOptions(pooling) },
+          }),
           manualInitialization: options.databaseUrl === undefined,
         }),
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: 'DATABASE_CLIENT_ERRORS', inject: [DataSource], useFactory: guardPoolClients },
+        { provide: DATABASE_POOLING, useValue: pooling },
+        {
+          provide: 'DATABASE_STATEMENT_TIMEOUT_CHECK',
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) =>
+            options.timeouts &&
+            checkServerStatementTimeout(dataSource, pooling, options.timeouts.DATABASE_STATEMENT_TIMEOUT_MS),
+        },
         AppMetrics,
         HttpMetrics,
         DatabasePoolMetrics,
         ShutdownState,
         ChangeNotifications,
       ],
-      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState, ChangeNotifications],
+      exports: [
+        ConfigModule,
+        TypeOrmModule,
+        DATABASE_POOLING,
+        AppMetrics,
+        HttpMetrics,
+        ShutdownState,
+        ChangeNotifications,
+      ],
     };
   }
 }

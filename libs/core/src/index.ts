@@ -2,6 +2,7 @@ export * from './config/app-config';
 export * from './config/env.validation';
 export * from './core.module';
 export * from './database/change-notifications';
+export * from './database/connection-pooler';
 export * from './database/data-source-options';
 export * from './database/database-outage';
 export * from './database/notified-cache';

@@ -33,6 +33,16 @@ describe(validateEnv.name, () => {
     ]);
   });
 
+  it('connects straight to PostgreSQL unless told a transaction pooler is in between', () => {
+    expect(validateEnv({})).toMatchObject({ DATABASE_POOL_MODE: 'session', DATABASE_DIRECT_URL: undefined });
+    expect(
+      validateEnv({ DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: 'postgres://u@db:5432/crm' }),
+    ).toMatchObject({ DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: 'postgres://u@db:5432/crm' });
+    expect(
+      (thrownBy(() => validateEnv({ DATABASE_POOL_MODE: 'statement' })) as ConfigValidationError).problems,
+    ).toEqual(['DATABASE_POOL_MODE must be session or transaction']);
+  });
+
   it('turns the development defaults off in production', () => {
     expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(
       /DATABASE_URL is required when NODE_ENV=production[\s\S]*IDP_URL is required/,

@@ -12,6 +12,7 @@ import {
   Min,
   validateSync,
 } from 'class-validator';
+import { DATABASE_POOL_MODES, DatabasePoolMode } from '../database/connection-pooler';
 
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
@@ -63,6 +64,20 @@ export class EnvironmentVariables {
     message: 'DATABASE_URL must be a postgres:// connection string',
   })
   DATABASE_URL?: string;
+
+  /** `transaction` when DATABASE_URL leads to a transaction pooler (PgBouncer's pool_mode=transaction). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(DATABASE_POOL_MODES, { message: 'DATABASE_POOL_MODE must be session or transaction' })
+  DATABASE_POOL_MODE: DatabasePoolMode = 'session';
+
+  // Past the pooler: the caches' LISTEN connection and the migrations' lock need a session.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, {
+    message: 'DATABASE_DIRECT_URL must be a postgres:// connection string',
+  })
+  DATABASE_DIRECT_URL?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()

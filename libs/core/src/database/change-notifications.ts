@@ -1,7 +1,8 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { DATABASE_POOLING, DatabasePooling, sessionUrl } from './connection-pooler';
 
 const RECONNECT_DELAY_MS = 1_000;
 
@@ -16,7 +17,8 @@ export interface ChangeListener {
  * One PostgreSQL connection per process that LISTENs to the channels the caches subscribe to. The
  * tables' triggers NOTIFY in the writer's transaction, so a change committed by any replica, the
  * admin CLI or plain SQL reaches every process as soon as it commits. While the connection is not
- * listening, `listening` is false and the caches read through to the database.
+ * listening, `listening` is false and the caches read through to the database. A transaction
+ * pooler delivers no notifications: behind one, it listens on DATABASE_DIRECT_URL, or never.
  */
 @Injectable()
 export class ChangeNotifications implements OnApplicationShutdown {
@@ -25,9 +27,14 @@ export class ChangeNotifications implements OnApplicationShutdown {
   private client?: Client;
   private connecting?: Promise<void>;
   private closed = false;
+  // No connection can listen (a transaction pooler and no direct URL): the caches never keep anything.
+  private unavailable = false;
   listening = false;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DATABASE_POOLING) private readonly pooling: DatabasePooling,
+  ) {}
 
   /** Starts listening on first use; until then (and in processes that never read) no connection. */
   subscribe(channel: string, listener: ChangeListener): void {
@@ -48,13 +55,20 @@ export class ChangeNotifications implements OnApplicationShutdown {
   }
 
   private connect(): void {
-    if (this.connecting || this.client || this.closed) return;
-    this.connecting = this.open().finally(() => (this.connecting = undefined));
+    if (this.connecting || this.client || this.closed || this.unavailable) return;
+    const url = sessionUrl(this.pooling, (this.dataSource.options as { url?: string }).url ?? '');
+    if (!url) {
+      this.unavailable = true;
+      this.logger.log(
+        'DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: API keys and workspaces are read from the database on every request',
+      );
+      return;
+    }
+    this.connecting = this.open(url).finally(() => (this.connecting = undefined));
   }
 
-  private async open(): Promise<void> {
-    const options = this.dataSource.options as { url?: string };
-    const client = new Client({ connectionString: options.url, application_name: 'funnel-crm-listen' });
+  private async open(url: string): Promise<void> {
+    const client = new Client({ connectionString: url, application_name: 'funnel-crm-listen' });
     client.on('notification', (message) => {
       for (const listener of this.listeners.get(message.channel) ?? [])
         listener.changed(message.payload ?? '');

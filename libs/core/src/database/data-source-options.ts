@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
+import { DatabasePooling, DIRECT_CONNECTIONS, pooledClientOptions } from './connection-pooler';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -33,13 +34,21 @@ export interface DatabaseTimeouts {
 }
 
 /** node-postgres pool settings bounding every wait: acquiring a connection, and each statement. */
-export function boundedPool(timeouts: DatabaseTimeouts, max = 10): Record<string, number> {
+export function boundedPool(
+  timeouts: DatabaseTimeouts,
+  pooling: DatabasePooling = DIRECT_CONNECTIONS,
+  max = 10,
+): Record<string, unknown> {
   return {
     max,
     connectionTimeoutMillis: timeouts.DATABASE_POOL_TIMEOUT_MS,
-    // Cancelled by the server (SQLSTATE 57014); the client-side bound covers a server that stopped answering.
-    statement_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS,
+    // Cancelled by the server (SQLSTATE 57014); the client-side bound covers a server that stopped
+    // answering. A transaction pooler refuses the startup parameter: there the role sets it.
+    ...(pooling.DATABASE_POOL_MODE !== 'transaction' && {
+      statement_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS,
+    }),
     query_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS + 1_000,
+    ...pooledClientOptions(pooling),
   };
 }
 

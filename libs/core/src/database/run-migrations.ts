@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { DatabasePooling, DIRECT_CONNECTIONS, sessionUrl } from './connection-pooler';
 import { DatabaseSchema, dataSourceOptions } from './data-source-options';
 
 // Any constant works; it only has to be the same in every process that migrates this database.
@@ -6,10 +7,21 @@ const MIGRATION_LOCK = 7_240_531;
 
 /**
  * Applies pending migrations under an advisory lock, so a server and an admin command starting
- * together never run the same migration twice. Returns the names of the applied migrations.
+ * together never run the same migration twice. Returns the names of the applied migrations. The
+ * lock belongs to a session: behind a transaction pooler they run on DATABASE_DIRECT_URL.
  */
-export async function runMigrations(url: string, schema: DatabaseSchema): Promise<string[]> {
-  const dataSource = new DataSource({ ...dataSourceOptions(url, schema), extra: { max: 2 } });
+export async function runMigrations(
+  url: string,
+  schema: DatabaseSchema,
+  pooling: DatabasePooling = DIRECT_CONNECTIONS,
+): Promise<string[]> {
+  const session = sessionUrl(pooling, url);
+  if (!session) {
+    throw new Error(
+      'migrations hold a session lock, which a transaction pooler cannot keep: set DATABASE_DIRECT_URL',
+    );
+  }
+  const dataSource = new DataSource({ ...dataSourceOptions(session, schema), extra: { max: 2 } });
   await dataSource.initialize();
   try {
     const runner = dataSource.createQueryRunner();

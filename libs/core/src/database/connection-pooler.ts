@@ -1,0 +1,74 @@
+import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+
+/**
+ * `session`: every pooled connection is a PostgreSQL session of its own (straight to the server,
+ * or a pooler in session mode). `transaction`: a pooler such as PgBouncer in transaction mode
+ * hands each transaction whichever server connection is free, so nothing may outlive one.
+ */
+export const DATABASE_POOL_MODES = ['session', 'transaction'] as const;
+export type DatabasePoolMode = (typeof DATABASE_POOL_MODES)[number];
+
+/** How the service reaches PostgreSQL (docs/CONFIGURATION.md). */
+export interface DatabasePooling {
+  DATABASE_POOL_MODE: DatabasePoolMode;
+  /** A connection that keeps its session, past the pooler: LISTEN and the migrations' lock use it. */
+  DATABASE_DIRECT_URL?: string;
+}
+
+export const DIRECT_CONNECTIONS: DatabasePooling = { DATABASE_POOL_MODE: 'session' };
+
+/** The injection token of the process's DatabasePooling. */
+export const DATABASE_POOLING = Symbol('DATABASE_POOLING');
+
+/**
+ * A pg client that sends every statement unnamed. node-postgres remembers which named statements
+ * it prepared on its connection, but behind a transaction pooler the server connection changes
+ * between transactions: the name is then unknown there, or already taken by another client's.
+ */
+class UnnamedStatementClient extends Client {
+  override query(...args: unknown[]): never {
+    const [config] = args;
+    if (config && typeof config === 'object' && 'name' in config && !('submit' in config)) {
+      args[0] = { ...config, name: undefined };
+    }
+    return (super.query as (...rest: unknown[]) => never)(...args);
+  }
+}
+
+/** node-postgres pool options the pool mode requires (`extra` of the data source). */
+export function pooledClientOptions(pooling: DatabasePooling): { Client?: typeof Client } {
+  return pooling.DATABASE_POOL_MODE === 'transaction' ? { Client: UnnamedStatementClient } : {};
+}
+
+/**
+ * The URL of a connection that keeps its session (LISTEN, session advisory locks): the direct one,
+ * else `url` itself unless it leads to a transaction pooler; undefined when there is none.
+ */
+export function sessionUrl(pooling: DatabasePooling, url: string): string | undefined {
+  return pooling.DATABASE_DIRECT_URL ?? (pooling.DATABASE_POOL_MODE === 'transaction' ? undefined : url);
+}
+
+/**
+ * A transaction pooler refuses `statement_timeout` as a startup parameter, so behind one the
+ * bound is the role's (or database's) setting: says so once at boot when it is missing or looser
+ * than the configured one. The client-side bound (query_timeout) holds either way.
+ */
+export async function checkServerStatementTimeout(
+  dataSource: DataSource,
+  pooling: DatabasePooling,
+  timeoutMs: number,
+): Promise<void> {
+  if (pooling.DATABASE_POOL_MODE !== 'transaction' || !dataSource.isInitialized) return;
+  const rows = (await dataSource.query(
+    `SELECT setting::int AS ms, current_user AS role, current_database() AS db
+     FROM pg_settings WHERE name = 'statement_timeout'`,
+  )) as { ms: number; role: string; db: string }[];
+  const { ms, role, db } = rows[0];
+  if (ms > 0 && ms <= timeoutMs) return;
+  new Logger('Database').warn(
+    `statement_timeout is ${ms} ms on the server, not ${timeoutMs}: with DATABASE_POOL_MODE=transaction ` +
+      `set it on the role: ALTER ROLE "${role}" IN DATABASE "${db}" SET statement_timeout = ${timeoutMs}`,
+  );
+}
