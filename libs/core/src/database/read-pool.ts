@@ -14,6 +14,10 @@ import { sqlPool } from './sql-pool';
 
 export type ReadServer = 'primary' | 'replica';
 
+// Rows are typed by the caller, as with pg's Pool.query and TypeORM's query.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyRow = any;
+
 /** A replica that cannot be reached is tried again after this long. */
 const RETRY_DOWN_MS = 1_000;
 /** A recovery conflict cancels a replica's query (SQLSTATE 40001): the primary answers it instead. */
@@ -131,7 +135,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** A read, with the arguments of pg's `Pool.query`; a replica that fails it hands it to the primary. */
-  async query<R extends QueryResultRow = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  async query<R extends QueryResultRow = AnyRow>(
     config: string | QueryConfig,
     values?: unknown[],
   ): Promise<QueryResult<R>> {
@@ -153,8 +157,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The rows of a read (for callers that used `DataSource.query`). */
-  async rows<R extends QueryResultRow = any>(text: string, values?: unknown[]): Promise<R[]> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
+  async rows<R extends QueryResultRow = AnyRow>(text: string, values?: unknown[]): Promise<R[]> {
     return (await this.query<R>(text, values)).rows;
   }
 
