@@ -19,6 +19,7 @@ import {
   DatabaseTimeouts,
 } from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
+import { ReadPool } from './database/read-pool';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { AppMetrics } from './observability/app-metrics';
 import { DatabasePoolMetrics } from './observability/database-pool.metrics';
@@ -78,6 +79,7 @@ export class CoreModule {
         DatabasePoolMetrics,
         ShutdownState,
         ChangeNotifications,
+        ReadPool,
       ],
       exports: [
         ConfigModule,
@@ -87,6 +89,7 @@ export class CoreModule {
         HttpMetrics,
         ShutdownState,
         ChangeNotifications,
+        ReadPool,
       ],
     };
   }
