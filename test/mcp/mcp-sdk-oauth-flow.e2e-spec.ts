@@ -181,6 +181,7 @@ describe.each(['proxy', 'issuer'] as const)(
         'get_chart_metrics',
         'get_kpi_metrics',
         'get_insight_metrics',
+        'show_funnel_dashboard',
       ]);
       for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(20);
 

@@ -70,8 +70,9 @@ describe('MCP tool contracts', () => {
     await issuer?.close();
   });
 
-  it('does not advertise tools.listChanged, which a stateless server can never send', () => {
+  it('does not advertise tools.listChanged nor resources.listChanged, which a stateless server can never send', () => {
     expect(client.getServerCapabilities()?.tools).toEqual({});
+    expect(client.getServerCapabilities()?.resources).toEqual({});
   });
 
   it('gives every tool all four hints, chosen for what it does', () => {
@@ -95,6 +96,7 @@ describe('MCP tool contracts', () => {
       get_chart_metrics: READS,
       get_kpi_metrics: READS,
       get_insight_metrics: READS,
+      show_funnel_dashboard: READS,
     });
   });
 
@@ -125,6 +127,11 @@ describe('MCP tool contracts', () => {
       'get_insight_metrics',
       { insightId: 'question_1', ...PERIOD },
       (r) => ({ ...r, answers: { Grow: 'one' } }),
+    ],
+    [
+      'show_funnel_dashboard',
+      PERIOD,
+      (r) => ({ ...r, kpis: { ...(r.kpis as object), kpi_total_sessions: { type: 'kpiTotalSessions' } } }),
     ],
   ])(
     '%s answers structured content that matches its outputSchema, and compact text',

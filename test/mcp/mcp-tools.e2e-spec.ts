@@ -88,7 +88,7 @@ describe('MCP tools', () => {
     await issuer?.close();
   });
 
-  it('lists the ten tools, each with a description, an input schema and an output schema', async () => {
+  it('lists the eleven tools, each with a description, an input schema and an output schema', async () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'create_contact',
@@ -100,6 +100,7 @@ describe('MCP tools', () => {
         'get_kpi_metrics',
         'list_contacts',
         'list_workspaces',
+        'show_funnel_dashboard',
         'update_contact_value',
       ].sort(),
     );
@@ -307,6 +308,7 @@ describe('MCP tools', () => {
     ['get_chart_metrics', { subtype: 'chart_visitor_devices', ...PERIOD }],
     ['get_kpi_metrics', { subtype: 'kpi_total_sessions', ...PERIOD }],
     ['get_insight_metrics', { insightId: 'question_1', ...PERIOD }],
+    ['show_funnel_dashboard', PERIOD],
     ['get_funnel', {}],
   ])("%s on another company's funnel is 'Funnel not found'", async (name, args) => {
     expect(errorText(await call(name, { funnelId: globex.funnelId, ...args }))).toBe('Funnel not found');

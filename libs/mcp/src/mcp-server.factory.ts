@@ -4,6 +4,7 @@ import { ContactsService } from '@app/contacts';
 import { FunnelDescriptionsService, MetricsService } from '@app/metrics';
 import { WorkspacesService } from '@app/workspaces';
 import { registerContactTools } from './tools/contact.tools';
+import { registerDashboardTools } from './tools/dashboard.tools';
 import { registerMetricTools } from './tools/metric.tools';
 import { registerWorkspaceTools } from './tools/workspace.tools';
 
@@ -29,6 +30,7 @@ export class McpServerFactory {
     registerWorkspaceTools(context, this.workspaces, this.funnels);
     registerContactTools(context, this.contacts);
     registerMetricTools(context, this.metrics);
+    registerDashboardTools(context, this.metrics, this.funnels);
     // The tool list is fixed and a stateless server cannot notify anyone of a change, so the
     // listChanged the SDK sets when tools are registered is not advertised.
     server.server.registerCapabilities({ tools: { listChanged: undefined } });

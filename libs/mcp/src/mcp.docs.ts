@@ -40,7 +40,7 @@ export const McpDocs = () =>
       summary: 'MCP endpoint (Streamable HTTP, stateless, JSON responses)',
       description:
         'JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. ' +
-        "Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics; each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. " +
+        "Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics, show_funnel_dashboard (with its MCP App, the resource ui://funnel-crm/dashboard.html); each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. " +
         'A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.',
     }),
     ApiBody({ description: 'A JSON-RPC request, notification or batch', schema: JSON_RPC_REQUEST }),

@@ -32,3 +32,5 @@ export type { RunSql } from './rollups/session-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';
 export { FixedOffsetZone } from './time/time-zone';
+export { PERIOD_PRESET_NAMES, PERIOD_PRESETS, presetPeriod } from './query/period-presets';
+export type { PeriodPreset } from './query/period-presets';

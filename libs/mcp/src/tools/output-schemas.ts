@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from '@app/contacts';
+import { PERIOD_PRESET_NAMES } from '@app/metrics';
 import { FUNNEL_STATUSES } from '@app/workspaces';
+import { DASHBOARD_CHARTS, DASHBOARD_KPIS } from '../apps/funnel-dashboard.figures';
 
 // The shapes the tools answer, as their outputSchema: the same resources as the REST API's (the
 // tests compare each tool with its route), so a client can validate and a model can rely on them.
@@ -111,4 +113,38 @@ export const FUNNEL = {
   questions: z
     .array(z.object({ questionId: z.string(), title: z.string() }))
     .describe('Question ids (insightId of get_insight_metrics) with their latest titles'),
+};
+
+const kpi = z.object(KPI);
+const chart = CHART.data;
+
+export const FUNNEL_DASHBOARD = {
+  funnel: z.object({ id: z.string(), name: z.string() }),
+  period: z
+    .object({
+      preset: z.enum(PERIOD_PRESET_NAMES).optional().describe('The named period, when one was asked for'),
+      from: text('Start of the period as the metric tools take it (a preset gives a local date)'),
+      to: text('End of the period as the metric tools take it (a date alone: the end of that day)'),
+      timezone: z.string().optional(),
+      offset: z.string().optional(),
+    })
+    .describe(
+      'The period read: pass from, to and timezone or offset to the metric tools for the same figures',
+    ),
+  kpis: z
+    .object(
+      Object.fromEntries(DASHBOARD_KPIS.map((subtype) => [subtype, kpi])) as Record<
+        (typeof DASHBOARD_KPIS)[number],
+        typeof kpi
+      >,
+    )
+    .describe('Each KPI as get_kpi_metrics answers it, by subtype'),
+  charts: z
+    .object(
+      Object.fromEntries(DASHBOARD_CHARTS.map((subtype) => [subtype, chart])) as Record<
+        (typeof DASHBOARD_CHARTS)[number],
+        typeof chart
+      >,
+    )
+    .describe("Each chart's data points as get_chart_metrics answers them, by subtype"),
 };

@@ -39,7 +39,7 @@ export const TIMEZONE_PROBLEM = 'timezone must be an IANA time zone name (e.g. E
 export const ZONE_CONFLICT = 'offset and timezone are alternatives: give one of them';
 
 /** The caller's zone: `timezone` by name or a fixed `offset` (default 0); problems are added to `problems`. */
-function parseZone(query: MetricQuery, problems: string[]): LocalZone {
+export function parseZone(query: MetricQuery, problems: string[]): LocalZone {
   if (query.timezone !== undefined) {
     if (query.offset !== undefined) problems.push(ZONE_CONFLICT);
     const zone = typeof query.timezone === 'string' ? ianaZone(query.timezone.trim()) : undefined;
