@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ContactsService } from '@app/contacts';
-import { FunnelDescriptionsService, MetricsService } from '@app/metrics';
+import { FunnelDescriptionsService, MetricsService, StepFunnelsService } from '@app/metrics';
 import { WorkspacesService } from '@app/workspaces';
 import { registerContactTools } from './tools/contact.tools';
 import { registerDashboardTools } from './tools/dashboard.tools';
@@ -18,6 +18,7 @@ export class McpServerFactory {
     private readonly contacts: ContactsService,
     private readonly metrics: MetricsService,
     private readonly funnels: FunnelDescriptionsService,
+    private readonly stepFunnels: StepFunnelsService,
   ) {}
 
   create(companyId: string): McpServer {
@@ -29,7 +30,7 @@ export class McpServerFactory {
     const context = { server, companyId };
     registerWorkspaceTools(context, this.workspaces, this.funnels);
     registerContactTools(context, this.contacts);
-    registerMetricTools(context, this.metrics);
+    registerMetricTools(context, this.metrics, this.stepFunnels);
     registerDashboardTools(context, this.metrics, this.funnels);
     // The tool list is fixed and a stateless server cannot notify anyone of a change, so the
     // listChanged the SDK sets when tools are registered is not advertised.

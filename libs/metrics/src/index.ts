@@ -10,6 +10,12 @@ export * from './funnels/funnel-descriptions.service';
 export * from './metric-definitions';
 export * from './metrics.module';
 export * from './metrics.service';
+export { StepFunnelsService } from './steps/step-funnels.service';
+export type { StepFunnelPoint, StepFunnelQuery } from './steps/step-funnels.service';
+export { STEP_FORMS, MAX_STEPS, MIN_STEPS } from './steps/funnel-steps';
+export { FILTER_NAMES } from './events/session-definitions';
+export type { FilterName } from './events/session-definitions';
+export { COMPARISONS } from './query/metric-query';
 export { AB_TEST_FILTERS } from './query/metric-query';
 export type { AbTestFilter, MetricWindow } from './query/metric-query';
 // The pieces the equivalence suites (test/metrics-*) compare with each other and with SQL.

@@ -8,13 +8,18 @@ import {
   KpiResponse,
   MetricsQueryDto,
 } from './dto/metrics.dto';
-import { ChartDocs, InsightDocs, KpiDocs } from './metrics.docs';
+import { StepFunnelQueryDto, StepFunnelResponse } from './dto/step-funnel.dto';
+import { ChartDocs, InsightDocs, KpiDocs, StepFunnelDocs } from './metrics.docs';
 import { MetricsService } from './metrics.service';
+import { StepFunnelsService } from './steps/step-funnels.service';
 
 @ApiTags('Metrics')
 @Controller({ path: 'funnels/:funnelId/metrics', version: '1' })
 export class MetricsController {
-  constructor(private readonly metrics: MetricsService) {}
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly stepFunnels: StepFunnelsService,
+  ) {}
 
   @Get('charts/:subtype')
   @RequirePermissions('metrics:read')
@@ -50,5 +55,16 @@ export class MetricsController {
     @Query() query: MetricsQueryDto,
   ): Promise<InsightResponse> {
     return { data: await this.metrics.insight(companyId, funnelId, insightId, query) };
+  }
+
+  @Get('funnel')
+  @RequirePermissions('metrics:read')
+  @StepFunnelDocs()
+  async stepFunnel(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Query() query: StepFunnelQueryDto,
+  ): Promise<StepFunnelResponse> {
+    return { data: await this.stepFunnels.funnel(companyId, funnelId, query) };
   }
 }

@@ -13,6 +13,8 @@ import { FunnelsController } from './funnels/funnels.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { RollupReader } from './rollups/rollup-reader';
+import { StepFunnelReader } from './steps/step-funnel-reader';
+import { StepFunnelsService } from './steps/step-funnels.service';
 
 /**
  * Tracking events in; charts, KPIs, insights and funnel descriptions out. Used by the HTTP app,
@@ -29,12 +31,14 @@ import { RollupReader } from './rollups/rollup-reader';
     IngestionMetrics,
     MetricsService,
     RollupReader,
+    StepFunnelsService,
+    StepFunnelReader,
     // Contacts' reader of the CRM counts; it needs only the data source, so the module of
     // contacts (and what it imports) stays out of the metrics.
     ContactCountsReader,
     FunnelDescriptionsService,
     { provide: ContactLinkEraser, useClass: EventContactLinks },
   ],
-  exports: [EventsService, MetricsService, FunnelDescriptionsService, ContactLinkEraser],
+  exports: [EventsService, MetricsService, StepFunnelsService, FunnelDescriptionsService, ContactLinkEraser],
 })
 export class MetricsModule {}

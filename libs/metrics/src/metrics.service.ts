@@ -5,27 +5,34 @@ import { NotFoundError, ValidationError } from '@app/core';
 import { ContactCountsReader } from '@app/contacts';
 import { FunnelsService } from '@app/workspaces';
 import { ChartDefinition, CHARTS } from './catalog/charts';
-import { KPIS } from './catalog/kpis';
+import { kpiBreakdown, kpiCountsSessions, kpiFigure } from './catalog/kpi-figures';
+import { KpiDefinition, KPIS } from './catalog/kpis';
 import type { MetricSources } from './catalog/metric-sources';
 import type { ChartDataPoint, InsightResult, KpiResult } from './dto/metrics.dto';
 import { MetricQuestion } from './entities/metric-question.entity';
 import { SESSION_DIMENSIONS } from './events/session-definitions';
 import { CHART_SUBTYPES, ChartSubtype, KPI_SUBTYPES, KpiSubtype, kpiType } from './metric-definitions';
 import { assertFunnelId } from './query/funnel-id';
-import { MetricQuery, parseMetricQuery } from './query/metric-query';
+import { MetricQuery, parseMetricQuery, previousWindow } from './query/metric-query';
 import { RollupReader } from './rollups/rollup-reader';
 
 const QUESTION_ID = /^question_\d{1,9}$/;
 
 /** What REST and MCP callers pass (strings as received; MetricsService validates them). */
-export type ChartQuery = MetricQuery & {
+export type KpiQuery = MetricQuery & {
   from?: string;
   to?: string;
   offset?: string;
   timezone?: string;
-  abTest?: string;
+  device?: string | string[];
+  utmSource?: string | string[];
+  utmMedium?: string | string[];
+  utmCampaign?: string | string[];
+  abVariant?: string | string[];
+  breakdown?: string;
+  compare?: string;
 };
-export type KpiQuery = MetricQuery & { from?: string; to?: string; offset?: string; timezone?: string };
+export type ChartQuery = KpiQuery & { abTest?: string };
 
 /**
  * Charts, KPIs and insights of one funnel of the caller's company. Every parameter is validated
@@ -57,10 +64,21 @@ export class MetricsService {
       ]);
     }
     const chart: ChartDefinition = CHARTS[subtype as ChartSubtype];
-    const { window, abTest } = parseMetricQuery(query, { abTest: chart.abTest === true });
+    const { window, abTest, filter, compare } = parseMetricQuery(query, {
+      figure: subtype,
+      abTest: chart.abTest === true,
+      sessions: chart.counts !== 'contacts',
+      compare: true,
+    });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const pages = await this.funnels.pagesOf(funnel.id);
-    return chart.build({ funnelId: funnel.id, pages, window, abTest }, this.sources);
+    const ctx = { funnelId: funnel.id, pages, window, abTest, filter };
+    const [points, previous] = await Promise.all([
+      chart.build(ctx, this.sources),
+      compare ? chart.build({ ...ctx, window: previousWindow(window) }, this.sources) : undefined,
+    ]);
+    const compared = previous ? withPrevious(chart, points, previous) : points;
+    return chart.top ? compared.slice(0, chart.top) : compared;
   }
 
   async kpi(companyId: string, funnelId: string, subtype: string, query: KpiQuery): Promise<KpiResult> {
@@ -70,10 +88,27 @@ export class MetricsService {
         `subtype must be one of ${KPI_SUBTYPES.join(', ')}`,
       ]);
     }
-    const { window } = parseMetricQuery(query, { abTest: false });
+    const kpi: KpiDefinition = KPIS[subtype as KpiSubtype];
+    const sessions = kpiCountsSessions(kpi);
+    const { window, filter, breakdown, compare } = parseMetricQuery(query, {
+      figure: subtype,
+      abTest: false,
+      sessions,
+      breakdown: sessions,
+      compare: true,
+    });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
-    const figure = await KPIS[subtype as KpiSubtype].build(funnel.id, window, this.sources);
-    return { type: kpiType(subtype as KpiSubtype), ...figure };
+    const [figure, previous, entries] = await Promise.all([
+      kpiFigure(kpi, funnel.id, window, this.sources, filter),
+      compare ? kpiFigure(kpi, funnel.id, previousWindow(window), this.sources, filter) : undefined,
+      breakdown ? kpiBreakdown(kpi, funnel.id, window, this.sources, filter, breakdown) : undefined,
+    ]);
+    return {
+      type: kpiType(subtype as KpiSubtype),
+      ...figure,
+      ...(previous ? { previousValue: previous.value } : {}),
+      ...(entries ? { breakdown: entries } : {}),
+    };
   }
 
   /** Each session's latest answer to the question, over sessions started in the period. */
@@ -87,13 +122,13 @@ export class MetricsService {
     if (!QUESTION_ID.test(insightId)) {
       throw new ValidationError('insightId must be a question id: question_<n>');
     }
-    const { window } = parseMetricQuery(query, { abTest: false });
+    const { window, filter } = parseMetricQuery(query, { figure: 'insights', abTest: false, sessions: true });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const question = await this.questions.findOneBy({ funnelId: funnel.id, questionId: insightId });
     if (!question) throw new NotFoundError(`Question ${insightId} not found`);
     const single = SESSION_DIMENSIONS.answer(insightId);
     const grouped = SESSION_DIMENSIONS.answerGroup(insightId);
-    const sums = await this.rollups.sessions(funnel.id, window, [single, grouped]);
+    const sums = await this.rollups.sessions(funnel.id, window, [single, grouped], filter);
     const toRecord = (dimension: string) =>
       Object.fromEntries(
         [...(sums.get(dimension) ?? new Map<string, { sessions: number }>()).entries()]
@@ -102,4 +137,24 @@ export class MetricsService {
       );
     return { title: question.title, answers: toRecord(single), groupedAnswers: toRecord(grouped) };
   }
+}
+
+/**
+ * The points with the value (and relativeValue) of the same point in the previous period: the
+ * same key, or for a series of local days or months the same position; 0 where it has none.
+ */
+function withPrevious(
+  chart: ChartDefinition,
+  points: ChartDataPoint[],
+  previous: ChartDataPoint[],
+): ChartDataPoint[] {
+  const byKey = new Map(previous.map((p) => [p.key, p]));
+  return points.map((point, i) => {
+    const before = chart.series ? previous[i] : byKey.get(point.key);
+    return {
+      ...point,
+      previousValue: before?.value ?? 0,
+      ...(point.relativeValue !== undefined ? { previousRelativeValue: before?.relativeValue ?? 0 } : {}),
+    };
+  });
 }

@@ -2,13 +2,20 @@ import { z } from 'zod';
 import {
   CHART_DESCRIPTIONS,
   CHART_SUBTYPES,
+  COMPARISONS,
+  FILTER_NAMES,
+  FilterName,
   INSIGHT_DESCRIPTION,
   KPI_DESCRIPTIONS,
   KPI_SUBTYPES,
+  MAX_STEPS,
   MetricsService,
+  MIN_STEPS,
   AB_TEST_FILTERS,
+  STEP_FORMS,
+  StepFunnelsService,
 } from '@app/metrics';
-import { CHART, INSIGHT, KPI } from './output-schemas';
+import { CHART, INSIGHT, KPI, STEP_FUNNEL } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
@@ -31,21 +38,47 @@ const period = {
     ),
 };
 
+// One optional list per filter attribute the metrics declare.
+const filters = Object.fromEntries(
+  FILTER_NAMES.map((name) => [
+    name,
+    z
+      .array(z.string())
+      .optional()
+      .describe(
+        `Only sessions whose ${name} is one of these (their events, for page view and click figures); refused by figures over contacts or messages`,
+      ),
+  ]),
+) as Record<FilterName, z.ZodOptional<z.ZodArray<z.ZodString>>>;
+
+const compare = z
+  .enum(COMPARISONS)
+  .optional()
+  .describe(
+    'previous_period adds previousValue: the figure over the period of the same length just before from',
+  );
+
 const bulletList = (entries: Record<string, string>) =>
   Object.entries(entries)
     .map(([name, text]) => `- ${name}: ${text}`)
     .join('\n');
 
-export function registerMetricTools({ server, companyId }: ToolContext, metrics: MetricsService): void {
+export function registerMetricTools(
+  { server, companyId }: ToolContext,
+  metrics: MetricsService,
+  stepFunnels: StepFunnelsService,
+): void {
   server.registerTool(
     'get_chart_metrics',
     {
       title: 'Chart data of a funnel',
       description:
-        'Data points {data: [{key, value, name?, relativeValue?}]} of one chart over a period. Subtypes:\n' +
+        'Data points {data: [{key, value, name?, relativeValue?, previousValue?, previousRelativeValue?}]} of one chart over a period, optionally of the sessions matching filters. Subtypes:\n' +
         bulletList(CHART_DESCRIPTIONS),
       inputSchema: {
         ...period,
+        ...filters,
+        compare,
         subtype: z.enum(CHART_SUBTYPES).describe('Which chart'),
         abTest: z
           .enum(AB_TEST_FILTERS)
@@ -64,10 +97,21 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
     {
       title: 'A KPI of a funnel',
       description:
-        'One figure {type, value, count?} over a period; rates are percentages 0-100 and carry count, ' +
+        'One figure {type, value, count?, previousValue?, breakdown?} over a period; rates are percentages 0-100 and carry count, ' +
         'their denominator. Subtypes:\n' +
         bulletList(KPI_DESCRIPTIONS),
-      inputSchema: { ...period, subtype: z.enum(KPI_SUBTYPES).describe('Which KPI') },
+      inputSchema: {
+        ...period,
+        ...filters,
+        compare,
+        breakdown: z
+          .enum(FILTER_NAMES)
+          .optional()
+          .describe(
+            'The KPI per value of this session attribute ({key, value, count}, largest count first, at most 20 keys plus "(other)" and "(none)"); KPIs over sessions or page views only',
+          ),
+        subtype: z.enum(KPI_SUBTYPES).describe('Which KPI'),
+      },
       outputSchema: KPI,
       annotations: READS,
     },
@@ -81,6 +125,7 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
       description: `${INSIGHT_DESCRIPTION} Returns {title, answers, groupedAnswers}; an unknown question is an error.`,
       inputSchema: {
         ...period,
+        ...filters,
         insightId: z
           .string()
           .describe('The question id, question_<n> (e.g. question_1); get_funnel lists them'),
@@ -90,5 +135,35 @@ export function registerMetricTools({ server, companyId }: ToolContext, metrics:
     },
     ({ funnelId, insightId, ...query }) =>
       toolResult(() => metrics.insight(companyId, funnelId, insightId, query)),
+  );
+
+  server.registerTool(
+    'get_step_funnel',
+    {
+      title: 'Step funnel of a funnel',
+      description:
+        'Of the sessions that started in the period (and match the filters), how many reached each step in order, ' +
+        'each at or after the one before and at most `within` after the session started. Returns {data: [{step, value, ' +
+        'relativeValue (÷ previous step), medianSecondsFromPrevious?}]}.',
+      inputSchema: {
+        ...period,
+        ...filters,
+        steps: z
+          .array(z.string())
+          .min(MIN_STEPS)
+          .max(MAX_STEPS)
+          .describe(`The steps in order, each one of ${STEP_FORMS.join(', ')}`),
+        within: z
+          .string()
+          .optional()
+          .describe(
+            'ISO 8601 duration (e.g. P7D, PT30M) from the session start; default the length of the period',
+          ),
+      },
+      outputSchema: STEP_FUNNEL,
+      annotations: READS,
+    },
+    ({ funnelId, ...query }) =>
+      toolResult(async () => ({ data: await stepFunnels.funnel(companyId, funnelId, query) })),
   );
 }

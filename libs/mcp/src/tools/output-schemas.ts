@@ -87,6 +87,11 @@ export const CHART = {
       value: z.number(),
       name: z.string().optional(),
       relativeValue: z.number().optional(),
+      previousValue: z.number().optional().describe('With compare: the value in the previous period'),
+      previousRelativeValue: z
+        .number()
+        .optional()
+        .describe('With compare: the relativeValue in the previous period'),
     }),
   ),
 };
@@ -95,6 +100,22 @@ export const KPI = {
   type: text('camelCase of the subtype, e.g. kpiConversionRate'),
   value: z.number(),
   count: z.number().optional().describe('For rates and means: the denominator'),
+  previousValue: z.number().optional().describe('With compare: the value over the previous period'),
+  breakdown: z
+    .array(z.object({ key: z.string(), value: z.number(), count: z.number() }))
+    .optional()
+    .describe('With breakdown: the KPI per value of the attribute'),
+};
+
+export const STEP_FUNNEL = {
+  data: z.array(
+    z.object({
+      step: z.string(),
+      value: z.number().describe('Sessions that reached the step'),
+      relativeValue: z.number().describe('value ÷ the previous step’s value'),
+      medianSecondsFromPrevious: z.number().optional(),
+    }),
+  ),
 };
 
 export const INSIGHT = {

@@ -15,8 +15,20 @@ const byValueThenKey = (a: ChartDataPoint, b: ChartDataPoint) =>
 export interface ChartDefinition {
   /** What Swagger and the MCP tool say the chart shows. */
   description: string;
+  /**
+   * What it counts: sessions, or events at their own time (both take the session filters, which
+   * narrow the sessions or the events counted), or contacts (which know no sessions).
+   */
+  counts: 'sessions' | 'events' | 'contacts';
   /** Whether the chart takes the abTest filter (every other chart refuses it). */
   abTest?: true;
+  /**
+   * Points keyed by a local day or month: a comparison pairs them by position (the first day of
+   * the period with the first day of the previous one), others by key.
+   */
+  series?: true;
+  /** Only the first `top` points are answered (after a comparison has read every key). */
+  top?: number;
   build(ctx: ChartContext, sources: MetricSources): Promise<ChartDataPoint[]>;
 }
 
@@ -29,11 +41,12 @@ export const CHARTS = {
   chart_page_to_page_conversion_rate: {
     description:
       'One point per funnel page in funnel order: key = slug, name = title, value = sessions (started in the period) that viewed the page, relativeValue = value ÷ previous page value (first page 1; 0 when the previous is 0). `abTest` filters sessions by their abVariant (all = no filter).',
+    counts: 'sessions',
     abTest: true,
-    async build({ funnelId, pages, window, abTest }, sources) {
+    async build({ funnelId, pages, window, abTest, filter }, sources) {
       const dimension =
         !abTest || abTest === 'all' ? SESSION_DIMENSIONS.page : SESSION_DIMENSIONS.pageOf(abTest);
-      const sums = await sessionsBy(sources, funnelId, window, dimension);
+      const sums = await sessionsBy(sources, funnelId, window, dimension, filter);
       let previous = 0;
       return pages.map((page, index) => {
         const value = sums.get(page.slug)?.sessions ?? 0;
@@ -46,14 +59,17 @@ export const CHARTS = {
   chart_activity_by_daytime: {
     description:
       'Always 168 points, Monday 00:00 first: key `D-HH` (D = ISO weekday 1 Monday … 7 Sunday, HH = local hour 00–23), name like `Monday 09:00`, value = page views in that local weekday-hour.',
-    async build({ funnelId, window }, { rollups }) {
-      const slots = await rollups.activity(funnelId, window);
+    counts: 'events',
+    async build({ funnelId, window, filter }, { rollups }) {
+      const slots = await rollups.activity(funnelId, window, 'activity', filter);
       return slots.map((value, slot) => ({ ...slotLabel(slot), value }));
     },
   },
   chart_contacts_over_time: {
     description:
       'Daily points (key `YYYY-MM-DD`) when the period is at most 93 days, else monthly (`YYYY-MM`), in local time; value = contacts whose meta.ps_converted_at falls in the slot and the period. Every slot is present, zeros included.',
+    counts: 'contacts',
+    series: true,
     async build({ funnelId, window }, { crm }) {
       const unit = window.to - window.from <= DAILY_UP_TO_MS ? 'day' : 'month';
       const counts = await crm.convertedPerLocalKey(funnelId, countRange(window), {
@@ -69,8 +85,9 @@ export const CHARTS = {
   chart_visitor_devices: {
     description:
       'Always mobile, desktop, tablet, other (in that order): value = sessions started in the period on that device, relativeValue = value ÷ all sessions (0 when there are none).',
-    async build({ funnelId, window }, sources) {
-      const sums = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.device);
+    counts: 'sessions',
+    async build({ funnelId, window, filter }, sources) {
+      const sums = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.device, filter);
       const total = [...sums.values()].reduce((sum, c) => sum + c.sessions, 0);
       return DEVICES.map((device) => {
         const value = sums.get(device)?.sessions ?? 0;
@@ -81,20 +98,22 @@ export const CHARTS = {
   chart_top_utm_sources: {
     description:
       'The 10 utm.source values with the most sessions, descending (ties by key): value = sessions, relativeValue = value ÷ sessions that have a source.',
-    async build({ funnelId, window }, sources) {
-      const sums = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.source);
+    counts: 'sessions',
+    top: TOP_SOURCES,
+    async build({ funnelId, window, filter }, sources) {
+      const sums = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.source, filter);
       const withSource = [...sums.values()].reduce((sum, c) => sum + c.sessions, 0);
       return [...sums.entries()]
         .map(([key, c]) => ({ key, value: c.sessions, relativeValue: ratio(c.sessions, withSource) }))
-        .sort(byValueThenKey)
-        .slice(0, TOP_SOURCES);
+        .sort(byValueThenKey);
     },
   },
   chart_time_on_page: {
     description:
       'One point per funnel page in funnel order: key = slug, name = title, value = mean timeOnPageMs ÷ 1000 (seconds, 2 decimals) over the page views in the period that reported it; 0 when none.',
-    async build({ funnelId, pages, window }, { rollups }) {
-      const sums = await rollups.events(funnelId, window, 'page');
+    counts: 'events',
+    async build({ funnelId, pages, window, filter }, { rollups }) {
+      const sums = await rollups.events(funnelId, window, 'page', filter);
       return pages.map((page) => {
         const c = sums.get(page.slug);
         return {
@@ -108,8 +127,9 @@ export const CHARTS = {
   chart_button_clicks: {
     description:
       'One point per button clicked in the period, most clicks first (ties by key): key = buttonId, name = latest buttonLabel in the period (the buttonId when none), value = clicks.',
-    async build({ funnelId, window }, { rollups }) {
-      const sums = await rollups.events(funnelId, window, 'button');
+    counts: 'events',
+    async build({ funnelId, window, filter }, { rollups }) {
+      const sums = await rollups.events(funnelId, window, 'button', filter);
       return [...sums.entries()]
         .map(([key, c]) => ({ key, name: c.label ?? key, value: c.events }))
         .sort(byValueThenKey);

@@ -1,7 +1,12 @@
 import type { ContactCountsReader } from '@app/contacts';
 import type { FunnelPage } from '@app/workspaces';
-import { SESSION_DIMENSIONS } from '../events/session-definitions';
-import type { AbTestFilter, MetricWindow } from '../query/metric-query';
+import {
+  FILTER_NAMES,
+  FilterName,
+  SESSION_DIMENSIONS,
+  sessionDimension,
+} from '../events/session-definitions';
+import { AbTestFilter, isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
 import type { RollupReader } from '../rollups/rollup-reader';
 import type { SessionCounts } from '../rollups/rollup-deltas';
 
@@ -16,6 +21,8 @@ export interface ChartContext {
   pages: FunnelPage[];
   window: MetricWindow;
   abTest?: AbTestFilter;
+  /** The sessions counted (for event-time charts, whose events are counted); empty for all. */
+  filter: SessionFilter;
 }
 
 export const round = (value: number, decimals: number) => {
@@ -26,14 +33,71 @@ export const ratio = (part: number, whole: number) => (whole ? round(part / whol
 export const percent = (part: number, whole: number) => (whole ? round((part / whole) * 100, 2) : 0);
 export const seconds = (totalMs: number, count: number) => (count ? round(totalMs / count / 1000, 2) : 0);
 
-/** Sessions per key of one session dimension over the window. */
-export async function sessionsBy(
+export const noSessions = (): SessionCounts => ({
+  sessions: 0,
+  conversions: 0,
+  completions: 0,
+  completionMs: 0,
+});
+
+export function addSessions(into: SessionCounts, from: SessionCounts): SessionCounts {
+  into.sessions += from.sessions;
+  into.conversions += from.conversions;
+  into.completions += from.completions;
+  into.completionMs += from.completionMs;
+  return into;
+}
+
+/**
+ * Session counters of the sessions the filter matches, per value of `by` (null: none; all under
+ * null without `by`), summed from the `segment` dimension: one row per combination of the filter
+ * attributes per bucket, however many sessions it holds.
+ */
+export async function segmentSessions(
   { rollups }: MetricSources,
   funnelId: string,
   window: MetricWindow,
+  filter: SessionFilter,
+  by?: FilterName,
+): Promise<Map<string | null, SessionCounts>> {
+  const segments = (await rollups.sessions(funnelId, window, [SESSION_DIMENSIONS.segment])).get(
+    SESSION_DIMENSIONS.segment,
+  );
+  const result = new Map<string | null, SessionCounts>();
+  const at = by ? FILTER_NAMES.indexOf(by) : -1;
+  for (const [key, counts] of segments ?? []) {
+    const values = JSON.parse(key) as (string | null)[];
+    const matches = FILTER_NAMES.every((name, i) => {
+      const wanted = filter[name];
+      return !wanted || (values[i] !== null && wanted.includes(values[i] as string));
+    });
+    if (!matches) continue;
+    const group = at < 0 ? null : values[at];
+    result.set(group, addSessions(result.get(group) ?? noSessions(), counts));
+  }
+  return result;
+}
+
+/** Sessions per key of one session dimension over the window, of the sessions the filter matches. */
+export async function sessionsBy(
+  sources: MetricSources,
+  funnelId: string,
+  window: MetricWindow,
   dimension: string,
+  filter: SessionFilter = {},
 ): Promise<Map<string, SessionCounts>> {
-  return (await rollups.sessions(funnelId, window, [dimension])).get(dimension) ?? new Map();
+  const { definition } = sessionDimension(dimension);
+  // A filter attribute's sessions are in the segments; other dimensions read the sessions.
+  if (
+    isFiltered(filter) &&
+    definition.shape === 'attribute' &&
+    (FILTER_NAMES as string[]).includes(definition.attribute)
+  ) {
+    const by = await segmentSessions(sources, funnelId, window, filter, definition.attribute as FilterName);
+    by.delete(null);
+    return by as Map<string, SessionCounts>;
+  }
+  return (await sources.rollups.sessions(funnelId, window, [dimension], filter)).get(dimension) ?? new Map();
 }
 
 /** The window's session totals: sessions, conversions, completions and their time. */
@@ -41,7 +105,10 @@ export async function sessionTotals(
   sources: MetricSources,
   funnelId: string,
   window: MetricWindow,
+  filter: SessionFilter = {},
 ): Promise<SessionCounts> {
+  if (isFiltered(filter))
+    return (await segmentSessions(sources, funnelId, window, filter)).get(null) ?? noSessions();
   const all = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.all);
-  return all.get('') ?? { sessions: 0, conversions: 0, completions: 0, completionMs: 0 };
+  return all.get('') ?? noSessions();
 }

@@ -1,6 +1,8 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { AB_TEST_FILTERS, MAX_PERIOD_DAYS, OFFSET_LIMIT_MINUTES } from '../query/metric-query';
+import { BREAKDOWN_KEYS, NONE_KEY, OTHER_KEY } from '../catalog/kpi-figures';
+import { FILTER_NAMES, FilterName } from '../events/session-definitions';
+import { AB_TEST_FILTERS, COMPARISONS, MAX_PERIOD_DAYS, OFFSET_LIMIT_MINUTES } from '../query/metric-query';
 
 const FROM = {
   description:
@@ -28,6 +30,7 @@ const TIMEZONE = {
  * checks their meaning, so REST and MCP callers get the same errors (abTest is accepted here only
  * to be refused there with its own message).
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class MetricsQueryDto {
   @ApiProperty(FROM)
   @IsOptional()
@@ -53,6 +56,36 @@ export class MetricsQueryDto {
   @IsOptional()
   @IsString()
   abTest?: string;
+
+  @ApiPropertyOptional({
+    enum: FILTER_NAMES,
+    description: `KPIs over sessions or page views only (400 elsewhere): the KPI per value of that session attribute, at most ${BREAKDOWN_KEYS} keys plus "${OTHER_KEY}" and "${NONE_KEY}".`,
+  })
+  @IsOptional()
+  @IsString()
+  breakdown?: string;
+
+  @ApiPropertyOptional({
+    enum: COMPARISONS,
+    description:
+      'Charts and KPIs (400 on insights): previous_period adds previousValue (and previousRelativeValue on chart points with a relativeValue) over the period of the same length in local time just before `from`.',
+  })
+  @IsOptional()
+  @IsString()
+  compare?: string;
+}
+
+// The filters, one query parameter per filter attribute of the session declarations, typed and
+// decorated from that list rather than written out once more.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface MetricsQueryDto extends Partial<Record<FilterName, string | string[]>> {}
+for (const name of FILTER_NAMES) {
+  ApiPropertyOptional({
+    type: [String],
+    description: `Only the sessions whose ${name} is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400.`,
+  })(MetricsQueryDto.prototype, name);
+  IsOptional()(MetricsQueryDto.prototype, name);
+  IsString({ each: true })(MetricsQueryDto.prototype, name);
 }
 
 /** Query parameters of the chart route: those of every metric route plus a documented abTest. */
@@ -88,11 +121,39 @@ export class ChartDataPoint {
 
   @ApiPropertyOptional({ description: 'Ratio between 0 and 1 (4 decimals)', example: 0.75 })
   relativeValue?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'With compare=previous_period: the value of the same point (same key; for daily or monthly points the same position) in the previous period, 0 when it has none',
+    example: 96,
+  })
+  previousValue?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'With compare=previous_period, on points that have a relativeValue: its value in the previous period',
+    example: 0.7,
+  })
+  previousRelativeValue?: number;
 }
 
 export class ChartResponse {
   @ApiProperty({ type: [ChartDataPoint] })
   data: ChartDataPoint[];
+}
+
+export class KpiBreakdownEntry {
+  @ApiProperty({ description: 'The attribute value, "(other)" or "(none)"', example: 'google' })
+  key: string;
+
+  @ApiProperty({ description: 'The KPI over the sessions of this key', example: 12.5 })
+  value: number;
+
+  @ApiProperty({
+    description: 'The KPI’s count over those sessions (its value for a KPI without a count)',
+    example: 80,
+  })
+  count: number;
 }
 
 export class KpiResult {
@@ -107,6 +168,18 @@ export class KpiResult {
 
   @ApiPropertyOptional({ description: 'For rates and means: the denominator', example: 240 })
   count?: number;
+
+  @ApiPropertyOptional({
+    description: 'With compare=previous_period: the value over the previous period of the same length',
+    example: 11.2,
+  })
+  previousValue?: number;
+
+  @ApiPropertyOptional({
+    type: () => [KpiBreakdownEntry],
+    description: `With breakdown: the KPI per value of the attribute, largest count first, at most ${BREAKDOWN_KEYS} keys, then "${OTHER_KEY}" (the other keys together) and "${NONE_KEY}" (sessions without the attribute). Each value is computed as the KPI's over that key's sessions; the counts add up to the KPI's count (its value when it has none).`,
+  })
+  breakdown?: KpiBreakdownEntry[];
 }
 
 export class KpiResponse {

@@ -2,7 +2,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * Counters of sessions attributed to their start, per funnel, dimension (all, device, source,
- * page, page:<variant>, answer:<question>, answer-group:<question>), grain, bucket start and key.
+ * page, page:<variant>, answer:<question>, answer-group:<question>, segment), grain, bucket start
+ * and key.
  * Kept in step with ingestion, in the same transaction.
  */
 @Entity('metric_session_rollups')
@@ -20,8 +21,11 @@ export class MetricSessionRollup {
   @PrimaryColumn({ type: 'timestamptz' })
   bucket: Date;
 
-  /** Device, utm source, page slug, answer or grouped answers ('' for dimension all). */
-  @PrimaryColumn({ type: 'varchar', length: 600 })
+  /**
+   * Device, utm source, page slug, answer, grouped answers, or a segment's JSON array of filter
+   * attributes ('' for dimension all).
+   */
+  @PrimaryColumn({ type: 'varchar', length: 2000 })
   key: string;
 
   @Column({ type: 'int', default: 0 })

@@ -36,6 +36,12 @@ export class MetricSession {
   @Column({ type: 'varchar', length: 8, nullable: true })
   abVariant: string | null;
 
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  utmMedium: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  utmCampaign: string | null;
+
   /** Distinct page slugs viewed, sorted. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   pages: string[];

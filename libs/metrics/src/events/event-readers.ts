@@ -14,8 +14,8 @@ export const EVENT_LIMITS = {
   futureToleranceMs: 86_400_000,
 } as const;
 
-const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
-const QUESTION_ID = /^question_\d{1,9}$/;
+export const SLUG = /^[a-z0-9][a-z0-9-_]{0,199}$/i;
+export const QUESTION_ID = /^question_\d{1,9}$/;
 type Reader = (raw: Record<string, unknown>, at: string, problems: Problems) => EventFields;
 
 /** The event's pageSlug, checked the same way wherever a type carries one. */

@@ -11,13 +11,40 @@ import type { SessionStartFields } from './event-types';
  */
 export const START_ATTRIBUTES = {
   visitorId: { column: 'visitor_id', of: (f: SessionStartFields) => f.visitorId },
-  device: { column: 'device', of: (f: SessionStartFields) => f.device },
-  utmSource: { column: 'utm_source', of: (f: SessionStartFields) => f.utm?.source ?? null },
-  abVariant: { column: 'ab_variant', of: (f: SessionStartFields) => f.abVariant ?? null },
-} as const satisfies Record<string, { column: string; of: (f: SessionStartFields) => string | null }>;
+  device: { column: 'device', of: (f: SessionStartFields) => f.device, filter: true },
+  utmSource: { column: 'utm_source', of: (f: SessionStartFields) => f.utm?.source ?? null, filter: true },
+  abVariant: { column: 'ab_variant', of: (f: SessionStartFields) => f.abVariant ?? null, filter: true },
+  utmMedium: { column: 'utm_medium', of: (f: SessionStartFields) => f.utm?.medium ?? null, filter: true },
+  utmCampaign: {
+    column: 'utm_campaign',
+    of: (f: SessionStartFields) => f.utm?.campaign ?? null,
+    filter: true,
+  },
+} as const satisfies Record<
+  string,
+  { column: string; of: (f: SessionStartFields) => string | null; filter?: true }
+>;
 
 export type StartAttribute = keyof typeof START_ATTRIBUTES;
 export const START_ATTRIBUTE_NAMES = Object.keys(START_ATTRIBUTES) as StartAttribute[];
+
+/**
+ * The start attributes a figure over sessions (or their events) can be narrowed to and broken
+ * down by: the query parameters `device`, `utmSource`, `utmMedium`, `utmCampaign`, `abVariant`.
+ * The order is that of a `segment` key's members.
+ */
+export type FilterName = {
+  [A in StartAttribute]: (typeof START_ATTRIBUTES)[A] extends { filter: true } ? A : never;
+}[StartAttribute];
+export const FILTER_NAMES = START_ATTRIBUTE_NAMES.filter(
+  (name) => 'filter' in START_ATTRIBUTES[name],
+) as FilterName[];
+
+/**
+ * The key of a session's `segment`: its filter attributes in FILTER_NAMES order, as a JSON array
+ * (null when unset). rawSessionSums builds the same text in SQL.
+ */
+export const segmentKey = (values: (string | null)[]) => JSON.stringify(values);
 
 /**
  * The session dimensions of the rollups, declared once. Each has one of four shapes; the
@@ -36,7 +63,12 @@ export type SessionDimension =
    */
   | { shape: 'pages'; by?: StartAttribute }
   /** Per question (`answer:question_1`): each distinct latest answer, or all of them joined. */
-  | { shape: 'answers'; grouped: boolean };
+  | { shape: 'answers'; grouped: boolean }
+  /**
+   * Like `totals`, one key per combination of the filter attributes (segmentKey): what filtered
+   * and broken-down session figures sum, without reading sessions one by one.
+   */
+  | { shape: 'segment' };
 
 export const SESSION_DIMENSION_TABLE = {
   all: { shape: 'totals' },
@@ -47,6 +79,7 @@ export const SESSION_DIMENSION_TABLE = {
   'page:': { shape: 'pages', by: 'abVariant' },
   'answer:': { shape: 'answers', grouped: false },
   'answer-group:': { shape: 'answers', grouped: true },
+  segment: { shape: 'segment' },
 } as const satisfies Record<string, SessionDimension>;
 
 export type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
@@ -60,6 +93,7 @@ export const SESSION_DIMENSIONS = {
   pageOf: (variant: string) => `page:${variant}`,
   answer: (questionId: string) => `answer:${questionId}`,
   answerGroup: (questionId: string) => `answer-group:${questionId}`,
+  segment: 'segment',
 } as const;
 
 /** The separator of an answer group's key. */

@@ -1,7 +1,9 @@
 import type { AnswerFields, PageViewFields, SessionStartFields, TrackedEvent } from './event-types';
 import {
   DECLARED_DIMENSIONS,
+  FILTER_NAMES,
   GROUP_SEPARATOR,
+  segmentKey,
   SessionDimension,
   START_ATTRIBUTE_NAMES,
   START_ATTRIBUTES,
@@ -135,7 +137,7 @@ export function sessionContributions(state: SessionState): SessionContribution[]
       dimension,
       key,
       sessions: 1,
-      ...(definition.shape === 'totals' ? outcomes(state) : NO_OUTCOMES),
+      ...(definition.shape === 'totals' || definition.shape === 'segment' ? outcomes(state) : NO_OUTCOMES),
     })),
   );
 }
@@ -158,6 +160,8 @@ function keysOf(state: SessionState, name: string, definition: SessionDimension)
   switch (definition.shape) {
     case 'totals':
       return [[name, '']];
+    case 'segment':
+      return [[name, segmentKey(FILTER_NAMES.map((filter) => state[filter]))]];
     case 'attribute': {
       const value = state[definition.attribute];
       return value ? [[name, value]] : [];

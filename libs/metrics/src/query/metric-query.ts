@@ -1,4 +1,6 @@
 import { parseIso8601, ValidationError } from '@app/core';
+import { FILTER_NAMES, FilterName } from '../events/session-definitions';
+import { MINUTE_MS } from '../time/buckets';
 import { FixedOffsetZone, ianaZone, LocalZone } from '../time/time-zone';
 
 export const AB_TEST_FILTERS = ['all', 'original', 'variant'] as const;
@@ -15,7 +17,20 @@ export interface MetricQuery {
   offset?: unknown;
   timezone?: unknown;
   abTest?: unknown;
+  device?: unknown;
+  utmSource?: unknown;
+  utmMedium?: unknown;
+  utmCampaign?: unknown;
+  abVariant?: unknown;
+  breakdown?: unknown;
+  compare?: unknown;
 }
+
+/** The sessions a figure counts: each named attribute must be one of its values ("any of"). */
+export type SessionFilter = Partial<Record<FilterName, string[]>>;
+
+export const COMPARISONS = ['previous_period'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
 
 /** A validated period: `from <= t <= to` in epoch ms, and the caller's time zone. */
 export interface MetricWindow {
@@ -25,12 +40,40 @@ export interface MetricWindow {
   zone: LocalZone;
 }
 
+/**
+ * The period of the same length just before the window, in its time zone: as long in local time
+ * (a local day stays a local day across a daylight-saving change), ending where the window starts.
+ */
+export function previousWindow(window: MetricWindow): MetricWindow {
+  const { from, to, zone } = window;
+  const wallClock = (ms: number) => ms - zone.offsetAt(ms) * MINUTE_MS;
+  const length = wallClock(to + 1) - wallClock(from);
+  return { from: zone.toUtc(wallClock(from) - length), to: from - 1, zone };
+}
+
 /** The window as a half-open range: `to` covers its whole millisecond. */
 export const countRange = (window: MetricWindow) => ({ from: window.from, to: window.to + 1 });
 
 export interface ParsedQuery {
   window: MetricWindow;
   abTest?: AbTestFilter;
+  /** Empty when no filter is given. */
+  filter: SessionFilter;
+  breakdown?: FilterName;
+  compare?: Comparison;
+}
+
+/**
+ * What a figure accepts besides the period: the name it is refused under, whether it counts
+ * sessions or their events (then it takes the filters), and whether it takes abTest, a breakdown
+ * and a comparison. Derived from the figure's declaration (catalog/).
+ */
+export interface FigureSupport {
+  abTest: boolean;
+  figure?: string;
+  sessions?: boolean;
+  breakdown?: boolean;
+  compare?: boolean;
 }
 
 const ISO_HINT = 'an ISO 8601 date or date-time (e.g. 2025-01-01T00:00:00Z)';
@@ -63,7 +106,7 @@ export function parseZone(query: MetricQuery, problems: string[]): LocalZone {
  * and a date-only value are read in the caller's time zone; a date-only `to` means the end of that
  * (local) day.
  */
-export function parseMetricQuery(query: MetricQuery, supports: { abTest: boolean }): ParsedQuery {
+export function parseMetricQuery(query: MetricQuery, supports: FigureSupport): ParsedQuery {
   const problems: string[] = [];
   const zone = parseZone(query, problems);
   const instant = (name: 'from' | 'to'): number | undefined => {
@@ -97,6 +140,42 @@ export function parseMetricQuery(query: MetricQuery, supports: { abTest: boolean
       problems.push(`abTest must be one of ${AB_TEST_FILTERS.join(', ')}`);
     } else abTest = query.abTest as AbTestFilter;
   }
+  const filter = parseFilter(query, supports, problems);
+  let breakdown: FilterName | undefined;
+  if (query.breakdown !== undefined) {
+    if (!supports.breakdown) problems.push(`breakdown is not supported by ${supports.figure}`);
+    else if (!FILTER_NAMES.includes(query.breakdown as FilterName))
+      problems.push(`breakdown must be one of ${FILTER_NAMES.join(', ')}`);
+    else breakdown = query.breakdown as FilterName;
+  }
+  let compare: Comparison | undefined;
+  if (query.compare !== undefined) {
+    if (!supports.compare) problems.push(`compare is not supported by ${supports.figure}`);
+    else if (!COMPARISONS.includes(query.compare as Comparison))
+      problems.push(`compare must be one of ${COMPARISONS.join(', ')}`);
+    else compare = query.compare as Comparison;
+  }
   if (problems.length) throw new ValidationError(problems[0], problems);
-  return { window: { from: from as number, to: to as number, zone }, abTest };
+  return { window: { from: from as number, to: to as number, zone }, abTest, filter, breakdown, compare };
 }
+
+/** The filters given: each a string or a list of strings (a repeated query parameter). */
+function parseFilter(query: MetricQuery, supports: FigureSupport, problems: string[]): SessionFilter {
+  const filter: SessionFilter = {};
+  for (const name of FILTER_NAMES) {
+    const raw = query[name];
+    if (raw === undefined) continue;
+    if (!supports.sessions) {
+      problems.push(`${name} is not supported by ${supports.figure}: it does not count sessions`);
+      continue;
+    }
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (!values.length || values.some((v) => typeof v !== 'string'))
+      problems.push(`${name} must be a string (repeat the parameter for several values)`);
+    else filter[name] = values as string[];
+  }
+  return filter;
+}
+
+/** True when the filter narrows anything. */
+export const isFiltered = (filter: SessionFilter) => Object.keys(filter).length > 0;

@@ -11,13 +11,15 @@ type Counted = EventDimension & { source: 'events' };
  * The events of a dimension counted from events, as rows (sign, key, button_label,
  * time_on_page_ms, occurred_at), read by the key (funnel, type, time) and from plain columns,
  * never from the json payload. What the dimension does not count reads as NULL ('' for the key).
+ * `sessions` (sessionJoinSql) keeps only the events of the sessions a filter matches.
  */
 export const rawEvents =
-  (d: Counted, funnel: string, eventType: string) => (lo: string, hi: string, sign: number) =>
+  (d: Counted, funnel: string, eventType: string, sessions = '') =>
+  (lo: string, hi: string, sign: number) =>
     `SELECT ${sign} AS sign, ${d.keyed ? 'e.key' : `''::text AS key`},
             ${d.labelled ? 'e.button_label' : 'NULL::text AS button_label'},
             ${d.timed ? 'e.time_on_page_ms' : 'NULL::int AS time_on_page_ms'}, e.occurred_at
-     FROM metric_events e WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`;
+     FROM metric_events e ${sessions} WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`;
 
 /**
  * The signed number of events of a dimension counted from events in the piece, as one row after

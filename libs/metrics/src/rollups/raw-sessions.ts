@@ -1,4 +1,9 @@
-import { GROUP_SEPARATOR, sessionDimension, START_ATTRIBUTES } from '../events/session-definitions';
+import {
+  FILTER_NAMES,
+  GROUP_SEPARATOR,
+  sessionDimension,
+  START_ATTRIBUTES,
+} from '../events/session-definitions';
 import type { SqlParams } from '../sql/sql-params';
 
 /** SQL that sums the sessions of a window's edges; see rawSessionSums. */
@@ -39,7 +44,7 @@ export interface RawSessionSql {
  */
 export function rawSessionSums(dimensions: string[], params: SqlParams): RawSessionSql {
   const bind = (value: string) => params.bind(value, 'text');
-  const grouping = !dimensions.some((d) => sessionDimension(d).definition.shape === 'totals');
+  const grouping = !dimensions.some((d) => countsOutcomes(sessionDimension(d).definition.shape));
   // What the branches read of a session, as the columns of `m`.
   const read = new Set<string>();
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
@@ -71,17 +76,27 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
   const counted = (dimension: string, key: string, from: string) =>
     `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(m.sign) AS sessions, 0 AS conversions,
             0 AS completions, 0 AS completion_ms ${from} GROUP BY 2`;
+  const outcomes = (dimension: string, key: string, tail: string) => {
+    use('converted_at', 'completed_at', 'started_at');
+    return `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(m.sign) AS sessions,
+                   coalesce(sum(m.sign) FILTER (WHERE m.converted_at IS NOT NULL), 0) AS conversions,
+                   coalesce(sum(m.sign) FILTER (WHERE m.completed_at IS NOT NULL), 0) AS completions,
+                   coalesce(sum(m.sign * greatest(0, extract(epoch FROM m.completed_at - m.started_at) * 1000)), 0)
+                     AS completion_ms
+            FROM m ${tail}`;
+  };
   const branches = dimensions.map((dimension) => {
     const { definition, arg } = sessionDimension(dimension);
     switch (definition.shape) {
       case 'totals':
-        use('converted_at', 'completed_at', 'started_at');
-        return `SELECT ${bind(dimension)} AS dimension, '' AS key, sum(m.sign) AS sessions,
-                       coalesce(sum(m.sign) FILTER (WHERE m.converted_at IS NOT NULL), 0) AS conversions,
-                       coalesce(sum(m.sign) FILTER (WHERE m.completed_at IS NOT NULL), 0) AS completions,
-                       coalesce(sum(m.sign * greatest(0, extract(epoch FROM m.completed_at - m.started_at) * 1000)), 0)
-                         AS completion_ms
-                FROM m HAVING count(*) > 0`;
+        return outcomes(dimension, `''`, 'HAVING count(*) > 0');
+      case 'segment': {
+        // The text segmentKey() gives: a JSON array of the filter attributes, null when unset.
+        const columns = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
+        use(...columns);
+        const members = columns.map((c) => `coalesce(to_json(m.${c})::text, 'null')`).join(` || ',' || `);
+        return outcomes(dimension, `'[' || ${members} || ']'`, 'GROUP BY 2');
+      }
       case 'attribute': {
         const column = START_ATTRIBUTES[definition.attribute].column;
         use(column);
@@ -138,5 +153,7 @@ const distinctAnswers = (given: string) =>
            FROM (SELECT a.answer, min(a.i) AS first
                  FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
                  GROUP BY a.answer) AS d) END`;
+
+const countsOutcomes = (shape: string) => shape === 'totals' || shape === 'segment';
 
 const isAnswerDimension = (dimension: string) => sessionDimension(dimension).definition.shape === 'answers';

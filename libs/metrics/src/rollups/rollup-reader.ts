@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
-import type { MetricWindow } from '../query/metric-query';
+import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
+import { START_ATTRIBUTES } from '../events/session-definitions';
+import type { FilterName } from '../events/session-definitions';
 import {
   CountedDimensionName,
   countedDimension,
@@ -15,6 +17,7 @@ import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import { rawEventCount, rawEvents, rawMessages } from './raw-events';
 import { rawSessionSums } from './raw-sessions';
+import { rawCover, sessionFilterSql, sessionJoinSql } from './session-filter-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
 type Sums<C> = Map<string, C>;
@@ -45,15 +48,22 @@ type EventRow = {
 export class RollupReader {
   constructor(private readonly reads: ReadPool) {}
 
-  /** Session counters per dimension and key, over sessions that started in the window. */
+  /**
+   * Session counters per dimension and key, over sessions that started in the window (and match
+   * the filter: then read from the sessions themselves, the rollups counting every session).
+   */
   async sessions(
     funnelId: string,
     window: MetricWindow,
     dimensions: string[],
+    filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const cover = shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
+    const cover = isFiltered(filter)
+      ? rawCover(window)
+      : shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
+    const matching = sessionFilterSql(filter, params);
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimensions, 'text[]');
     const raw = rawSessionSums(dimensions, params);
@@ -61,7 +71,7 @@ export class RollupReader {
       cover.raw,
       params,
       (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}`,
+        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
     );
     const rows: SessionSumRow[] = await this.reads.rows(
       `WITH m AS (
@@ -95,21 +105,27 @@ export class RollupReader {
 
   /**
    * The counters of a dimension counted from events (e.g. page views per page, clicks per button)
-   * per key, at the events' own time in the window.
+   * per key, at the events' own time in the window; with a filter, of the events of the sessions
+   * it matches, read from the events themselves.
    */
   async events(
     funnelId: string,
     window: MetricWindow,
     dimension: CountedDimensionName,
+    filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
     const declared = countedDimension(dimension);
-    const cover = shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
+    const filtered = isFiltered(filter);
+    const cover = filtered
+      ? rawCover(window)
+      : shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimension);
     const eventType = params.bind(declared.type);
-    const rawScans = pieceScans(cover.raw, params, rawEvents(declared, funnel, eventType));
+    const sessions = filtered ? sessionJoinSql(funnel, filter, params) : '';
+    const rawScans = pieceScans(cover.raw, params, rawEvents(declared, funnel, eventType, sessions));
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
     // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
@@ -127,7 +143,7 @@ export class RollupReader {
        UNION ALL
        SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
        FROM r CROSS JOIN LATERAL (
-         SELECT e.button_label, e.occurred_at FROM metric_events e
+         SELECT e.button_label, e.occurred_at FROM metric_events e ${sessions}
          WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
            AND e.key = r.key AND e.button_label IS NOT NULL
          ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1
@@ -137,6 +153,7 @@ export class RollupReader {
        SELECT raw.key, raw.events, raw.timed, raw.total_ms,
               -- The label of the latest labelled click: one probe of the key at that time.
               (SELECT max(x.button_label COLLATE "C") FROM metric_events x
+               ${filtered ? sessionJoinSql(funnel, filter, params, 'JOIN', 'x') : ''}
                WHERE x.funnel_id = ${funnel} AND x.type = ${eventType} AND x.occurred_at = raw.label_at AND x.key = raw.key
                  AND x.button_label IS NOT NULL),
               raw.label_at
@@ -195,8 +212,10 @@ export class RollupReader {
     funnelId: string,
     window: MetricWindow,
     dimension: CountedDimensionName = 'activity',
+    filter: SessionFilter = {},
   ): Promise<number[]> {
     const declared = countedDimension(dimension);
+    if (isFiltered(filter)) return this.filteredActivity(funnelId, window, declared.type, filter);
     // A bucket must not straddle a local hour: whole hours only when every offset of the window
     // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
     const periods = window.zone.periods(window.from, window.to);
@@ -229,5 +248,60 @@ export class RollupReader {
     const slots = new Array<number>(SLOTS).fill(0);
     for (const r of rows) slots[Number(r.slot)] += Number(r.events);
     return slots;
+  }
+
+  /** Page views of the sessions the filter matches per local weekday-hour slot, from the events. */
+  private async filteredActivity(
+    funnelId: string,
+    window: MetricWindow,
+    type: string,
+    filter: SessionFilter,
+  ): Promise<number[]> {
+    const params = new SqlParams();
+    const funnel = params.bind(funnelId);
+    const offsetAt = offsetAtSql(window.zone.periods(window.from, window.to), params);
+    const minute = minuteOf('e.occurred_at');
+    const rows: { slot: number; events: string }[] = await this.reads.rows(
+      `SELECT ${SLOT} AS slot, count(*) AS events
+       FROM (
+         SELECT (${minute} - ${offsetAt(minute)}) / 60 AS h
+         FROM metric_events e ${sessionJoinSql(funnel, filter, params)}
+         WHERE e.funnel_id = ${funnel} AND e.type = ${params.bind(type)}
+           AND e.occurred_at >= ${params.bind(new Date(window.from).toISOString(), 'timestamptz')}
+           AND e.occurred_at < ${params.bind(new Date(window.to + 1).toISOString(), 'timestamptz')}
+       ) AS b
+       GROUP BY 1`,
+      params.values,
+    );
+    const slots = new Array<number>(SLOTS).fill(0);
+    for (const r of rows) slots[Number(r.slot)] += Number(r.events);
+    return slots;
+  }
+
+  /**
+   * Page views in the window that reported a time on page, and its sum, per value of a session
+   * attribute (null: the session has none, or has not started) over the events of the sessions
+   * the filter matches.
+   */
+  async timedPageViewsBy(
+    funnelId: string,
+    window: MetricWindow,
+    by: FilterName,
+    filter: SessionFilter,
+  ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
+    const { type } = countedDimension('page');
+    const params = new SqlParams();
+    const funnel = params.bind(funnelId);
+    const join = sessionJoinSql(funnel, filter, params, isFiltered(filter) ? 'JOIN' : 'LEFT JOIN');
+    const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
+      `SELECT m.${START_ATTRIBUTES[by].column} AS key, count(*) AS timed, sum(e.time_on_page_ms) AS total_ms
+       FROM metric_events e ${join}
+       WHERE e.funnel_id = ${funnel} AND e.type = ${params.bind(type)} AND e.time_on_page_ms IS NOT NULL
+         AND e.occurred_at >= ${params.bind(new Date(window.from).toISOString(), 'timestamptz')}
+         AND e.occurred_at < ${params.bind(new Date(window.to + 1).toISOString(), 'timestamptz')}
+       GROUP BY 1`,
+      params.values,
+    );
+    return new Map(rows.map((r) => [r.key, { timed: Number(r.timed), totalMs: Number(r.total_ms) }]));
   }
 }

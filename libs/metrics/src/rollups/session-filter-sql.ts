@@ -1,0 +1,38 @@
+import { START_ATTRIBUTES } from '../events/session-definitions';
+import type { MetricWindow, SessionFilter } from '../query/metric-query';
+import type { SqlParams } from '../sql/sql-params';
+import type { Cover } from '../time/time-cover';
+
+/** Conditions (each after AND) that keep the sessions `alias` matching the filter. */
+export function sessionFilterSql(filter: SessionFilter, params: SqlParams, alias = 'm'): string {
+  return Object.entries(filter)
+    .map(
+      ([name, values]) =>
+        ` AND ${alias}.${START_ATTRIBUTES[name as keyof SessionFilter].column} = ANY(${params.bind(values, 'text[]')})`,
+    )
+    .join('');
+}
+
+/**
+ * The join from events `e` to their sessions `m` that keeps the events of the sessions matching
+ * the filter (inner), or every event with its session's attributes when there are any (left).
+ */
+export function sessionJoinSql(
+  funnel: string,
+  filter: SessionFilter,
+  params: SqlParams,
+  kind: 'JOIN' | 'LEFT JOIN' = 'JOIN',
+  events = 'e',
+): string {
+  return `${kind} metric_sessions m ON m.funnel_id = ${funnel} AND m.session_id = ${events}.session_id${sessionFilterSql(filter, params)}`;
+}
+
+/**
+ * A window read wholly from raw rows: rollups count every session, so a filtered figure sums the
+ * rows of the sessions that match, by the same SQL that sums a window's edges.
+ */
+export const rawCover = (window: MetricWindow): Cover => ({
+  segments: [],
+  raw: [{ from: window.from, to: window.to + 1, sign: 1 }],
+  finest: 0,
+});
