@@ -2,7 +2,9 @@ import { RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { z } from 'zod';
 import { ValidationError } from '@app/core';
 import {
+  type ChartDataPoint,
   FunnelDescriptionsService,
+  type KpiResult,
   MetricsService,
   PERIOD_PRESET_NAMES,
   PERIOD_PRESETS,
@@ -30,6 +32,7 @@ interface DashboardArgs {
 /**
  * `show_funnel_dashboard`: a funnel's KPIs and main charts over a period in one answer, drawn by
  * hosts that render MCP Apps (the tool names its ui:// resource) and complete as JSON for the rest.
+ * It reads metrics only: the permission it needs is `metrics:read`, as the REST metric routes'.
  */
 export function registerDashboardTools(
   context: ToolContext,
@@ -92,15 +95,18 @@ async function dashboard(
   const zone = { ...(timezone !== undefined && { timezone }), ...(offset !== undefined && { offset }) };
   const query = { ...zone, ...dates(period, from, to, zone) };
   const funnel = await funnels.describeForCompany(companyId, funnelId);
-  const [kpis, charts] = await Promise.all([
-    Promise.all(DASHBOARD_KPIS.map((subtype) => metrics.kpi(companyId, funnelId, subtype, query))),
-    Promise.all(DASHBOARD_CHARTS.map((subtype) => metrics.chart(companyId, funnelId, subtype, query))),
-  ]);
+  // One read after the other: a dashboard holds one pooled connection at a time, as any request.
+  const kpis: Record<string, KpiResult> = {};
+  for (const subtype of DASHBOARD_KPIS)
+    kpis[subtype] = await metrics.kpi(companyId, funnelId, subtype, query);
+  const charts: Record<string, ChartDataPoint[]> = {};
+  for (const subtype of DASHBOARD_CHARTS)
+    charts[subtype] = await metrics.chart(companyId, funnelId, subtype, query);
   return {
     funnel: { id: funnel.id, name: funnel.name },
     period: { ...(from === undefined && { preset: period ?? DEFAULT_PRESET }), ...query },
-    kpis: Object.fromEntries(DASHBOARD_KPIS.map((subtype, i) => [subtype, kpis[i]])),
-    charts: Object.fromEntries(DASHBOARD_CHARTS.map((subtype, i) => [subtype, charts[i]])),
+    kpis,
+    charts,
   };
 }
 
