@@ -4,6 +4,7 @@ import { ContactCountsReader, ContactLinkEraser } from '@app/contacts';
 import { WorkspacesModule } from '@app/workspaces';
 import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
+import { EventRetention, EventRetentionJob } from './events/event-retention';
 import { EventContactLinks } from './events/forget-contact';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
@@ -26,6 +27,7 @@ import { RollupReader } from './rollups/rollup-reader';
   providers: [
     EventsService,
     EventPartitions,
+    EventRetention,
     IngestionMetrics,
     MetricsService,
     RollupReader,
@@ -35,6 +37,10 @@ import { RollupReader } from './rollups/rollup-reader';
     FunnelDescriptionsService,
     { provide: ContactLinkEraser, useClass: EventContactLinks },
   ],
-  exports: [EventsService, MetricsService, FunnelDescriptionsService, ContactLinkEraser],
+  exports: [EventsService, MetricsService, FunnelDescriptionsService, ContactLinkEraser, EventRetention],
 })
 export class MetricsModule {}
+
+/** Drops raw event partitions past EVENT_RETENTION_MONTHS periodically (the HTTP app only). */
+@Module({ providers: [EventRetentionJob] })
+export class EventRetentionModule {}
