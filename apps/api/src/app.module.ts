@@ -13,7 +13,7 @@ import {
   validateEnv,
 } from '@app/core';
 import { McpModule } from '@app/mcp';
-import { MetricsModule } from '@app/metrics';
+import { EventRetentionModule, MetricsModule } from '@app/metrics';
 import { OAuthModule } from '@app/oauth';
 import { WorkspacesModule } from '@app/workspaces';
 import { databaseSchema } from '../../../db/schema';
@@ -38,6 +38,7 @@ export class AppModule {
         ContactsModule,
         WebhookSubscriptionsModule,
         MetricsModule,
+        EventRetentionModule,
         OAuthModule,
         McpModule,
         AutomationsModule,

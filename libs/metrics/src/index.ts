@@ -5,6 +5,7 @@ export * from './events/event-batch-body';
 export * from './events/event-types';
 export * from './events/event-validation';
 export * from './events/events.service';
+export { EventRetention } from './events/event-retention';
 export * from './funnels/funnel-description.dto';
 export * from './funnels/funnel-descriptions.service';
 export * from './metric-definitions';

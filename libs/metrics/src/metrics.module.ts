@@ -4,6 +4,7 @@ import { ContactCountsReader, ContactLinkEraser } from '@app/contacts';
 import { WorkspacesModule } from '@app/workspaces';
 import { metricsEntities } from './entities';
 import { EventPartitions } from './events/event-partitions';
+import { EventRetention, EventRetentionJob } from './events/event-retention';
 import { EventContactLinks } from './events/forget-contact';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
@@ -28,6 +29,7 @@ import { StepFunnelsService } from './steps/step-funnels.service';
   providers: [
     EventsService,
     EventPartitions,
+    EventRetention,
     IngestionMetrics,
     MetricsService,
     RollupReader,
@@ -39,6 +41,17 @@ import { StepFunnelsService } from './steps/step-funnels.service';
     FunnelDescriptionsService,
     { provide: ContactLinkEraser, useClass: EventContactLinks },
   ],
-  exports: [EventsService, MetricsService, StepFunnelsService, FunnelDescriptionsService, ContactLinkEraser],
+  exports: [
+    EventsService,
+    MetricsService,
+    StepFunnelsService,
+    FunnelDescriptionsService,
+    ContactLinkEraser,
+    EventRetention,
+  ],
 })
 export class MetricsModule {}
+
+/** Drops raw event partitions past EVENT_RETENTION_MONTHS periodically (the HTTP app only). */
+@Module({ providers: [EventRetentionJob] })
+export class EventRetentionModule {}

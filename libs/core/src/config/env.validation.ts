@@ -226,6 +226,14 @@ export class EnvironmentVariables {
   @Max(100, { message: 'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100' })
   AUTOMATION_MAX_ATTEMPTS: number = 8;
 
+  // Raw events are kept this many whole months before the current one; unset keeps them all.
+  @Transform(({ value }) => toInt({ value: emptyToUndefined({ value }) }))
+  @IsOptional()
+  @IsInt({ message: 'EVENT_RETENTION_MONTHS must be an integer between 1 and 1200' })
+  @Min(1, { message: 'EVENT_RETENTION_MONTHS must be an integer between 1 and 1200' })
+  @Max(1200, { message: 'EVENT_RETENTION_MONTHS must be an integer between 1 and 1200' })
+  EVENT_RETENTION_MONTHS?: number;
+
   // Prometheus metrics, on a port of their own so they never share the public one.
   @Transform(toInt)
   @IsInt({ message: 'METRICS_PORT must be an integer between 0 and 65535' })

@@ -9,6 +9,7 @@ import type { EnvironmentVariables } from '../config/env.validation';
 import { AppMetrics } from '../observability/app-metrics';
 import { isDatabaseUnavailable } from './database-outage';
 import { boundedPool } from './data-source-options';
+import { ProbeConnection } from './probe-connection';
 import { parseLsn, ReplicaFreshness } from './replica-freshness';
 import { sqlPool } from './sql-pool';
 
@@ -45,6 +46,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly writes = new Map<string, number>();
   private downUntil = 0;
   private probe?: NodeJS.Timeout;
+  private probes?: { primary: ProbeConnection; replica: ProbeConnection };
   private probing = false;
   private readonly reads: Counter<'server'>;
 
@@ -67,6 +69,10 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
       DATABASE_STATEMENT_TIMEOUT_MS: config.get('DATABASE_STATEMENT_TIMEOUT_MS', { infer: true }),
       // A replica that does not answer is skipped quickly: the primary can still serve.
       DATABASE_POOL_TIMEOUT_MS: Math.min(1_000, config.get('DATABASE_POOL_TIMEOUT_MS', { infer: true })),
+    };
+    this.probes = {
+      primary: new ProbeConnection((dataSource.options as { url?: string }).url ?? '', 1_000),
+      replica: new ProbeConnection(url, 1_000),
     };
     this.replica = new Pool({
       connectionString: url,
@@ -107,6 +113,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.probe);
+    await Promise.all([this.probes?.primary.close(), this.probes?.replica.close()]);
     await this.replica?.end().catch(() => undefined);
   }
 
@@ -170,22 +177,22 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One probe: the primary's WAL position, then how far the replica has replayed. */
   private async sample(): Promise<void> {
-    if (this.probing || !this.replica) return;
+    if (this.probing || !this.probes) return;
     this.probing = true;
     try {
       const at = Date.now();
-      const primary = await sqlPool(this.dataSource).query<{ lsn: string }>(
+      const [primary] = await this.probes.primary.query<{ lsn: string }>(
         'SELECT pg_current_wal_lsn()::text AS lsn',
       );
-      this.freshness.primaryAt(at, parseLsn(primary.rows[0].lsn));
-      const replica = await this.replica
+      this.freshness.primaryAt(at, parseLsn(primary.lsn));
+      const replica = await this.probes.replica
         .query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn')
         .catch((error: unknown) => {
           this.markDown(error);
           return undefined;
         });
       if (!replica) return;
-      const replayed = replica.rows[0].lsn;
+      const replayed = replica[0].lsn;
       // A server that is not in recovery (a promoted or unrelated one) is never read from.
       if (replayed === null) return this.markDown(new Error('DATABASE_READ_URL is not a standby'));
       this.downUntil = 0;

@@ -6,6 +6,7 @@ import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
+import { EventRetention } from './event-retention';
 import { IngestionMetrics } from './ingestion.metrics';
 import { latestQuestionTitles, writeBatch } from './batch-writes';
 import { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions, Sql } from './event-store';
@@ -59,12 +60,14 @@ export class EventsService {
     private readonly dataSource: DataSource,
     private readonly partitions: EventPartitions,
     private readonly metrics: IngestionMetrics,
+    private readonly retention: EventRetention,
   ) {}
 
   /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
   async ingest(companyId: string, funnelId: string, body: unknown): Promise<IngestResult> {
     assertFunnelId(funnelId);
     const events = parseEventBatch(body);
+    this.retention.assertKept(events);
     const result = await this.enqueue(funnelId.toLowerCase(), companyId, events);
     this.metrics.batchStored(events.length, result.accepted);
     return result;

@@ -1,0 +1,120 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DataSource } from 'typeorm';
+import { EnvironmentVariables, ValidationError } from '@app/core';
+import { EventPartitions } from './event-partitions';
+import type { TrackedEvent } from './event-types';
+
+// Any constant works; it lets one process at a time drop partitions.
+const RETENTION_LOCK = 7_240_533;
+const PARTITION_NAME = /^metric_events_p(\d{4})_(\d{2})$/;
+/** How often each process looks for expired partitions (the first look is at start). */
+export const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
+
+/**
+ * Raw events are kept EVENT_RETENTION_MONTHS whole months before the current UTC month; older
+ * monthly partitions of metric_events are dropped. Charts, KPIs and insights over those months
+ * keep answering from the rollups and sessions, which are never dropped. Events older than the
+ * kept months are refused: they could no longer be told apart from events already counted.
+ */
+@Injectable()
+export class EventRetention {
+  private readonly logger = new Logger(EventRetention.name);
+  readonly months: number | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly partitions: EventPartitions,
+    config: ConfigService<EnvironmentVariables, true>,
+  ) {
+    this.months = config.get('EVENT_RETENTION_MONTHS', { infer: true });
+  }
+
+  /** The first instant whose events are kept (the start of a UTC month), or undefined: all are kept. */
+  cutoff(now = Date.now()): number | undefined {
+    if (this.months === undefined) return undefined;
+    const d = new Date(now);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - this.months, 1);
+  }
+
+  /** Refuses a batch with an event from before the kept months. */
+  assertKept(events: TrackedEvent[], now = Date.now()): void {
+    const cutoff = this.cutoff(now);
+    if (cutoff === undefined) return;
+    const problems = events.flatMap((e, i) =>
+      e.occurredAt < cutoff
+        ? [`events[${i}].occurredAt is before ${new Date(cutoff).toISOString()}, the oldest kept month`]
+        : [],
+    );
+    if (problems.length) {
+      throw new ValidationError(
+        `Events are kept ${this.months} months before the current one (EVENT_RETENTION_MONTHS)`,
+        problems,
+      );
+    }
+  }
+
+  /**
+   * Drops the partitions whose month ended before the cutoff; returns their names. One process at
+   * a time (a transaction-scoped advisory lock: another that finds it taken skips this round), and
+   * each DROP is IF EXISTS, so any number of processes may run it.
+   */
+  async dropExpired(now = Date.now()): Promise<string[]> {
+    const cutoff = this.cutoff(now);
+    if (cutoff === undefined) return [];
+    const dropped = await this.dataSource.transaction(async (manager) => {
+      const [{ locked }]: { locked: boolean }[] = await manager.query(
+        'SELECT pg_try_advisory_xact_lock($1) AS locked',
+        [RETENTION_LOCK],
+      );
+      if (!locked) return [];
+      // Ingestion waits behind a DROP (it locks the parent table): never for long.
+      await manager.query(`SET LOCAL lock_timeout = '5s'`);
+      const rows: { name: string }[] = await manager.query(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+         WHERE i.inhparent = 'metric_events'::regclass ORDER BY 1`,
+      );
+      const expired = rows
+        .map((r) => r.name)
+        .filter((name) => {
+          const match = PARTITION_NAME.exec(name);
+          return match !== null && Date.UTC(Number(match[1]), Number(match[2]), 1) <= cutoff;
+        });
+      for (const name of expired) await manager.query(`DROP TABLE IF EXISTS "${name}"`);
+      return expired;
+    });
+    if (dropped.length) {
+      this.partitions.reset();
+      this.logger.log(`dropped raw event partitions past the retention: ${dropped.join(', ')}`);
+    }
+    return dropped;
+  }
+}
+
+/** Runs the retention in the HTTP app: at start, then every hour (every replica; see dropExpired). */
+@Injectable()
+export class EventRetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(EventRetentionJob.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(private readonly retention: EventRetention) {}
+
+  onApplicationBootstrap(): void {
+    if (this.retention.months === undefined) return;
+    const run = () => {
+      this.running ??= this.retention
+        .dropExpired()
+        .catch((error: Error) => this.logger.warn(`event retention failed: ${error.message}`))
+        .finally(() => (this.running = undefined));
+    };
+    this.timer = setInterval(run, EVENT_RETENTION_INTERVAL_MS);
+    this.timer.unref();
+    run();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}

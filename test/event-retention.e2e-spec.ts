@@ -1,0 +1,121 @@
+import { DataSource } from 'typeorm';
+import { CHART_SUBTYPES, EventRetention, KPI_SUBTYPES } from '@app/metrics';
+import { startTestApp, TestApp } from './support/app';
+import { createTenant, TenantFixture } from './support/factories';
+import { httpClient } from './support/http-client';
+import { seedMetricsFixture } from './support/metrics-fixture';
+
+// Windows over the fixture's months (January to March 2026), whole days and minutes, several zones.
+const WINDOWS = [
+  'from=2026-01-31&to=2026-02-01',
+  'from=2026-02-01&to=2026-02-01&offset=-120',
+  'from=2026-01-31&to=2026-01-31&offset=%2B330',
+  'from=2026-01-01&to=2026-03-31',
+  'from=2026-03-15&to=2026-03-16&timezone=Europe%2FBerlin',
+  'from=2026-01-31T21:30:00Z&to=2026-02-01T05:20:59.999Z',
+];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('EVENT_RETENTION_MONTHS', () => {
+  let t: TestApp;
+  let kept: TestApp;
+  let acme: TenantFixture;
+
+  const partitions = async (app: TestApp) =>
+    (
+      await app.app.get(DataSource).query<{ name: string }[]>(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+           WHERE i.inhparent = 'metric_events'::regclass ORDER BY 1`,
+      )
+    ).map((r) => r.name);
+  /** Every chart, KPI and insight of acme's funnel over every window. */
+  const everyAnswer = async (app: TestApp) => {
+    const api = httpClient(app.baseUrl, acme.key);
+    const base = `/v1/funnels/${acme.funnelId}/metrics`;
+    const answers: Record<string, unknown> = {};
+    for (const window of WINDOWS) {
+      const paths = [
+        ...CHART_SUBTYPES.map((s) => `${base}/charts/${s}?${window}`),
+        ...KPI_SUBTYPES.map((s) => `${base}/kpis/${s}?${window}`),
+        `${base}/insights/question_1?${window}`,
+      ];
+      for (const path of paths) {
+        const res = await api.get(path);
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+        answers[path] = res.body;
+      }
+    }
+    return answers;
+  };
+  const currentMonth = () => {
+    const now = new Date();
+    return `metric_events_p${now.getUTCFullYear()}_${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+    acme = await createTenant(t.app);
+    const globex = await createTenant(t.app);
+    await seedMetricsFixture(t, acme, globex);
+    const now = await httpClient(t.baseUrl, acme.key).post(`/v1/funnels/${acme.funnelId}/events`, {
+      events: [
+        { type: 'page_view', sessionId: 'today', occurredAt: new Date().toISOString(), pageSlug: 'start' },
+      ],
+    });
+    expect(now.status).toBe(202);
+  }, 120_000);
+  afterAll(async () => {
+    await kept?.close();
+    await t?.close();
+  });
+
+  it('drops the old months at start; every chart, KPI and insight over them answers as before', async () => {
+    const before = await everyAnswer(t);
+    expect(await partitions(t)).toEqual(
+      expect.arrayContaining(['metric_events_p2026_01', 'metric_events_p2026_02', 'metric_events_p2026_03']),
+    );
+    expect(Object.keys(before)).toHaveLength(
+      WINDOWS.length * (CHART_SUBTYPES.length + KPI_SUBTYPES.length + 1),
+    );
+
+    // A second process of the service, on the same database, with the retention on.
+    kept = await startTestApp(
+      { RATE_LIMIT_PER_MINUTE: '100000', EVENT_RETENTION_MONTHS: '1' },
+      t.databaseUrl,
+    );
+    for (
+      let i = 0;
+      i < 100 && (await partitions(kept)).some((p) => p.startsWith('metric_events_p2026_0'));
+      i++
+    ) {
+      await sleep(100);
+    }
+    expect(await partitions(kept)).toEqual([currentMonth()]);
+    expect(await everyAnswer(kept)).toEqual(before);
+    expect(await everyAnswer(t)).toEqual(before);
+  });
+
+  it('drops nothing more when run again, from any process at once', async () => {
+    const retention = kept.app.get(EventRetention);
+    expect(await Promise.all([retention.dropExpired(), retention.dropExpired()])).toEqual([[], []]);
+    expect(await partitions(kept)).toEqual([currentMonth()]);
+  });
+
+  it('refuses an event from before the kept months with 400, and still takes current ones', async () => {
+    const api = httpClient(kept.baseUrl, acme.key);
+    const path = `/v1/funnels/${acme.funnelId}/events`;
+    const old = await api.post(path, {
+      events: [
+        { type: 'page_view', sessionId: 'late', occurredAt: '2026-01-31T21:30:00Z', pageSlug: 'start' },
+      ],
+    });
+    expect(old.status).toBe(400);
+    expect(old.body.details).toEqual([expect.stringMatching(/^events\[0\]\.occurredAt is before /)]);
+    const current = await api.post(path, {
+      events: [
+        { type: 'page_view', sessionId: 'now', occurredAt: new Date().toISOString(), pageSlug: 'start' },
+      ],
+    });
+    expect(current.status).toBe(202);
+  });
+});
