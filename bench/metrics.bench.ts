@@ -1,7 +1,8 @@
 /**
- * `npm run bench:metrics -- [events] [scale] [days] [probes] [runs]` (defaults 1 000 000, 10, 30,
- * `all` and 30; probes `figures` for the charts, KPIs and insights alone, `questions` for their
- * filtered, broken-down and compared forms and the step funnel alone)
+ * `npm run bench:metrics -- [events] [scale] [days] [probes] [runs] [only]` (defaults 1 000 000,
+ * 10, 30, `all`, 30 and every probe; probes `figures` for the charts, KPIs and insights alone,
+ * `questions` for their filtered, broken-down and compared forms and the step funnel alone; `only`
+ * a regular expression the probe names must match)
  *
  * Builds two funnels in a throwaway PostgreSQL: one with `events` tracking events over `days` days
  * and one with `scale` times as many over the same days (realistic traffic through EventsService,
@@ -27,8 +28,10 @@ const SCALE = Number(process.argv[3] ?? 10);
 const DAYS = Number(process.argv[4] ?? 30);
 const PROBES = process.argv[5] ?? 'all';
 const CONTACTS = 20_000;
-const WARMUP = 5;
 const RUNS = Number(process.argv[6] ?? 30);
+const WARMUP = Math.min(5, Math.ceil(RUNS / 5));
+// Only the probes whose name matches, e.g. `compared|sessions|conversion`.
+const ONLY = new RegExp(process.argv[7] ?? '');
 const DAY = 86_400_000;
 // Half a bucket of the finest grain: the longest edge read from raw rows.
 const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
@@ -131,10 +134,11 @@ async function main(): Promise<void> {
       // ...and five seconds for page views and clicks.
       'five+5:30': windowWithEdges(halfFinest(EVENT_GRAINS)),
     };
-    const probes = (funnelId: string, query: string): Probe[] => [
-      ...(PROBES === 'figures' ? [] : questionProbes(funnelId, query)),
-      ...(PROBES === 'questions' ? [] : figureProbes(funnelId, query)),
-    ];
+    const probes = (funnelId: string, query: string): Probe[] =>
+      [
+        ...(PROBES === 'figures' ? [] : questionProbes(funnelId, query)),
+        ...(PROBES === 'questions' ? [] : figureProbes(funnelId, query)),
+      ].filter((p) => ONLY.test(p.name));
     const figureProbes = (funnelId: string, query: string): Probe[] => [
       ...CHART_SUBTYPES.map((s) => ({
         name: s,

@@ -95,6 +95,7 @@ describe('MCP tool contracts', () => {
       get_chart_metrics: READS,
       get_kpi_metrics: READS,
       get_insight_metrics: READS,
+      get_step_funnel: READS,
     });
   });
 
@@ -125,6 +126,11 @@ describe('MCP tool contracts', () => {
       'get_insight_metrics',
       { insightId: 'question_1', ...PERIOD },
       (r) => ({ ...r, answers: { Grow: 'one' } }),
+    ],
+    [
+      'get_step_funnel',
+      { steps: ['page:start', 'conversion'], ...PERIOD },
+      () => ({ data: [{ step: 'page:start', value: '1' }] }),
     ],
   ])(
     '%s answers structured content that matches its outputSchema, and compact text',
