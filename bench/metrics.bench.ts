@@ -1,5 +1,8 @@
 /**
- * `npm run bench:metrics -- [events] [scale] [days]` (defaults 1 000 000, 10 and 30)
+ * `npm run bench:metrics -- [events] [scale] [days] [probes] [runs] [only]` (defaults 1 000 000,
+ * 10, 30, `all`, 30 and every probe; probes `figures` for the charts, KPIs and insights alone,
+ * `questions` for their filtered, broken-down and compared forms and the step funnel alone; `only`
+ * a regular expression the probe names must match)
  *
  * Builds two funnels in a throwaway PostgreSQL: one with `events` tracking events over `days` days
  * and one with `scale` times as many over the same days (realistic traffic through EventsService,
@@ -12,6 +15,7 @@ import { MultiBar, Presets } from 'cli-progress';
 import { DataSource } from 'typeorm';
 import { validateEnv } from '@app/core';
 import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES, EVENT_GRAINS, SESSION_GRAINS } from '@app/metrics';
+import { questionProbes } from './metrics/question-probes';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { createApp } from '../apps/api/src/create-app';
 import { calibrate, createBenchFunnel, fmt, percentile, startBenchDatabase } from './metrics/bench-env';
@@ -22,9 +26,12 @@ const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const SCALE = Number(process.argv[3] ?? 10);
 // Fewer days give the density of a larger data set with a shorter build (what window edges cost).
 const DAYS = Number(process.argv[4] ?? 30);
+const PROBES = process.argv[5] ?? 'all';
 const CONTACTS = 20_000;
-const WARMUP = 5;
-const RUNS = 30;
+const RUNS = Number(process.argv[6] ?? 30);
+const WARMUP = Math.min(5, Math.ceil(RUNS / 5));
+// Only the probes whose name matches, e.g. `compared|sessions|conversion`.
+const ONLY = new RegExp(process.argv[7] ?? '');
 const DAY = 86_400_000;
 // Half a bucket of the finest grain: the longest edge read from raw rows.
 const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
@@ -127,7 +134,12 @@ async function main(): Promise<void> {
       // ...and five seconds for page views and clicks.
       'five+5:30': windowWithEdges(halfFinest(EVENT_GRAINS)),
     };
-    const probes = (funnelId: string, query: string): Probe[] => [
+    const probes = (funnelId: string, query: string): Probe[] =>
+      [
+        ...(PROBES === 'figures' ? [] : questionProbes(funnelId, query)),
+        ...(PROBES === 'questions' ? [] : figureProbes(funnelId, query)),
+      ].filter((p) => ONLY.test(p.name));
+    const figureProbes = (funnelId: string, query: string): Probe[] => [
       ...CHART_SUBTYPES.map((s) => ({
         name: s,
         path: `/v1/funnels/${funnelId}/metrics/charts/${s}?${query}`,
@@ -183,6 +195,7 @@ async function main(): Promise<void> {
     line('GET /v1/workspaces (baseline)', '-', baseline);
     const ratios: number[] = [];
     let worst = { name: '', ratio: 0 };
+    let slowest = { name: '', p50: 0 };
     for (const [win, query] of Object.entries(windows)) {
       const names = probes(small.funnelId, query).map((p) => p.name);
       for (const [i, name] of names.entries()) {
@@ -191,6 +204,7 @@ async function main(): Promise<void> {
         const ratio = r.large.p50 / r.small.p50;
         ratios.push(ratio);
         if (ratio > worst.ratio) worst = { name: `${name} (${win})`, ratio };
+        if (r.large.p50 > slowest.p50) slowest = { name: `${name} (${win})`, p50: r.large.p50 };
       }
     }
     const geomean = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);
@@ -198,6 +212,7 @@ async function main(): Promise<void> {
     const steal = (100 * (used.steal - ticks.steal)) / Math.max(1, used.total - ticks.total);
     console.log(
       `\nx${SCALE}/x1 p50 ratio: geometric mean ${fmt(geomean, 2)}, worst ${fmt(worst.ratio, 2)} (${worst.name})` +
+        `\nslowest p50 on the larger funnel: ${fmt(slowest.p50, 1)} ms (${slowest.name})` +
         `\nmachine check: PostgreSQL summed 20M integers in ${fmt(calibration, 0)} ms (about 1500 ms on an idle modern core); ` +
         `CPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %`,
     );

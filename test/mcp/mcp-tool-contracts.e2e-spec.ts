@@ -97,6 +97,7 @@ describe('MCP tool contracts', () => {
       get_kpi_metrics: READS,
       get_insight_metrics: READS,
       show_funnel_dashboard: READS,
+      get_step_funnel: READS,
     });
   });
 
@@ -132,6 +133,11 @@ describe('MCP tool contracts', () => {
       'show_funnel_dashboard',
       PERIOD,
       (r) => ({ ...r, kpis: { ...(r.kpis as object), kpi_total_sessions: { type: 'kpiTotalSessions' } } }),
+    ],
+    [
+      'get_step_funnel',
+      { steps: ['page:start', 'conversion'], ...PERIOD },
+      () => ({ data: [{ step: 'page:start', value: '1' }] }),
     ],
   ])(
     '%s answers structured content that matches its outputSchema, and compact text',

@@ -98,6 +98,7 @@ describe('MCP tools', () => {
         'get_funnel',
         'get_insight_metrics',
         'get_kpi_metrics',
+        'get_step_funnel',
         'list_contacts',
         'list_workspaces',
         'show_funnel_dashboard',
@@ -280,6 +281,69 @@ describe('MCP tools', () => {
     expect(viaTool).toEqual({ type: 'kpiConversionRate', value: 50, count: 2 });
   });
 
+  it('get_kpi_metrics takes filters, a breakdown and a comparison like REST', async () => {
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/kpis/kpi_conversion_rate?from=${PERIOD.from}&to=${PERIOD.to}&device=mobile&device=tablet&breakdown=device&compare=previous_period`,
+    );
+    expect(viaRest.status).toBe(200);
+    const viaTool = json(
+      await call('get_kpi_metrics', {
+        funnelId: acme.funnelId,
+        subtype: 'kpi_conversion_rate',
+        device: ['mobile', 'tablet'],
+        breakdown: 'device',
+        compare: 'previous_period',
+        ...PERIOD,
+      }),
+    );
+    expect(viaTool).toEqual(viaRest.body.data);
+    expect(viaTool).toEqual({
+      type: 'kpiConversionRate',
+      value: 100,
+      count: 1,
+      previousValue: 0,
+      breakdown: [{ key: 'mobile', value: 100, count: 1 }],
+    });
+    expect(
+      errorText(
+        await call('get_kpi_metrics', {
+          funnelId: acme.funnelId,
+          subtype: 'kpi_new_contacts',
+          utmSource: ['google'],
+          ...PERIOD,
+        }),
+      ),
+    ).toMatch(/^utmSource is not supported by kpi_new_contacts/);
+  });
+
+  it('get_step_funnel answers like GET .../metrics/funnel', async () => {
+    const viaRest = await rest(
+      `/funnels/${acme.funnelId}/metrics/funnel?from=${PERIOD.from}&to=${PERIOD.to}&steps=page:start,answer:question_1,conversion&within=PT10M`,
+    );
+    expect(viaRest.status).toBe(200);
+    const viaTool = json(
+      await call('get_step_funnel', {
+        funnelId: acme.funnelId,
+        steps: ['page:start', 'answer:question_1', 'conversion'],
+        within: 'PT10M',
+        ...PERIOD,
+      }),
+    );
+    expect(viaTool).toEqual(viaRest.body);
+    expect(viaTool).toEqual({
+      data: [
+        { step: 'page:start', value: 1, relativeValue: 1 },
+        { step: 'answer:question_1', value: 1, relativeValue: 1, medianSecondsFromPrevious: 60 },
+        { step: 'conversion', value: 1, relativeValue: 1, medianSecondsFromPrevious: 60 },
+      ],
+    });
+    expect(
+      errorText(
+        await call('get_step_funnel', { funnelId: acme.funnelId, steps: ['page:start', 'visit'], ...PERIOD }),
+      ),
+    ).toMatch(/^steps must list 2 to 10 steps/);
+  });
+
   it('get_insight_metrics answers like GET .../metrics/insights/{insightId}', async () => {
     const viaRest = await rest(
       `/funnels/${acme.funnelId}/metrics/insights/question_1?from=${PERIOD.from}&to=${PERIOD.to}`,
@@ -309,6 +373,7 @@ describe('MCP tools', () => {
     ['get_kpi_metrics', { subtype: 'kpi_total_sessions', ...PERIOD }],
     ['get_insight_metrics', { insightId: 'question_1', ...PERIOD }],
     ['show_funnel_dashboard', PERIOD],
+    ['get_step_funnel', { steps: ['page:start', 'conversion'], ...PERIOD }],
     ['get_funnel', {}],
   ])("%s on another company's funnel is 'Funnel not found'", async (name, args) => {
     expect(errorText(await call(name, { funnelId: globex.funnelId, ...args }))).toBe('Funnel not found');

@@ -1,5 +1,6 @@
-import { CHARTS } from './catalog/charts';
-import { KPIS } from './catalog/kpis';
+import { ChartDefinition, CHARTS } from './catalog/charts';
+import { kpiCountsSessions } from './catalog/kpi-figures';
+import { KpiDefinition, KPIS } from './catalog/kpis';
 
 // The subtypes and descriptions REST, Swagger and MCP show, read from the one table of each kind
 // (catalog/charts.ts, catalog/kpis.ts), in declaration order.
@@ -9,6 +10,15 @@ export const CHART_SUBTYPES = Object.keys(CHARTS) as [ChartSubtype, ...ChartSubt
 
 export type KpiSubtype = keyof typeof KPIS;
 export const KPI_SUBTYPES = Object.keys(KPIS) as [KpiSubtype, ...KpiSubtype[]];
+
+/** The charts that count sessions or their events, and so take the session filters. */
+export const FILTERED_CHARTS = CHART_SUBTYPES.filter(
+  (subtype) => (CHARTS[subtype] as ChartDefinition).counts !== 'contacts',
+);
+/** The KPIs that count sessions or their page views: they take the filters and a breakdown. */
+export const FILTERED_KPIS = KPI_SUBTYPES.filter((subtype) =>
+  kpiCountsSessions(KPIS[subtype] as KpiDefinition),
+);
 
 const describe = <K extends string>(table: Record<K, { description: string }>) =>
   Object.fromEntries(

@@ -81,6 +81,15 @@ describe(sessionContributions.name, () => {
       { dimension: 'answer:question_2', key: 'A', ...one },
       { dimension: 'answer:question_2', key: 'B', ...one },
       { dimension: 'answer-group:question_2', key: 'A; B', ...one },
+      // Device, source, variant, medium, campaign: the order of FILTER_NAMES.
+      {
+        dimension: 'segment',
+        key: '["desktop","google","original",null,null]',
+        sessions: 1,
+        conversions: 0,
+        completions: 1,
+        completionMs: 90_000,
+      },
     ]);
   });
 });

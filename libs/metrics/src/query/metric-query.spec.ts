@@ -1,6 +1,6 @@
 import { ValidationError } from '@app/core';
 import { FixedOffsetZone } from '../time/time-zone';
-import { parseMetricQuery } from './metric-query';
+import { parseMetricQuery, previousWindow } from './metric-query';
 
 const errorOf = (fn: () => unknown) => {
   try {
@@ -23,6 +23,9 @@ describe(parseMetricQuery.name, () => {
         zone: new FixedOffsetZone(-120),
       },
       abTest: undefined,
+      filter: {},
+      breakdown: undefined,
+      compare: undefined,
     });
     expect(
       parseMetricQuery(
@@ -95,5 +98,51 @@ describe(parseMetricQuery.name, () => {
     [{ from: ['2026-02-01', '2026-02-02'], to: '2026-02-03' }, 'from must be an ISO 8601'],
   ])('refuses %j', (query, message) => {
     expect(errorOf(() => parseMetricQuery(query, { abTest: false })).message).toContain(message);
+  });
+});
+
+describe(previousWindow.name, () => {
+  const support = { abTest: false };
+  it('is the local day before a day, 23 hours long before the spring change', () => {
+    const { window } = parseMetricQuery(
+      { from: '2026-03-30', to: '2026-03-30', timezone: 'Europe/Berlin' },
+      support,
+    );
+    const previous = previousWindow(window);
+    expect(new Date(previous.from).toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(new Date(previous.to).toISOString()).toBe('2026-03-29T21:59:59.999Z');
+  });
+
+  it('is as long as the window at a fixed offset', () => {
+    const { window } = parseMetricQuery(
+      { from: '2026-02-01T10:00:00Z', to: '2026-02-01T10:29:59.999Z', offset: '-330' },
+      support,
+    );
+    expect(previousWindow(window)).toMatchObject({
+      from: Date.parse('2026-02-01T09:30:00Z'),
+      to: Date.parse('2026-02-01T09:59:59.999Z'),
+    });
+  });
+});
+
+describe('parseMetricQuery filters', () => {
+  const q = { from: '2026-02-01', to: '2026-02-02' };
+  const sessions = { abTest: false, figure: 'kpi_total_sessions', sessions: true, breakdown: true };
+  it('reads one value or a repeated parameter', () => {
+    expect(parseMetricQuery({ ...q, device: 'mobile', utmSource: ['a', 'b'] }, sessions).filter).toEqual({
+      device: ['mobile'],
+      utmSource: ['a', 'b'],
+    });
+  });
+
+  it('refuses a filter where the figure counts no sessions, naming it', () => {
+    expect(() =>
+      parseMetricQuery({ ...q, utmMedium: 'cpc' }, { abTest: false, figure: 'kpi_messages_sent' }),
+    ).toThrow('utmMedium is not supported by kpi_messages_sent: it does not count sessions');
+  });
+
+  it('refuses an unknown breakdown and a filter that is not text', () => {
+    expect(() => parseMetricQuery({ ...q, breakdown: 'os' }, sessions)).toThrow('breakdown must be one of');
+    expect(() => parseMetricQuery({ ...q, abVariant: [1] }, sessions)).toThrow('abVariant must be a string');
   });
 });
