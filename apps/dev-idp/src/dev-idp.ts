@@ -5,6 +5,7 @@ import { exportJWK, generateKeyPair, JWK } from 'jose';
 import Provider, { Configuration } from 'oidc-provider';
 import type { DevUserLookup } from './dev-user';
 import { approveInteraction, INTERACTION_PATH } from './auto-approve.interaction';
+import { devIdpStore } from './dev-idp-store';
 import { isLoopbackUrl } from './loopback';
 
 export interface DevIdpOptions {
@@ -83,6 +84,7 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
     ],
     jwks: { keys: [signingKey] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
+    adapter: devIdpStore(),
     scopes: ['openid', 'offline_access'],
     routes: { authorization: '/authorize', token: '/oauth/token', jwks: '/.well-known/jwks.json' },
     pkce: { required: () => true },

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { DatabasePooling, DIRECT_CONNECTIONS, pooledClientOptions } from './connection-pooler';
+import { SerialQueryClient } from './serial-query-client';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -70,7 +71,8 @@ export function dataSourceOptions(
     installExtensions: false,
     synchronize: false,
     applicationName: 'funnel-crm',
-    extra: { max: 10 },
+    // The tools' data sources (schema checks, the TypeORM CLI); the app and migrations set their own.
+    extra: { max: 10, Client: SerialQueryClient },
     ...overrides,
   } as DataSourceOptions;
 }

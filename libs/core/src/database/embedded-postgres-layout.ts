@@ -34,7 +34,10 @@ export interface Account {
  * sit under a folder it cannot enter (a clone in /root, a mode-0700 parent): a copy of the
  * binaries, and the clusters, one per DATA_DIR. Both are rebuilt when missing.
  */
-export const ROOT_SHARED_DIR = process.env.EMBEDDED_POSTGRES_SHARED_DIR ?? '/var/lib/funnel-crm';
+export function rootSharedDir(): string {
+  // Read at each use: the test run points it at its own temporary folder after this is loaded.
+  return process.env.EMBEDDED_POSTGRES_SHARED_DIR || '/var/lib/funnel-crm';
+}
 
 /** As root, PostgreSQL must run as another account: `postgres`, created when missing. */
 export async function postgresAccount(): Promise<Account | undefined> {
@@ -82,14 +85,14 @@ async function packageBinaries(): Promise<Binaries & { version: string }> {
 
 /**
  * The PostgreSQL binaries, runnable by `account`: the installed package's own, or (when the
- * account cannot reach them) a copy under ROOT_SHARED_DIR made once per package version.
+ * account cannot reach them) a copy under rootSharedDir() made once per package version.
  */
 export async function binariesFor(account: Account | undefined): Promise<Binaries> {
   const installed = await packageBinaries();
   if (!account || (await accountCan(account, '-x', installed.initdb))) return installed;
 
   const target = join(
-    ROOT_SHARED_DIR,
+    rootSharedDir(),
     'embedded-postgres',
     `${installed.version}-${process.platform}-${process.arch}`,
   );
@@ -109,7 +112,7 @@ export async function binariesFor(account: Account | undefined): Promise<Binarie
   if (!(await accountCan(account, '-x', copied.initdb))) {
     throw new EmbeddedPostgresError(
       `the postgres account cannot run ${copied.initdb}`,
-      `make ${ROOT_SHARED_DIR} readable by it, or set EMBEDDED_POSTGRES_SHARED_DIR to a folder it can reach`,
+      `make ${rootSharedDir()} readable by it, or set EMBEDDED_POSTGRES_SHARED_DIR to a folder it can reach`,
     );
   }
   return copied;
@@ -118,13 +121,13 @@ export async function binariesFor(account: Account | undefined): Promise<Binarie
 /** Makes every folder from / down to `path` enterable by other accounts (only ours are changed). */
 async function openPath(path: string): Promise<void> {
   const chain: string[] = [];
-  for (let p = path; p.startsWith(ROOT_SHARED_DIR); p = dirname(p)) chain.push(p);
+  for (let p = path; p.startsWith(rootSharedDir()); p = dirname(p)) chain.push(p);
   for (const p of chain) await chmod(p, 0o755);
 }
 
 /**
  * The folder that holds the cluster for DATA_DIR `dir`: `<dir>/postgres` when the account can
- * reach it; otherwise a folder under ROOT_SHARED_DIR named after DATA_DIR, which `<dir>/postgres`
+ * reach it; otherwise a folder under rootSharedDir() named after DATA_DIR, which `<dir>/postgres`
  * links to so that an operator finds it.
  */
 export async function clusterDirFor(dir: string, account: Account | undefined): Promise<string> {
@@ -138,9 +141,9 @@ export async function clusterDirFor(dir: string, account: Account | undefined): 
   if (!account || (await accountCan(account, '-x', dir))) return local;
 
   const id = createHash('sha256').update(dir).digest('hex').slice(0, 16);
-  const shared = join(ROOT_SHARED_DIR, 'clusters', id);
+  const shared = join(rootSharedDir(), 'clusters', id);
   await mkdir(shared, { recursive: true });
-  await openPath(join(ROOT_SHARED_DIR, 'clusters'));
+  await openPath(join(rootSharedDir(), 'clusters'));
   await writeFile(join(shared, 'DATA_DIR'), `${dir}\n`);
   const cluster = join(shared, 'postgres');
   await symlink(cluster, local);

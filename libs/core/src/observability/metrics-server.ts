@@ -39,9 +39,21 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       );
     });
     const port = this.config.get('METRICS_PORT', { infer: true });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, () => resolve());
+    const listen = (on: number) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(on, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    await listen(port).catch((error: NodeJS.ErrnoException) => {
+      // A second local instance should not stop development; in production the scraper expects
+      // this port, so a busy one stops the start (docs/CONFIGURATION.md).
+      if (error.code !== 'EADDRINUSE' || this.config.get('NODE_ENV', { infer: true }) === 'production')
+        throw error;
+      this.logger.warn(`METRICS_PORT ${port} is in use; metrics take a free port instead`);
+      return listen(0);
     });
     this.server = server;
     this.logger.log(`metrics on port ${this.port} at /metrics`);
