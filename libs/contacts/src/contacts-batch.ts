@@ -151,7 +151,8 @@ export class ContactBatchWriter {
       live.flatMap((g) => (g.existing && g.changes ? [{ id: g.existing.id, changes: g.changes }] : [])),
       now,
     );
-    await this.automations.record(manager, automationChanges(live, { companyId, funnelId }, now));
+    const changes = automationChanges(live, { companyId, funnelId }, now);
+    if (changes.length) await this.automations.record(manager, changes);
 
     const rows = new Map<string, ContactRow>([...created, ...updated].map((r) => [r.id, r]));
     const data: BatchItemResult[] = [];
