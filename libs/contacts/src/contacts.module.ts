@@ -5,6 +5,9 @@ import { ContactJsonCache } from './contact-json.cache';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
+import { ContactsExportService } from './contacts-export.service';
+import { ContactsSearchController } from './contacts-search.controller';
+import { ContactsSearchService } from './contacts-search.service';
 import { contactEntities } from './entities';
 
 /**
@@ -14,12 +17,15 @@ import { contactEntities } from './entities';
  */
 @Module({
   imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],
-  controllers: [ContactsController],
+  // Search and export first: their paths would otherwise be read as contact ids.
+  controllers: [ContactsSearchController, ContactsController],
   providers: [
     ContactsService,
     ContactsRepository,
+    ContactsSearchService,
+    ContactsExportService,
     { provide: ContactJsonCache, useFactory: () => new ContactJsonCache() },
   ],
-  exports: [ContactsService],
+  exports: [ContactsService, ContactsSearchService],
 })
 export class ContactsModule {}

@@ -14,3 +14,7 @@ export * from './idempotency';
 export * from './contacts-list.cursor';
 export * from './contacts-list.sql';
 export * from './contact-counts.reader';
+export * from './contacts-search.fields';
+export * from './contacts-search.query';
+export { ContactsSearchService, type ContactSearchPage } from './contacts-search.service';
+export { ContactsExportService, EXPORT_FORMATS, type ExportFormat } from './contacts-export.service';
