@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { ReadPool } from '@app/core';
 
 /** A half-open range of time, epoch milliseconds. */
 export interface CountRange {
@@ -26,11 +26,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 @Injectable()
 export class ContactCountsReader {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly reads: ReadPool) {}
 
   /** Contacts of the funnel converted in the range. */
   async converted(funnelId: string, range: CountRange): Promise<number> {
-    const [row]: { contacts: string }[] = await this.dataSource.query(
+    const [row]: { contacts: string }[] = await this.reads.rows(
       `SELECT (SELECT count(*) FROM contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3)
             + (SELECT count(*) FROM erased_contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3)
             AS contacts`,
@@ -46,7 +46,7 @@ export class ContactCountsReader {
     calendar: LocalCalendar,
   ): Promise<Map<string, number>> {
     // The offset in force at the contact's minute: the last one that began at or before it.
-    const rows: { key: string; contacts: number }[] = await this.dataSource.query(
+    const rows: { key: string; contacts: number }[] = await this.reads.rows(
       `SELECT to_char((c.converted_at AT TIME ZONE 'UTC') - make_interval(mins => (
                 SELECT z.off FROM unnest($5::bigint[], $6::int[]) AS z(since, off)
                 WHERE z.since <= floor(extract(epoch FROM c.converted_at) / 60)::bigint
@@ -70,7 +70,7 @@ export class ContactCountsReader {
 
   /** Contact messages of the funnel sent (created) in the range. */
   async messagesSent(funnelId: string, range: CountRange): Promise<number> {
-    const [row]: { sent: string }[] = await this.dataSource.query(
+    const [row]: { sent: string }[] = await this.reads.rows(
       `SELECT (SELECT count(*) FROM contact_messages WHERE funnel_id = $1 AND created_at >= $2 AND created_at < $3)
             + (SELECT count(*) FROM erased_contact_messages WHERE funnel_id = $1 AND sent_at >= $2 AND sent_at < $3)
             AS sent`,

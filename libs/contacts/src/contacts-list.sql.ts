@@ -125,7 +125,7 @@ function pageRows(q: SqlQuery, query: Query): SqlQuery {
 }
 
 export async function listPageRows(
-  manager: EntityManager,
+  manager: Pick<EntityManager, 'query'>,
   funnelId: string,
   query: Query,
   filters: ContactsWhere,
@@ -141,7 +141,7 @@ export async function listPageRows(
 
 /** How many contacts match the filters (a filtered list counts; the whole funnel's count is kept). */
 export async function countMatching(
-  manager: EntityManager,
+  manager: Pick<EntityManager, 'query'>,
   funnelId: string,
   filters: ContactsWhere,
 ): Promise<number> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { sqlPool } from '@app/core';
+import { ReadPool, sqlPool } from '@app/core';
 import type { NewContactFields } from './contact-input';
 import { sortValueText, type SqlQuery } from './contacts-list.sql';
 import { Contact } from './entities/contact.entity';
@@ -34,7 +34,10 @@ export class ContactsRepository {
   /** Prepared statement names by statement text: one per shape of page (sort field and order). */
   private readonly statementNames = new Map<string, string>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly reads: ReadPool,
+  ) {}
 
   /** `c.first_name AS "firstName", ...` for every column of the entity. */
   selectList(): string {
@@ -52,7 +55,7 @@ export class ContactsRepository {
       FROM contact_messages m WHERE m.contact_id = c.id), '[]')`;
 
   async findOne(companyId: string, funnelId: string, contactId: string): Promise<ContactRow | undefined> {
-    const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
+    const { rows } = await this.reads.query<ContactRow>({
       name: 'contact_by_id',
       text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages, ${VERSION}
              FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`,
@@ -84,7 +87,7 @@ export class ContactsRepository {
          WHERE c.company_id = $${first.params.length + 1} ${gate}) r ON true
        ORDER BY ${order}`;
     // Prepared once per shape of page (sort field and order), so PostgreSQL parses it once.
-    const result = await sqlPool(this.dataSource).query<PageRef & { total: string }>({
+    const result = await this.reads.query<PageRef & { total: string }>({
       name: this.statementName(text),
       text,
       values,
@@ -105,7 +108,7 @@ export class ContactsRepository {
 
   /** The contacts with these ids and their messages, in the order of the ids. */
   async byIds(companyId: string, ids: string[]): Promise<ContactRow[]> {
-    const { rows } = await sqlPool(this.dataSource).query<ContactRow>({
+    const { rows } = await this.reads.query<ContactRow>({
       name: 'contacts_by_ids',
       text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages, ${VERSION}
              FROM unnest($1::uuid[]) WITH ORDINALITY AS p(id, n) JOIN contacts c ON c.id = p.id
@@ -203,12 +206,17 @@ export class ContactsRepository {
 
   /** How many contacts the funnel has, as kept by the count table. */
   async count(funnelId: string): Promise<number> {
-    const rows: { contact_count: string }[] = await this.dataSource.query(
+    const rows = await this.reads.rows<{ contact_count: string }>(
       'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
       [funnelId],
     );
     return Number(rows[0]?.contact_count ?? 0);
   }
+
+  /** Runs reads of the list's other shapes (filters, later pages) where ReadPool sends them. */
+  readonly reader: Pick<EntityManager, 'query'> = {
+    query: <T>(text: string, values?: unknown[]) => this.reads.rows(text, values) as Promise<T>,
+  };
 
   /** Runs a statement on the pool (outside any transaction). */
   pooled = async <T>(text: string, values: unknown[]): Promise<T[]> =>

@@ -66,7 +66,7 @@ export class ContactsService {
     const { limit, sortField, sortOrder } = query;
     const after = query.cursor ? decodeCursor(query.cursor, sortField, sortOrder, filters) : undefined;
     const page = after?.page ?? query.page;
-    const manager = this.dataSource.manager;
+    const manager = this.rows.reader;
     const { first, then } = pageQueries(funnelId, query, filters, after);
     let total: number;
     let refs: PageRef[];

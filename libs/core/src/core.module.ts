@@ -12,6 +12,7 @@ import {
   DatabaseTimeouts,
 } from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
+import { ReadPool } from './database/read-pool';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { AppMetrics } from './observability/app-metrics';
 import { DatabasePoolMetrics } from './observability/database-pool.metrics';
@@ -57,8 +58,17 @@ export class CoreModule {
         DatabasePoolMetrics,
         ShutdownState,
         ChangeNotifications,
+        ReadPool,
       ],
-      exports: [ConfigModule, TypeOrmModule, AppMetrics, HttpMetrics, ShutdownState, ChangeNotifications],
+      exports: [
+        ConfigModule,
+        TypeOrmModule,
+        AppMetrics,
+        HttpMetrics,
+        ShutdownState,
+        ChangeNotifications,
+        ReadPool,
+      ],
     };
   }
 }

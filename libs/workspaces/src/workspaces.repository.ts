@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { sqlPool } from '@app/core';
+import { ReadPool } from '@app/core';
 import type { WorkspaceView } from './dto/workspace.dto';
 import { Workspace } from './entities/workspace.entity';
 
 /** The SQL of the workspaces table. */
 @Injectable()
 export class WorkspacesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly reads: ReadPool,
+  ) {}
 
   insert(companyId: string, name: string): Promise<Workspace> {
     const workspaces = this.dataSource.getRepository(Workspace);
@@ -23,7 +26,7 @@ export class WorkspacesRepository {
    * that returns the rows in the shape the API sends.
    */
   async listForCompany(companyId: string): Promise<WorkspaceView[]> {
-    const { rows } = await sqlPool(this.dataSource).query<WorkspaceView>({
+    const { rows } = await this.reads.query<WorkspaceView>({
       name: 'workspaces_of_company',
       text: `SELECT w.id, w.name,
                     coalesce(json_agg(json_build_object('id', f.id, 'name', f.name, 'status', f.status)

@@ -69,6 +69,20 @@ export class EnvironmentVariables {
   @IsString()
   DATA_DIR: string = '.data';
 
+  // A streaming replica that serves the API's reads (lists, single reads, search, export, metrics).
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, {
+    message: 'DATABASE_READ_URL must be a postgres:// connection string',
+  })
+  DATABASE_READ_URL?: string;
+
+  // A replica further behind the primary than this is skipped: the bound on a read's staleness.
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_READ_MAX_LAG_MS must be an integer of at least 100' })
+  @Min(100, { message: 'DATABASE_READ_MAX_LAG_MS must be an integer of at least 100' })
+  DATABASE_READ_MAX_LAG_MS: number = 1_000;
+
   // A statement running longer is cancelled and its request answered 503 (the database is overloaded).
   @Transform(toInt)
   @IsInt({ message: 'DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { ReadPool } from '@app/core';
 import type { MetricWindow } from '../query/metric-query';
 import {
   CountedDimensionName,
@@ -43,7 +43,7 @@ type EventRow = {
 /** Reads the rollups of a window: sums per dimension and key, exact for any from/to and time zone. */
 @Injectable()
 export class RollupReader {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly reads: ReadPool) {}
 
   /** Session counters per dimension and key, over sessions that started in the window. */
   async sessions(
@@ -63,7 +63,7 @@ export class RollupReader {
       (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
         WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}`,
     );
-    const rows: SessionSumRow[] = await this.dataSource.query(
+    const rows: SessionSumRow[] = await this.reads.rows(
       `WITH m AS (
          ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
        )
@@ -114,7 +114,7 @@ export class RollupReader {
     // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
     // index scan backwards from that end, which stops at the first match. Raw rows: rawEvents.
-    const rows: EventRow[] = await this.dataSource.query(
+    const rows: EventRow[] = await this.reads.rows(
       `WITH r AS (
          SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
          FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`)}
@@ -175,7 +175,7 @@ export class RollupReader {
     const funnel = params.bind(funnelId);
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimension);
-    const [row]: { delivered: string; opened: string }[] = await this.dataSource.query(
+    const [row]: { delivered: string; opened: string }[] = await this.reads.rows(
       `WITH r AS (
          SELECT r.key, r.events FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.key, r.events')}
        ), m AS (
@@ -211,7 +211,7 @@ export class RollupReader {
     const offsetAt = offsetAtSql(periods, params);
     // Local hours since the epoch of a time given in minutes since the epoch.
     const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
-    const rows: { slot: number; events: string }[] = await this.dataSource.query(
+    const rows: { slot: number; events: string }[] = await this.reads.rows(
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
          SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, r.events

@@ -1,0 +1,204 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Pool, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
+import { Counter, Gauge } from 'prom-client';
+import { DataSource } from 'typeorm';
+import type { EnvironmentVariables } from '../config/env.validation';
+import { AppMetrics } from '../observability/app-metrics';
+import { isDatabaseUnavailable } from './database-outage';
+import { boundedPool } from './data-source-options';
+import { parseLsn, ReplicaFreshness } from './replica-freshness';
+import { sqlPool } from './sql-pool';
+
+export type ReadServer = 'primary' | 'replica';
+
+// Rows are typed by the caller, as with pg's Pool.query and TypeORM's query.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyRow = any;
+
+/** A replica that cannot be reached is tried again after this long. */
+const RETRY_DOWN_MS = 1_000;
+/** A recovery conflict cancels a replica's query (SQLSTATE 40001): the primary answers it instead. */
+const RECOVERY_CONFLICT = '40001';
+
+/**
+ * Where reads go: the streaming replica of DATABASE_READ_URL when it is up, at most
+ * DATABASE_READ_MAX_LAG_MS behind the primary, and holds the caller's own last write; otherwise
+ * the primary. Every read of the API (lists, single reads, search, export, metrics) asks here;
+ * writes, and reads that a write depends on, stay on the primary's pool.
+ *
+ * Freshness is measured, not assumed: a probe samples the primary's WAL position and the
+ * replica's replay position (see ReplicaFreshness). A tenant that wrote through this process at
+ * time t reads from the primary until the replica holds every commit made before a moment after t.
+ */
+@Injectable()
+export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('ReadPool');
+  private readonly caller = new AsyncLocalStorage<{ tenant: string; writing: boolean }>();
+  private readonly replica?: Pool;
+  private readonly maxLagMs: number;
+  private readonly probeMs: number;
+  private readonly freshness = new ReplicaFreshness();
+  /** When each tenant's last write through this process ended (ms since the epoch). */
+  private readonly writes = new Map<string, number>();
+  private downUntil = 0;
+  private probe?: NodeJS.Timeout;
+  private probing = false;
+  private readonly reads: Counter<'server'>;
+
+  constructor(
+    config: ConfigService<EnvironmentVariables, true>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    metrics: AppMetrics,
+  ) {
+    const url = config.get('DATABASE_READ_URL', { infer: true });
+    this.maxLagMs = config.get('DATABASE_READ_MAX_LAG_MS', { infer: true });
+    this.probeMs = Math.max(50, Math.min(250, Math.floor(this.maxLagMs / 4)));
+    this.reads = new Counter({
+      name: 'db_read_queries_total',
+      help: 'Read queries of the API by the server that answered them (primary, replica)',
+      labelNames: ['server'],
+      registers: [metrics.registry],
+    });
+    if (!url) return;
+    const timeouts = {
+      DATABASE_STATEMENT_TIMEOUT_MS: config.get('DATABASE_STATEMENT_TIMEOUT_MS', { infer: true }),
+      // A replica that does not answer is skipped quickly: the primary can still serve.
+      DATABASE_POOL_TIMEOUT_MS: Math.min(1_000, config.get('DATABASE_POOL_TIMEOUT_MS', { infer: true })),
+    };
+    this.replica = new Pool({
+      connectionString: url,
+      application_name: 'funnel-crm-read',
+      ...boundedPool(timeouts),
+    });
+    // A session the replica ends (restart, shutdown) must not end the process; the query in flight falls back.
+    this.replica.on('error', (error: Error & { code?: string }) =>
+      this.logger.warn(`a replica connection ended (${error.code ?? 'no code'})`),
+    );
+    const freshness = this.freshness;
+    const isUp = () => Date.now() >= this.downUntil;
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far the read replica may be behind the primary (seconds since the newest primary commit it is known to hold)',
+      registers: [metrics.registry],
+      collect() {
+        const lag = freshness.lagMs(Date.now());
+        this.set(Number.isFinite(lag) ? lag / 1000 : -1);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_up',
+      help: 'Whether the read replica answers (1) or is skipped as unreachable (0)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(isUp() ? 1 : 0);
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.replica) return;
+    this.probe = setInterval(() => void this.sample(), this.probeMs);
+    this.probe.unref();
+    void this.sample();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.probe);
+    await this.replica?.end().catch(() => undefined);
+  }
+
+  /**
+   * Runs `work` (and everything it calls) as a request of `tenant` (e.g. a company id). A request
+   * that may write reads only from the primary: it may read back what it has just written.
+   */
+  within<T>(tenant: string, writing: boolean, work: () => T): T {
+    return this.caller.run({ tenant, writing }, work);
+  }
+
+  /** `tenant` has just written: its reads stay on the primary until the replica holds the write. */
+  wrote(tenant: string): void {
+    this.writes.set(tenant, Date.now());
+  }
+
+  /** The server the next read of the current tenant goes to. */
+  server(): ReadServer {
+    if (!this.replica || Date.now() < this.downUntil) return 'primary';
+    if (this.freshness.lagMs(Date.now()) > this.maxLagMs) return 'primary';
+    const caller = this.caller.getStore();
+    if (caller?.writing) return 'primary';
+    const wroteAt = caller === undefined ? undefined : this.writes.get(caller.tenant);
+    if (wroteAt !== undefined && !this.freshness.holds(wroteAt)) return 'primary';
+    return 'replica';
+  }
+
+  /** A read, with the arguments of pg's `Pool.query`; a replica that fails it hands it to the primary. */
+  async query<R extends QueryResultRow = AnyRow>(
+    config: string | QueryConfig,
+    values?: unknown[],
+  ): Promise<QueryResult<R>> {
+    if (this.server() === 'replica') {
+      try {
+        const result = await this.replica!.query<R>(config as QueryConfig, values);
+        this.reads.inc({ server: 'replica' });
+        return result;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        const lost = isDatabaseUnavailable(error) && code !== '57014';
+        if (!lost && code !== RECOVERY_CONFLICT) throw error;
+        if (lost) this.markDown(error);
+      }
+    }
+    const result = await sqlPool(this.dataSource).query<R>(config as QueryConfig, values);
+    this.reads.inc({ server: 'primary' });
+    return result;
+  }
+
+  /** The rows of a read (for callers that used `DataSource.query`). */
+  async rows<R extends QueryResultRow = AnyRow>(text: string, values?: unknown[]): Promise<R[]> {
+    return (await this.query<R>(text, values)).rows;
+  }
+
+  private markDown(error: unknown): void {
+    if (Date.now() >= this.downUntil) {
+      this.logger.warn(`read replica unavailable (${(error as Error).message}); reads go to the primary`);
+    }
+    this.downUntil = Date.now() + RETRY_DOWN_MS;
+  }
+
+  /** One probe: the primary's WAL position, then how far the replica has replayed. */
+  private async sample(): Promise<void> {
+    if (this.probing || !this.replica) return;
+    this.probing = true;
+    try {
+      const at = Date.now();
+      const primary = await sqlPool(this.dataSource).query<{ lsn: string }>(
+        'SELECT pg_current_wal_lsn()::text AS lsn',
+      );
+      this.freshness.primaryAt(at, parseLsn(primary.rows[0].lsn));
+      const replica = await this.replica
+        .query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn')
+        .catch((error: unknown) => {
+          this.markDown(error);
+          return undefined;
+        });
+      if (!replica) return;
+      const replayed = replica.rows[0].lsn;
+      // A server that is not in recovery (a promoted or unrelated one) is never read from.
+      if (replayed === null) return this.markDown(new Error('DATABASE_READ_URL is not a standby'));
+      this.downUntil = 0;
+      this.freshness.replayedUpTo(parseLsn(replayed));
+      this.forgetHeldWrites();
+    } catch {
+      // The primary did not answer: freshness is not advanced, so the replica ages past its bound.
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private forgetHeldWrites(): void {
+    for (const [tenant, at] of this.writes) if (this.freshness.holds(at)) this.writes.delete(tenant);
+  }
+}
