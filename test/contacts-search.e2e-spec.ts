@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type DeepPartial } from 'typeorm';
 import type { Contact } from '@app/contacts';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts } from './support/contacts';
@@ -24,7 +24,7 @@ describe('POST /v1/funnels/{funnelId}/contacts/search', () => {
     [acme, globex] = [await createTenant(t.app), await createTenant(t.app)];
     api = httpClient(t.baseUrl, acme.key);
     path = `/v1/funnels/${acme.funnelId}/contacts/search`;
-    const rows = [
+    const rows: DeepPartial<Contact>[] = [
       {
         firstName: 'Ada',
         lastName: 'Lovelace',

@@ -88,7 +88,7 @@ describe('MCP tools', () => {
     await issuer?.close();
   });
 
-  it('lists the ten tools, each with a description, an input schema and an output schema', async () => {
+  it('lists the eleven tools, each with a description, an input schema and an output schema', async () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'create_contact',
@@ -100,6 +100,7 @@ describe('MCP tools', () => {
         'get_kpi_metrics',
         'list_contacts',
         'list_workspaces',
+        'search_contacts',
         'update_contact_value',
       ].sort(),
     );
@@ -129,6 +130,31 @@ describe('MCP tools', () => {
     };
     expect(viaTool).toEqual(viaRest.body);
     expect(viaTool.data.map((c) => c.email)).toEqual(['ada@example.com']);
+  });
+
+  it('search_contacts answers like POST .../contacts/search, errors included', async () => {
+    const body = {
+      filterGroups: [
+        { filters: [{ field: 'email', operator: 'starts_with', value: 'ADA' }] },
+        { filters: [{ field: 'firstName', operator: 'contains', value: 'zz' }] },
+      ],
+      limit: 5,
+    };
+    const viaRest = await rest(`/funnels/${acme.funnelId}/contacts/search`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    const viaTool = json(await call('search_contacts', { funnelId: acme.funnelId, ...body })) as {
+      data: { email: string }[];
+    };
+    expect(viaTool).toEqual(viaRest.body);
+    expect(viaTool.data.map((c) => c.email)).toEqual(['ada@example.com']);
+    const bad = await call('search_contacts', {
+      funnelId: acme.funnelId,
+      filterGroups: [{ filters: [{ field: 'nickname', operator: 'eq', value: 'x' }] }],
+    });
+    expect(bad.isError).toBe(true);
+    expect(errorText(bad)).toMatch(/"nickname" is not a searchable field/);
   });
 
   it('list_contacts applies the REST defaults', async () => {

@@ -73,6 +73,7 @@ export class ContactsExportService {
     ];
     const matching = `FROM contacts c WHERE ${conditions.join(' AND ')}`;
 
+    // One session holds the snapshot; ReadPool routes single statements, so the export reads the primary.
     const client = await sqlPool(this.dataSource).connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { isUuid, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import type { ContactView } from './contact.presenter';
@@ -29,7 +28,6 @@ export interface ContactSearchPage {
 @Injectable()
 export class ContactsSearchService {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly funnels: FunnelsService,
     private readonly rows: ContactsRepository,
     private readonly contacts: ContactsService,
@@ -47,7 +45,8 @@ export class ContactsSearchService {
     const { groups, sortField, sortOrder, limit, cursor } = validateSearch(input, types);
     const hashed = { search: canonicalGroups(groups) };
     const after = cursor ? decodeCursor(cursor, sortField, sortOrder, hashed) : undefined;
-    const manager = this.dataSource.manager;
+    // Where ReadPool sends the list's reads (a fresh enough replica, else the primary).
+    const manager = this.rows.reader;
     const query = { sortField, sortOrder, limit, page: 0 };
     const [total, refs] = await Promise.all([
       groups.length ? countMatching(manager, funnelId, groups) : this.rows.count(funnelId),

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ContactsService } from '@app/contacts';
+import { ContactsSearchService, ContactsService } from '@app/contacts';
 import { FunnelDescriptionsService, MetricsService } from '@app/metrics';
 import { WorkspacesService } from '@app/workspaces';
-import { registerContactTools } from './tools/contact.tools';
+import { registerContactSearchTool, registerContactTools } from './tools/contact.tools';
 import { registerMetricTools } from './tools/metric.tools';
 import { registerWorkspaceTools } from './tools/workspace.tools';
 
@@ -15,6 +15,7 @@ export class McpServerFactory {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly contacts: ContactsService,
+    private readonly contactSearch: ContactsSearchService,
     private readonly metrics: MetricsService,
     private readonly funnels: FunnelDescriptionsService,
   ) {}
@@ -28,6 +29,7 @@ export class McpServerFactory {
     const context = { server, companyId };
     registerWorkspaceTools(context, this.workspaces, this.funnels);
     registerContactTools(context, this.contacts);
+    registerContactSearchTool(context, this.contactSearch);
     registerMetricTools(context, this.metrics);
     // The tool list is fixed and a stateless server cannot notify anyone of a change, so the
     // listChanged the SDK sets when tools are registered is not advertised.
