@@ -2,8 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspacesModule } from '@app/workspaces';
 import { ContactJsonCache } from './contact-json.cache';
+import { ContactPropertiesController } from './contact-properties.controller';
+import { ContactPropertiesRepository } from './contact-properties.repository';
+import { ContactPropertiesService } from './contact-properties.service';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
+import { ContactWritesRepository } from './contact-writes.repository';
+import { ContactBatchWriter } from './contacts-batch';
 import { ContactsService } from './contacts.service';
 import { ContactsExportService } from './contacts-export.service';
 import { ContactsSearchController } from './contacts-search.controller';
@@ -18,14 +23,18 @@ import { contactEntities } from './entities';
 @Module({
   imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],
   // Search and export first: their paths would otherwise be read as contact ids.
-  controllers: [ContactsSearchController, ContactsController],
+  controllers: [ContactsSearchController, ContactsController, ContactPropertiesController],
   providers: [
     ContactsService,
     ContactsRepository,
+    ContactPropertiesService,
+    ContactWritesRepository,
+    ContactBatchWriter,
+    ContactPropertiesRepository,
     ContactsSearchService,
     ContactsExportService,
     { provide: ContactJsonCache, useFactory: () => new ContactJsonCache() },
   ],
-  exports: [ContactsService, ContactsSearchService],
+  exports: [ContactsService, ContactPropertiesService, ContactsSearchService],
 })
 export class ContactsModule {}

@@ -18,3 +18,15 @@ export * from './contacts-search.fields';
 export * from './contacts-search.query';
 export { ContactsSearchService, type ContactSearchPage } from './contacts-search.service';
 export { ContactsExportService, EXPORT_FORMATS, type ExportFormat } from './contacts-export.service';
+export * from './contact-properties.service';
+export { uniquePropertyViolated, type PropertyDefinitions } from './contact-properties.repository';
+export * from './contact-property.input';
+export * from './property-types';
+export * from './contact-patch';
+export {
+  MAX_BATCH_CONTACTS,
+  UPSERT_BY_STANDARD,
+  type BatchContactsInput,
+  type BatchItemResult,
+  type BatchResult,
+} from './contacts-batch';
