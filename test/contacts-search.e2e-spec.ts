@@ -185,6 +185,59 @@ describe('POST /v1/funnels/{funnelId}/contacts/search', () => {
     ]);
   });
 
+  it('compares a defined property by its type', async () => {
+    for (const [name, type] of [
+      ['seats', 'number'],
+      ['trial', 'boolean'],
+      ['renewal', 'date'],
+    ]) {
+      const res = await api.post(`/v1/funnels/${acme.funnelId}/properties`, { name, type });
+      expect(res.status).toBe(201);
+    }
+    const values: [string, string, string][] = [
+      ['ada', 'seats', '5'],
+      ['ben', 'seats', '12'],
+      ['cy', 'seats', '40'],
+      ['ada', 'trial', 'true'],
+      ['ben', 'trial', 'false'],
+      ['ada', 'renewal', '2026-03-01'],
+      ['ben', 'renewal', '2026-06-01'],
+    ];
+    for (const [who, fieldName, value] of values) {
+      const res = await api.put(`/v1/funnels/${acme.funnelId}/contacts/${byName.get(who)!.id}/values`, {
+        fieldName,
+        value,
+        skipAutomationTrigger: true,
+      });
+      expect(res.status).toBe(200);
+    }
+    // As numbers: 12 > 5 although "12" < "5" as text.
+    expect(await found([[{ field: 'properties.seats', operator: 'gt', value: 10 }]])).toEqual(['ben', 'cy']);
+    expect(await found([[{ field: 'properties.seats', operator: 'lte', value: 5 }]])).toEqual(['ada']);
+    expect(await found([[{ field: 'properties.seats', operator: 'in', value: [5, 40] }]])).toEqual([
+      'ada',
+      'cy',
+    ]);
+    expect(await found([[{ field: 'properties.trial', operator: 'eq', value: true }]])).toEqual(['ada']);
+    expect(await found([[{ field: 'properties.trial', operator: 'neq', value: true }]])).toEqual([
+      'ben',
+      'cy',
+      'dan',
+      'eve',
+    ]);
+    expect(await found([[{ field: 'properties.renewal', operator: 'lt', value: '2026-05-01' }]])).toEqual([
+      'ada',
+    ]);
+    const wrong = await search([[{ field: 'properties.seats', operator: 'gt', value: '10' }]]);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe('filterGroups[0].filters[0].value: properties.seats takes a finite number');
+    const notForNumbers = await search([[{ field: 'properties.seats', operator: 'contains', value: '1' }]]);
+    expect(notForNumbers.status).toBe(400);
+    expect(notForNumbers.body.error).toMatch(/contains does not apply to properties\.seats \(number\)/);
+    const badDate = await search([[{ field: 'properties.renewal', operator: 'gte', value: '1 May' }]]);
+    expect(badDate.body.error).toMatch(/properties\.renewal takes a date in the form YYYY-MM-DD/);
+  });
+
   it('ANDs the filters of a group and ORs the groups', async () => {
     const proInBerlin: Filter[] = [
       { field: 'properties.plan', operator: 'eq', value: 'pro' },

@@ -2,7 +2,7 @@ import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from './contact.presenter';
 import { CUSTOM_PROPERTY_NAME } from './contact-rules';
 
 /** What a searchable field holds, which decides the operators it takes and the type of its value. */
-export type SearchValueType = 'text' | 'uuid' | 'datetime' | 'boolean' | 'number';
+export type SearchValueType = 'text' | 'uuid' | 'datetime' | 'date' | 'boolean' | 'number';
 
 export const SEARCH_OPERATORS = [
   'eq',
@@ -29,6 +29,7 @@ export const OPERATORS_BY_TYPE: Record<SearchValueType, readonly SearchOperator[
   uuid: ['eq', 'neq', 'in', 'not_in'],
   datetime: [...COMPARISONS, ...PRESENCE],
   number: [...COMPARISONS, ...PRESENCE],
+  date: [...COMPARISONS, ...PRESENCE],
   boolean: ['eq', 'neq', ...PRESENCE],
 };
 

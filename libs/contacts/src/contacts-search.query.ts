@@ -1,5 +1,5 @@
 import { isUuid, parseIso8601, ValidationError } from '@app/core';
-import { MAX_PROPERTY_VALUE_LENGTH } from './contact-rules';
+import { isIsoDate, MAX_PROPERTY_VALUE_LENGTH } from './contact-rules';
 import {
   DEFAULT_LIMIT,
   DEFAULT_SORT_FIELD,
@@ -72,6 +72,7 @@ const VALUE_RULES: Record<SearchValueType, string> = {
   text: `a non-empty string of at most ${MAX_PROPERTY_VALUE_LENGTH} characters`,
   uuid: 'a UUID',
   datetime: 'an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z',
+  date: 'a date in the form YYYY-MM-DD',
   boolean: 'true or false',
   number: 'a finite number',
 };
@@ -226,6 +227,8 @@ function normaliseValue(field: SearchField, value: unknown): SearchValue | undef
       const millis = typeof value === 'string' ? parseIso8601(value, { zoneRequired: true }) : undefined;
       return millis === undefined ? undefined : new Date(millis);
     }
+    case 'date':
+      return typeof value === 'string' && isIsoDate(value) ? value : undefined;
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
     case 'number':

@@ -2,17 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { isUuid, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import type { ContactView } from './contact.presenter';
+import { ContactPropertiesService } from './contact-properties.service';
+import type { PropertyType } from './entities/contact-property-definition.entity';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 import { decodeCursor, encodeCursor } from './contacts-list.cursor';
 import { countMatching, listPageRows } from './contacts-list.sql';
-import type { PropertyTypes } from './contacts-search.fields';
+import type { PropertyTypes, SearchValueType } from './contacts-search.fields';
 import {
   canonicalGroups,
   SearchContactsInput,
   searchedPropertyNames,
   validateSearch,
 } from './contacts-search.query';
+
+/** How a defined property compares: enums and strings as text, dates as their YYYY-MM-DD text. */
+const SEARCH_TYPES: Record<PropertyType, SearchValueType> = {
+  string: 'text',
+  enum: 'text',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'date',
+};
 
 export interface ContactSearchPage {
   data: ContactView[];
@@ -31,6 +42,7 @@ export class ContactsSearchService {
     private readonly funnels: FunnelsService,
     private readonly rows: ContactsRepository,
     private readonly contacts: ContactsService,
+    private readonly properties: ContactPropertiesService,
   ) {}
 
   async search(companyId: string, funnelId: string, input: SearchContactsInput): Promise<ContactSearchPage> {
@@ -67,7 +79,14 @@ export class ContactsSearchService {
   }
 
   /** The types of the properties searched that have a definition; the others compare as text. */
-  private propertyTypes(_funnelId: string, _names: string[]): Promise<PropertyTypes> {
-    return Promise.resolve(new Map());
+  private async propertyTypes(funnelId: string, names: string[]): Promise<PropertyTypes> {
+    if (!names.length) return new Map();
+    const definitions = await this.properties.definitionsOf(funnelId);
+    const types = new Map<string, SearchValueType>();
+    for (const name of names) {
+      const type = definitions.get(name)?.type;
+      if (type) types.set(name, SEARCH_TYPES[type]);
+    }
+    return types;
   }
 }

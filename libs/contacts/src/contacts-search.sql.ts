@@ -38,7 +38,15 @@ export function whereConditions(where: ContactsWhere, p: Placeholder): string[] 
   return [`((${compiled.map((c) => c.join(' AND ')).join(') OR (')}))`];
 }
 
-const CASTS = { text: 'text', uuid: 'uuid', datetime: 'timestamptz', boolean: 'boolean', number: 'numeric' };
+const CASTS = {
+  text: 'text',
+  uuid: 'uuid',
+  datetime: 'timestamptz',
+  // A date property holds YYYY-MM-DD text, which sorts as the dates do.
+  date: 'text',
+  boolean: 'boolean',
+  number: 'numeric',
+};
 
 /** `%` and `_` match themselves in a contains or starts_with value. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
