@@ -178,6 +178,7 @@ describe.each(['proxy', 'issuer'] as const)(
         'create_contact',
         'update_contact_value',
         'delete_contact',
+        'search_contacts',
         'get_chart_metrics',
         'get_kpi_metrics',
         'get_insight_metrics',

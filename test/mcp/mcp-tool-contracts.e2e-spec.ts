@@ -97,6 +97,7 @@ describe('MCP tool contracts', () => {
       upsert_contacts: { ...writesContacts, destructiveHint: true },
       // Erases for good; a second call changes nothing more. contact.deleted hooks call out.
       delete_contact: { ...writesContacts, destructiveHint: true, idempotentHint: true },
+      search_contacts: READS,
       get_chart_metrics: READS,
       get_kpi_metrics: READS,
       get_insight_metrics: READS,
@@ -112,6 +113,7 @@ describe('MCP tool contracts', () => {
     ['get_funnel', {}, ({ pages: _pages, ...rest }) => rest],
     ['list_contacts', {}, (r) => ({ ...r, meta: { ...(r.meta as object), total: '1' } })],
     ['get_contact', { contactId: 'CONTACT' }, (r) => ({ ...r, status: 3 })],
+    ['search_contacts', {}, (r) => ({ ...r, meta: { ...(r.meta as object), hasNext: 'no' } })],
     [
       'create_contact',
       { email: 'cy@example.com', skipAutomationTrigger: true },

@@ -102,6 +102,7 @@ describe('MCP tools', () => {
         'list_contacts',
         'list_workspaces',
         'show_funnel_dashboard',
+        'search_contacts',
         'update_contact_value',
         'update_contact',
         'upsert_contacts',
@@ -133,6 +134,31 @@ describe('MCP tools', () => {
     };
     expect(viaTool).toEqual(viaRest.body);
     expect(viaTool.data.map((c) => c.email)).toEqual(['ada@example.com']);
+  });
+
+  it('search_contacts answers like POST .../contacts/search, errors included', async () => {
+    const body = {
+      filterGroups: [
+        { filters: [{ field: 'email', operator: 'starts_with', value: 'ADA' }] },
+        { filters: [{ field: 'firstName', operator: 'contains', value: 'zz' }] },
+      ],
+      limit: 5,
+    };
+    const viaRest = await rest(`/funnels/${acme.funnelId}/contacts/search`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    const viaTool = json(await call('search_contacts', { funnelId: acme.funnelId, ...body })) as {
+      data: { email: string }[];
+    };
+    expect(viaTool).toEqual(viaRest.body);
+    expect(viaTool.data.map((c) => c.email)).toEqual(['ada@example.com']);
+    const bad = await call('search_contacts', {
+      funnelId: acme.funnelId,
+      filterGroups: [{ filters: [{ field: 'nickname', operator: 'eq', value: 'x' }] }],
+    });
+    expect(bad.isError).toBe(true);
+    expect(errorText(bad)).toMatch(/"nickname" is not a searchable field/);
   });
 
   it('list_contacts applies the REST defaults', async () => {

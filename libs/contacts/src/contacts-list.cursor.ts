@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { isUuid, ValidationError } from '@app/core';
 import type { NormalisedFilters, SortField, SortOrder } from './contacts-list.query';
 
+/** What a cursor's query filters on: the list's filters, or a search's filters as canonical text. */
+export type CursorFilters = NormalisedFilters | { search: string };
+
 /** Where the next page starts: after the row with this sort value and id, in the query's order. */
 export interface ListPosition {
   /** The last row's sort value as PostgreSQL prints it (timestamps to the microsecond); null when missing. */
@@ -31,7 +34,7 @@ const INVALID = 'cursor is not valid: pass meta.nextCursor unchanged';
 export function encodeCursor(
   sortField: SortField,
   sortOrder: SortOrder,
-  filters: NormalisedFilters,
+  filters: CursorFilters,
   position: ListPosition,
 ): string {
   const body: CursorBody = {
@@ -50,7 +53,7 @@ export function decodeCursor(
   cursor: string,
   sortField: SortField,
   sortOrder: SortOrder,
-  filters: NormalisedFilters,
+  filters: CursorFilters,
 ): ListPosition {
   let body: Partial<CursorBody>;
   try {
@@ -71,7 +74,7 @@ export function decodeCursor(
   return { value: body.v!, id: body.i!, page: body.p! };
 }
 
-function filtersHash(filters: NormalisedFilters): string {
+function filtersHash(filters: CursorFilters): string {
   const canonical = Object.entries(filters)
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1))

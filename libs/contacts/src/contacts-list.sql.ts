@@ -1,6 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import type { ListPosition } from './contacts-list.cursor';
-import type { ListContactsQuery, NormalisedFilters, SortField } from './contacts-list.query';
+import type { ListContactsQuery, SortField } from './contacts-list.query';
+import { type ContactsWhere, type Placeholder, whereConditions } from './contacts-search.sql';
+
+export { PHONE_DIGITS_SQL } from './contacts-search.sql';
 
 // Each sort field has an index (funnel_id, <column> NULLS FIRST, id), see Contact.
 const SORT_COLUMNS: Record<SortField, string> = {
@@ -10,9 +13,6 @@ const SORT_COLUMNS: Record<SortField, string> = {
   lastName: 'last_name',
   updatedAt: 'updated_at',
 };
-
-/** The phone filter's expression, exactly as idx_contacts_filter_phone indexes it. */
-export const PHONE_DIGITS_SQL = "regexp_replace(phone, '\\D', '', 'g')";
 
 export interface PageRow {
   id: string;
@@ -34,12 +34,11 @@ export interface PageQueries {
 }
 
 type Query = Pick<ListContactsQuery, 'sortField' | 'sortOrder' | 'limit' | 'page'>;
-type Placeholder = (value: unknown) => string;
 
 /** A SELECT of ids and sort values; `condition` adds to the funnel and filter conditions. */
 function pageSelect(
   funnelId: string,
-  filters: NormalisedFilters,
+  filters: ContactsWhere,
   column: string,
   condition: (p: Placeholder) => string,
   order: string,
@@ -48,7 +47,7 @@ function pageSelect(
 ): SqlQuery {
   const params: unknown[] = [];
   const p: Placeholder = (value) => `$${params.push(value)}`;
-  const where = [`funnel_id = ${p(funnelId)}`, ...filterConditions(filters, p), condition(p)].filter(Boolean);
+  const where = [`funnel_id = ${p(funnelId)}`, ...whereConditions(filters, p), condition(p)].filter(Boolean);
   // The sort column leaves raw: OFFSET still projects every row it skips, and the text a cursor
   // needs is made only for the rows kept (see sortValueText). Limit and offset are parameters, so
   // one prepared statement serves every page.
@@ -56,17 +55,6 @@ function pageSelect(
     `SELECT id, ${column} AS sort_key FROM contacts WHERE ${where.join(' AND ')} ` +
     `ORDER BY ${order} LIMIT ${p(limit)}${offset ? ` OFFSET ${p(offset)}` : ''}`;
   return { sql, params };
-}
-
-/** The filters as conditions, each served by an index (see the ContactSyncAndFilters migration). */
-function filterConditions(filters: NormalisedFilters, p: Placeholder): string[] {
-  const conditions: string[] = [];
-  if (filters.emailLower !== undefined) conditions.push(`lower(email) = ${p(filters.emailLower)}`);
-  if (filters.phoneDigits !== undefined) conditions.push(`${PHONE_DIGITS_SQL} = ${p(filters.phoneDigits)}`);
-  if (filters.status !== undefined) conditions.push(`status = ${p(filters.status)}`);
-  if (filters.updatedAfter !== undefined) conditions.push(`updated_at > ${p(filters.updatedAfter)}`);
-  if (filters.createdAfter !== undefined) conditions.push(`created_at > ${p(filters.createdAfter)}`);
-  return conditions;
 }
 
 /**
@@ -79,7 +67,7 @@ function filterConditions(filters: NormalisedFilters, p: Placeholder): string[] 
 export function pageQueries(
   funnelId: string,
   query: Query,
-  filters: NormalisedFilters,
+  filters: ContactsWhere,
   after?: ListPosition,
 ): PageQueries {
   const column = SORT_COLUMNS[query.sortField];
@@ -140,7 +128,7 @@ export async function listPageRows(
   manager: Pick<EntityManager, 'query'>,
   funnelId: string,
   query: Query,
-  filters: NormalisedFilters,
+  filters: ContactsWhere,
   after?: ListPosition,
 ): Promise<PageRow[]> {
   const { first, then, wanted } = pageQueries(funnelId, query, filters, after);
@@ -155,11 +143,11 @@ export async function listPageRows(
 export async function countMatching(
   manager: Pick<EntityManager, 'query'>,
   funnelId: string,
-  filters: NormalisedFilters,
+  filters: ContactsWhere,
 ): Promise<number> {
   const params: unknown[] = [];
   const p: Placeholder = (value) => `$${params.push(value)}`;
-  const where = [`funnel_id = ${p(funnelId)}`, ...filterConditions(filters, p)];
+  const where = [`funnel_id = ${p(funnelId)}`, ...whereConditions(filters, p)];
   const rows: { count: string }[] = await manager.query(
     `SELECT count(*) AS count FROM contacts WHERE ${where.join(' AND ')}`,
     params,

@@ -10,6 +10,9 @@ import { ContactsRepository } from './contacts.repository';
 import { ContactWritesRepository } from './contact-writes.repository';
 import { ContactBatchWriter } from './contacts-batch';
 import { ContactsService } from './contacts.service';
+import { ContactsExportService } from './contacts-export.service';
+import { ContactsSearchController } from './contacts-search.controller';
+import { ContactsSearchService } from './contacts-search.service';
 import { contactEntities } from './entities';
 
 /**
@@ -19,7 +22,8 @@ import { contactEntities } from './entities';
  */
 @Module({
   imports: [TypeOrmModule.forFeature(contactEntities), WorkspacesModule],
-  controllers: [ContactsController, ContactPropertiesController],
+  // Search and export first: their paths would otherwise be read as contact ids.
+  controllers: [ContactsSearchController, ContactsController, ContactPropertiesController],
   providers: [
     ContactsService,
     ContactsRepository,
@@ -27,8 +31,10 @@ import { contactEntities } from './entities';
     ContactWritesRepository,
     ContactBatchWriter,
     ContactPropertiesRepository,
+    ContactsSearchService,
+    ContactsExportService,
     { provide: ContactJsonCache, useFactory: () => new ContactJsonCache() },
   ],
-  exports: [ContactsService, ContactPropertiesService],
+  exports: [ContactsService, ContactPropertiesService, ContactsSearchService],
 })
 export class ContactsModule {}

@@ -335,7 +335,7 @@ export class ContactsService {
    * version it holds, otherwise read (one statement for all of them), presented and kept. A
    * contact erased since the page was read is left out.
    */
-  private async contactsJson(companyId: string, refs: PageRef[]): Promise<{ ref: PageRef; json: string }[]> {
+  async contactsJson(companyId: string, refs: PageRef[]): Promise<{ ref: PageRef; json: string }[]> {
     const json = refs.map((r) => (r.version === undefined ? undefined : this.cache.get(r.id, r.version)));
     const missing = refs.filter((_, i) => json[i] === undefined).map((r) => r.id);
     const read = new Map<string, string>();

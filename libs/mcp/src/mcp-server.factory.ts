@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ContactsService } from '@app/contacts';
+import { ContactsSearchService, ContactsService } from '@app/contacts';
 import { FunnelDescriptionsService, MetricsService, StepFunnelsService } from '@app/metrics';
 import { WorkspacesService } from '@app/workspaces';
-import { registerContactTools } from './tools/contact.tools';
+import { registerContactSearchTool, registerContactTools } from './tools/contact.tools';
 import { registerDashboardTools } from './tools/dashboard.tools';
 import { registerMetricTools } from './tools/metric.tools';
 import { registerWorkspaceTools } from './tools/workspace.tools';
@@ -16,6 +16,7 @@ export class McpServerFactory {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly contacts: ContactsService,
+    private readonly contactSearch: ContactsSearchService,
     private readonly metrics: MetricsService,
     private readonly funnels: FunnelDescriptionsService,
     private readonly stepFunnels: StepFunnelsService,
@@ -30,6 +31,7 @@ export class McpServerFactory {
     const context = { server, companyId };
     registerWorkspaceTools(context, this.workspaces, this.funnels);
     registerContactTools(context, this.contacts);
+    registerContactSearchTool(context, this.contactSearch);
     registerMetricTools(context, this.metrics, this.stepFunnels);
     registerDashboardTools(context, this.metrics, this.funnels);
     // The tool list is fixed and a stateless server cannot notify anyone of a change, so the

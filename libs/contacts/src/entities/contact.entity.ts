@@ -62,6 +62,9 @@ export type PropertyValue = string | number | boolean | null;
 @Index('idx_contacts_filter_phone', { synchronize: false })
 @Index('idx_contacts_filter_status', { synchronize: false })
 @Index('idx_contacts_filter_created_at', { synchronize: false })
+// Search (ContactSearch migration): an email prefix pattern index and a GIN index on properties.
+@Index('idx_contacts_search_email_prefix', { synchronize: false })
+@Index('idx_contacts_search_properties', { synchronize: false })
 export class Contact {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -87,6 +87,16 @@ export const BATCH_RESULT = {
     .describe('One result per item, in the order given'),
 };
 
+export const CONTACT_SEARCH_PAGE = {
+  data: z.array(z.object(contactShape)),
+  meta: z.object({
+    limit: z.number().int(),
+    total: z.number().int(),
+    hasNext: z.boolean(),
+    nextCursor: text('Present when hasNext: pass it as cursor for the next page').optional(),
+  }),
+};
+
 export const CONTACT_VALUE = {
   id: text('The id of the recorded field value'),
   fieldName: text('The field written (zip is recorded as postalCode)'),

@@ -1,0 +1,150 @@
+import type { NormalisedFilters } from './contacts-list.query';
+import { SEARCH_FIELDS, SearchField } from './contacts-search.fields';
+import type { FilterGroups, SearchFilter, SearchValue } from './contacts-search.query';
+
+/** The phone filter's expression, exactly as idx_contacts_filter_phone indexes it. */
+export const PHONE_DIGITS_SQL = "regexp_replace(phone, '\\D', '', 'g')";
+
+export type Placeholder = (value: unknown) => string;
+
+/** What a page or a count filters on: the list's filters, or search filter groups. */
+export type ContactsWhere = NormalisedFilters | FilterGroups;
+
+const field = (name: string) => SEARCH_FIELDS.get(name)!;
+
+/** The list's filters are equality and range filters of one search group, in the list's order. */
+export function listFilterGroups(filters: NormalisedFilters): FilterGroups {
+  const group: SearchFilter[] = [];
+  const add = (name: string, operator: SearchFilter['operator'], value: SearchValue | undefined) => {
+    if (value !== undefined) group.push({ field: field(name), operator, value });
+  };
+  add('email', 'eq', filters.emailLower);
+  add('phone', 'eq', filters.phoneDigits);
+  add('status', 'eq', filters.status);
+  add('updatedAt', 'gt', filters.updatedAfter);
+  add('createdAt', 'gt', filters.createdAfter);
+  return group.length ? [group] : [];
+}
+
+/**
+ * The conditions a contacts row (unaliased `contacts`) must meet, to be AND-ed with the funnel's:
+ * one group's filters each, or the groups OR-ed as one condition. The one builder of both the
+ * list's filters and search.
+ */
+export function whereConditions(where: ContactsWhere, p: Placeholder): string[] {
+  const groups = Array.isArray(where) ? where : listFilterGroups(where);
+  const compiled = groups.map((group) => group.map((filter) => filterSql(filter, p)));
+  if (compiled.length <= 1) return compiled[0] ?? [];
+  return [`((${compiled.map((c) => c.join(' AND ')).join(') OR (')}))`];
+}
+
+const CASTS = {
+  text: 'text',
+  uuid: 'uuid',
+  datetime: 'timestamptz',
+  // A date property holds YYYY-MM-DD text, which sorts as the dates do.
+  date: 'text',
+  boolean: 'boolean',
+  number: 'numeric',
+};
+
+/** `%` and `_` match themselves in a contains or starts_with value. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Each filter as one condition, written so the indexes serve it: email by
+ * idx_contacts_filter_email (equality) and idx_contacts_search_email_prefix (starts_with), phone by
+ * its digits index, properties' eq / in / exists by the GIN index on properties.
+ */
+function filterSql(filter: SearchFilter, p: Placeholder): string {
+  const { field, operator, value } = filter;
+  if (field.source === 'property') {
+    const direct = propertySql(field, filter, p);
+    if (direct) return direct;
+  }
+  const e = expression(field);
+  const cast = CASTS[field.type];
+  // A JSON boolean is compared as JSON, so text 'true' does not match true.
+  const v = (x: unknown) => (field.type === 'boolean' ? `to_jsonb(${p(x)}::boolean)` : p(x));
+  switch (operator) {
+    case 'eq':
+      return `${e} = ${v(value)}`;
+    case 'neq':
+      // Contacts without the value are not equal to it.
+      return `${e} IS DISTINCT FROM ${v(value)}`;
+    case 'lt':
+      return `${e} < ${p(value)}`;
+    case 'lte':
+      return `${e} <= ${p(value)}`;
+    case 'gt':
+      return `${e} > ${p(value)}`;
+    case 'gte':
+      return `${e} >= ${p(value)}`;
+    case 'in':
+      return `${e} = ANY(${p(value)}::${cast}[])`;
+    case 'not_in':
+      return `(${e} = ANY(${p(value)}::${cast}[])) IS NOT TRUE`;
+    case 'contains':
+      return `${e} ILIKE ${p(`%${escapeLike(value as string)}%`)}`;
+    case 'starts_with':
+      return `${e} LIKE ${p(`${escapeLike(value as string)}%`)}`;
+    case 'exists':
+      return `${presence(field)} IS NOT NULL`;
+    case 'not_exists':
+      return `${presence(field)} IS NULL`;
+  }
+}
+
+/** The field's value as SQL compares it. */
+function expression(field: SearchField): string {
+  switch (field.source) {
+    case 'column':
+      if (field.compare === 'lower') return `lower(${field.sql})`;
+      if (field.compare === 'digits') return PHONE_DIGITS_SQL;
+      return field.sql;
+    case 'json':
+      return field.type === 'boolean'
+        ? `${field.column}->${literal(field.key)}`
+        : `${field.column}->>${literal(field.key)}`;
+    case 'property': {
+      const text = `properties->>${literal(field.key)}`;
+      if (field.type === 'number')
+        return `CASE WHEN jsonb_typeof(properties->${literal(field.key)}) = 'number' THEN (${text})::numeric END`;
+      if (field.type === 'boolean') return `properties->${literal(field.key)}`;
+      return text;
+    }
+  }
+}
+
+/** Null exactly when the field has no value (a JSON null counts as none, except for a property). */
+function presence(field: SearchField): string {
+  if (field.source === 'json') return `${field.column}->>${literal(field.key)}`;
+  return expression(field);
+}
+
+/**
+ * A custom property's equality, membership and presence as containment and key tests, which the
+ * GIN index on properties serves; its other operators compare the extracted value.
+ */
+function propertySql(field: SearchField & { source: 'property' }, filter: SearchFilter, p: Placeholder) {
+  const pair = (value: unknown) => JSON.stringify({ [field.key]: value });
+  const { operator, value } = filter;
+  switch (operator) {
+    case 'eq':
+      return `properties @> ${p(pair(value))}::jsonb`;
+    case 'neq':
+      return `NOT (properties @> ${p(pair(value))}::jsonb)`;
+    case 'in':
+      return `properties @> ANY(${p((value as SearchValue[]).map(pair))}::jsonb[])`;
+    case 'not_in':
+      return `NOT (properties @> ANY(${p((value as SearchValue[]).map(pair))}::jsonb[]))`;
+    // A property set to null still exists (as the Contact shows it).
+    case 'exists':
+      return `properties ? ${literal(field.key)}`;
+    case 'not_exists':
+      return `NOT (properties ? ${literal(field.key)})`;
+    default:
+      return undefined;
+  }
+}
