@@ -27,6 +27,30 @@ const ROUTES: Route[] = [
     call: (api, f, c) =>
       api.put(`/v1/funnels/${f}/contacts/${c}/values`, { fieldName: 'status', value: 'converted' }),
   },
+  {
+    name: 'update fields',
+    permission: 'crm:write',
+    call: (api, f, c) => api.send('PATCH', `/v1/funnels/${f}/contacts/${c}`, { firstName: 'Mallory' }),
+  },
+  {
+    name: 'batch',
+    permission: 'crm:write',
+    call: (api, f) =>
+      api.post(`/v1/funnels/${f}/contacts/batch`, {
+        contacts: [{ email: 'owner@example.com', firstName: 'Mallory' }],
+        upsertBy: 'email',
+      }),
+  },
+  {
+    name: 'list properties',
+    permission: 'crm:read',
+    call: (api, f) => api.get(`/v1/funnels/${f}/properties`),
+  },
+  {
+    name: 'define a property',
+    permission: 'crm:write',
+    call: (api, f) => api.post(`/v1/funnels/${f}/properties`, { name: `p${Date.now()}`, type: 'number' }),
+  },
   // Last: succeeding erases the shared contact.
   {
     name: 'erase',
@@ -110,7 +134,7 @@ describe('Contacts access control', () => {
     });
   });
 
-  it.each(['get', 'update value', 'erase'])(
+  it.each(['get', 'update value', 'update fields', 'erase'])(
     "%s answers 404 for another company's contact under one's own funnel",
     async (name) => {
       const route = ROUTES.find((r) => r.name === name)!;

@@ -112,7 +112,7 @@ function isPhone(value: string): boolean {
   return /^\+?\d{3,20}$/.test(value.replace(PHONE_SEPARATORS, ''));
 }
 
-function isIsoDate(value: string): boolean {
+export function isIsoDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
   const [year, month, day] = match.slice(1).map(Number);

@@ -7,6 +7,7 @@ import {
   MAX_PROPERTY_VALUE_LENGTH,
   ResolvedField,
   resolveFieldName,
+  type StandardField,
 } from './contact-rules';
 import { Contact, PropertyValue } from './entities/contact.entity';
 
@@ -15,6 +16,8 @@ export interface ValueChange {
   /** Trimmed; empty clears a standard field. */
   value: string;
   skipAutomationTrigger: boolean;
+  /** A property's value as its definition stores it (checkPropertyValue); `value` when untyped. */
+  propertyValue?: PropertyValue;
 }
 
 export interface AppliedChange {
@@ -42,14 +45,56 @@ export function validateValueInput(input: UpdateContactValueInput, statuses: rea
   const field = resolveFieldName(input.fieldName);
   const value = input.value.trim();
   if (field.kind === 'standard') {
-    // Clearing is allowed except for status, which always holds a configured value.
-    const problem =
-      value || field.name === 'status' ? checkStandardValue(field.name, value, statuses, 'value') : undefined;
+    const problem = standardValueProblem(field.name, value, statuses, 'value');
     if (problem) throw new ValidationError(`${problem} (fieldName ${field.name})`);
   } else if (value.length > MAX_PROPERTY_VALUE_LENGTH) {
     throw new ValidationError(`value must be at most ${MAX_PROPERTY_VALUE_LENGTH} characters`);
   }
   return { field, value, skipAutomationTrigger: skip === true };
+}
+
+/**
+ * The problem with writing `value` (trimmed; empty clears) to a standard field, if any. Clearing
+ * is allowed except for status, which always holds a configured value.
+ */
+export function standardValueProblem(
+  field: StandardField,
+  value: string,
+  statuses: readonly string[],
+  label: string,
+): string | undefined {
+  return value || field === 'status' ? checkStandardValue(field, value, statuses, label) : undefined;
+}
+
+/**
+ * What a contact must still be after a change of some of its fields (null: cleared) and
+ * properties (null: removed): reachable (an email or a phone), and within MAX_PROPERTIES.
+ */
+export function contactRuleProblems(
+  contact: Pick<Contact, 'email' | 'phone' | 'properties'>,
+  fields: Partial<Record<StandardField, string | null>>,
+  properties: Record<string, PropertyValue | null> = {},
+): string[] {
+  const problems: string[] = [];
+  const email = 'email' in fields ? fields.email : contact.email;
+  const phone = 'phone' in fields ? fields.phone : contact.phone;
+  if (!email && !phone) {
+    const cleared = !fields.email && 'email' in fields ? 'email' : 'phone';
+    problems.push(`${cleared} cannot be cleared: a contact needs an email or a phone`);
+  }
+  const held = new Set(Object.keys(contact.properties ?? {}));
+  for (const [name, value] of Object.entries(properties)) {
+    if (value === null) held.delete(name);
+    else held.add(name);
+  }
+  const added = Object.keys(properties).some(
+    (name) =>
+      properties[name] !== null && !Object.prototype.hasOwnProperty.call(contact.properties ?? {}, name),
+  );
+  if (added && held.size > MAX_PROPERTIES) {
+    problems.push(`a contact holds at most ${MAX_PROPERTIES} custom properties`);
+  }
+  return problems;
 }
 
 /** Where the contact of a change was read: locked in the caller's transaction, or unlocked at a version. */
@@ -85,20 +130,17 @@ export async function applyValueChange(
   if (field.kind === 'standard') {
     previousValue = contact[field.name];
     newValue = value || null;
-    const other = field.name === 'email' ? contact.phone : field.name === 'phone' ? contact.email : 'n/a';
-    if (!newValue && !other) {
-      throw new ValidationError(`${field.name} cannot be cleared: a contact needs an email or a phone`);
-    }
+    const [problem] = contactRuleProblems(contact, { [field.name]: newValue });
+    if (problem) throw new ValidationError(problem);
     // The column of a standard field (a fixed list), never of user input.
     set = `${manager.connection.getMetadata(Contact).findColumnWithPropertyName(field.name)!.databaseName} = $6`;
   } else {
     const properties = contact.properties ?? {};
     const exists = Object.prototype.hasOwnProperty.call(properties, field.name);
-    if (!exists && Object.keys(properties).length >= MAX_PROPERTIES) {
-      throw new ValidationError(`a contact holds at most ${MAX_PROPERTIES} custom properties`);
-    }
+    newValue = change.propertyValue ?? value;
+    const [problem] = contactRuleProblems(contact, {}, { [field.name]: newValue });
+    if (problem) throw new ValidationError(problem);
     previousValue = exists ? properties[field.name] : null;
-    newValue = value;
     set = 'properties = properties || $6::jsonb';
   }
 
@@ -109,7 +151,7 @@ export async function applyValueChange(
     value,
     record.createdAt,
     JSON.stringify({ ps_user_edited_at: record.createdAt.toISOString() }),
-    field.kind === 'standard' ? newValue : JSON.stringify({ [field.name]: value }),
+    field.kind === 'standard' ? newValue : JSON.stringify({ [field.name]: newValue }),
   ];
   let guard = '';
   if (!target.locked) {

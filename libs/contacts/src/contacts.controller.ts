@@ -6,6 +6,7 @@ import {
   Headers,
   HttpCode,
   Param,
+  Patch,
   Post,
   Put,
   Query,
@@ -16,13 +17,16 @@ import type { Response } from 'express';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
 import { AnswersJsonText } from '@app/core';
 import {
+  BatchContactsDocs,
   CreateContactDocs,
   EraseContactDocs,
   GetContactDocs,
   ListContactsDocs,
+  PatchContactDocs,
   UpdateContactValueDocs,
 } from './contacts.docs';
 import { ContactsService } from './contacts.service';
+import { BatchContactsResponse } from './dto/batch-contacts.dto';
 import { ContactResponse, ContactValuesResponse } from './dto/contact.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
 import { ListContactsQueryDto } from './dto/list-contacts.query.dto';
@@ -63,6 +67,31 @@ export class ContactsController {
     return { data: contact };
   }
 
+  // The items are checked one by one by the service (a bad item does not refuse the others), so
+  // the body is taken as sent.
+  @Post('batch')
+  @HttpCode(200)
+  @RequirePermissions('crm:write')
+  @BatchContactsDocs()
+  async batch(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<BatchContactsResponse> {
+    const {
+      status,
+      body: answer,
+      replayed,
+    } = await this.contacts.batch(companyId, funnelId, body, {
+      idempotencyKey,
+    });
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.status(status);
+    return answer;
+  }
+
   @Get(':contactId')
   @RequirePermissions('crm:read')
   @GetContactDocs()
@@ -85,6 +114,19 @@ export class ContactsController {
     @Body() body: UpdateContactValueDto,
   ): Promise<ContactValuesResponse> {
     return { data: await this.contacts.updateValue(companyId, funnelId, contactId, body) };
+  }
+
+  // Checked by the service, which takes `null` (clear a field, remove a property) where a DTO would not.
+  @Patch(':contactId')
+  @RequirePermissions('crm:write')
+  @PatchContactDocs()
+  async patch(
+    @CurrentCompany() companyId: string,
+    @Param('funnelId') funnelId: string,
+    @Param('contactId') contactId: string,
+    @Body() body: unknown,
+  ): Promise<ContactResponse> {
+    return { data: await this.contacts.patch(companyId, funnelId, contactId, body) };
   }
 
   @Delete(':contactId')

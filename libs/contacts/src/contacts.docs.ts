@@ -7,13 +7,16 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiResponse,
 } from '@nestjs/swagger';
 import { ApiErrorResponses, ErrorResponseDoc } from '@app/core';
 import { ApiFunnelIdParam } from '@app/workspaces';
 import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
+import { BatchContactsDto, BatchContactsResponse, PatchContactDto } from './dto/batch-contacts.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
 import { UpdateContactValueDto } from './dto/update-contact-value.dto';
 import { MAX_PROPERTIES } from './contact-rules';
+import { MAX_BATCH_CONTACTS } from './contacts-batch';
 import { FILTER_RULES, PAGING_RULES } from './contacts-list.query';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './entities/idempotency-key.entity';
 import { IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_TTL_HOURS, IdempotencyKeyReusedError } from './idempotency';
@@ -191,5 +194,92 @@ export const EraseContactDocs = () =>
     ApiErrorResponses({
       400: { description: 'funnelId or contactId is not a UUID', examples: ['contactId must be a UUID'] },
       404: CONTACT_NOT_FOUND,
+    }),
+  );
+
+const UNIQUE_VALUE_TAKEN =
+  'properties.orderId is unique: another contact of the funnel already holds this value';
+
+export const PatchContactDocs = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Update many fields of a contact',
+      description:
+        'Changes any of the writable fields at once, in one transaction: each by the rule of PUT …/values (status ' +
+        'one of the funnel’s, email or phone must remain, formats and lengths, reserved names refused), `address` ' +
+        'part by part, `properties` merged (null removes one; values checked against their definitions). Any ' +
+        'problem is a 400 and nothing changes. The fields whose value changes are kept as field-value records, set ' +
+        'meta.ps_user_edited_at, and each triggers its automations (as PUT …/values would) unless ' +
+        'skipAutomationTrigger is true. Answers the contact as it now is.',
+    }),
+    ApiFunnelIdParam(),
+    ApiContactIdParam(),
+    ApiBody({ type: PatchContactDto }),
+    ApiOkResponse({ type: ContactResponse, description: 'The updated contact' }),
+    ApiErrorResponses({
+      400: {
+        description:
+          'An invalid value, a field that cannot be cleared, an unknown member or an invalid path id',
+        examples: [
+          'email must be a valid email address',
+          "status must be one of the funnel's statuses: lead, converted",
+          'email cannot be cleared: a contact needs an email or a phone',
+          'properties.ps_source is a reserved system field',
+          'properties.score must be a number',
+          'nickname is not a recognised field',
+        ],
+      },
+      404: CONTACT_NOT_FOUND,
+      409: {
+        description: 'A unique property’s value is held by another contact',
+        examples: [UNIQUE_VALUE_TAKEN],
+      },
+    }),
+  );
+
+export const BatchContactsDocs = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Create or upsert contacts in a batch',
+      description:
+        `Up to ${MAX_BATCH_CONTACTS} contacts in one request (one request against the rate limit), each standing ` +
+        'alone: a bad item is refused in its result and the others are written. Without `upsertBy` each item is ' +
+        'created, checked as POST …/contacts checks it (plus `properties`). With `upsertBy`, an item whose key ' +
+        'matches a contact of the funnel updates it by the rules of PATCH (members sent null or empty change ' +
+        'nothing), otherwise it is created; items with the same key are one contact. Automations and webhook ' +
+        'subscriptions fire per created or changed contact unless skipAutomationTrigger. Answers 200 when every ' +
+        'item succeeded, 207 otherwise, with one result per item in request order.',
+    }),
+    ApiFunnelIdParam(),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'As on POST …/contacts: a retry with the same key and body answers the first response (same status and ' +
+        'body, `Idempotent-Replayed: true`) and writes nothing; the same key with another body answers 422.',
+    }),
+    ApiBody({ type: BatchContactsDto }),
+    ApiOkResponse({ type: BatchContactsResponse, description: 'Every item succeeded' }),
+    ApiResponse({
+      status: 207,
+      type: BatchContactsResponse,
+      description: 'Some items were refused (see each status)',
+    }),
+    ApiErrorResponses({
+      400: {
+        description:
+          'A malformed envelope (contacts not an array of 1 to 100, an unknown upsertBy, an unknown member), a bad ' +
+          'Idempotency-Key or funnelId: nothing is written',
+        examples: [
+          `contacts must be an array of 1 to ${MAX_BATCH_CONTACTS} contacts`,
+          'upsertBy must be email, phone or a unique property of the funnel (orderId)',
+          IDEMPOTENCY_KEY_RULE,
+        ],
+      },
+      404: FUNNEL_NOT_FOUND,
+      422: {
+        description: 'The Idempotency-Key was already used with a different request',
+        examples: [new IdempotencyKeyReusedError().message],
+      },
     }),
   );

@@ -1,13 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AutomationTrigger } from './automation-trigger';
-import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import { NotFoundError, ValidationError } from '@app/core';
+import { assertIds } from './contact-ids';
 import { FunnelsService } from '@app/workspaces';
 import { CreateContactInput, UpdateContactValueInput, validateCreateInput } from './contact-input';
 import { ContactLinkEraser, eraseContact } from './contact-erasure';
 import { AppliedChange, applyValueChange, validateValueInput } from './contact-value-change';
 import { ContactValuesView, ContactView, presentContact } from './contact.presenter';
 import { ContactJsonCache } from './contact-json.cache';
+import { changesOf, validatePatchInput } from './contact-patch';
+import { ContactPropertiesService } from './contact-properties.service';
+import { ContactWritesRepository } from './contact-writes.repository';
+import { BatchResult, ContactBatchWriter, refusingSharedValues } from './contacts-batch';
+import { checkPropertyValue } from './property-types';
 import { ContactRow, ContactsRepository, PageRef } from './contacts.repository';
 import {
   assertIdempotencyKey,
@@ -46,6 +52,9 @@ export class ContactsService {
     private readonly rows: ContactsRepository,
     private readonly links: ContactLinkEraser,
     private readonly cache: ContactJsonCache,
+    private readonly properties: ContactPropertiesService,
+    private readonly writes: ContactWritesRepository,
+    private readonly batches: ContactBatchWriter,
   ) {}
 
   /**
@@ -188,42 +197,109 @@ export class ContactsService {
       updatedAt: record.createdAt.toISOString(),
     });
 
-    // While no automation can fire, the contact is read unlocked and written only if unchanged
-    // since, in one statement each; a row written in between, or an automation enabled, sends the
-    // change down the locked path below, which checks the rules again.
-    const read = await this.rows.findForChange(companyId, funnelId, contactId, noRuns);
-    if (!read) throw new NotFoundError('Contact not found');
-    if (change.skipAutomationTrigger || read.noRuns) {
-      const applied = await applyValueChange(this.dataSource.manager, read, change, {
-        locked: false,
-        version: read.version,
-        condition: change.skipAutomationTrigger ? undefined : noRuns,
-      });
-      if (applied) return view(applied);
+    // While no automation can fire, a standard field's contact is read unlocked and written only if
+    // unchanged since, in one statement each; a row written in between, or an automation enabled,
+    // sends the change down the locked path below, which checks the rules again. A property's
+    // value is checked against its definition, which only the locked path holds still.
+    if (change.field.kind === 'standard') {
+      const read = await this.rows.findForChange(companyId, funnelId, contactId, noRuns);
+      if (!read) throw new NotFoundError('Contact not found');
+      if (change.skipAutomationTrigger || read.noRuns) {
+        const applied = await applyValueChange(this.dataSource.manager, read, change, {
+          locked: false,
+          version: read.version,
+          condition: change.skipAutomationTrigger ? undefined : noRuns,
+        });
+        if (applied) return view(applied);
+      }
     }
 
-    return this.dataSource.transaction(async (manager: EntityManager) => {
-      // Locked, so the previous value and the email-or-phone rule hold under concurrent writes.
-      const contact = await this.rows.lock(manager, companyId, funnelId, contactId, noRuns);
-      if (!contact) throw new NotFoundError('Contact not found');
-      const applied = (await applyValueChange(manager, contact, change))!;
-      const { record, previousValue, value, changed } = applied;
-      if (changed && !change.skipAutomationTrigger && !contact.noRuns) {
-        await this.automations.record(manager, [
-          {
-            kind: 'field.changed',
-            companyId,
-            funnelId,
-            contactId,
-            fieldName: record.fieldName,
-            previousValue,
-            value,
-            occurredAt: record.createdAt,
-          },
-        ]);
-      }
-      return view(applied);
-    });
+    return refusingSharedValues(() =>
+      this.dataSource.transaction(async (manager: EntityManager) => {
+        if (change.field.kind === 'property') {
+          const definitions = await this.properties.definitionsForWrite(manager, funnelId);
+          const name = change.field.name;
+          const checked = checkPropertyValue(change.value, definitions.get(name), 'value');
+          if (checked.problem !== undefined)
+            throw new ValidationError(`${checked.problem} (property ${name})`);
+          change.propertyValue = checked.value;
+        }
+        // Locked, so the previous value and the email-or-phone rule hold under concurrent writes.
+        const contact = await this.rows.lock(manager, companyId, funnelId, contactId, noRuns);
+        if (!contact) throw new NotFoundError('Contact not found');
+        const applied = (await applyValueChange(manager, contact, change))!;
+        const { record, previousValue, value, changed } = applied;
+        if (changed && !change.skipAutomationTrigger && !contact.noRuns) {
+          await this.automations.record(manager, [
+            {
+              kind: 'field.changed',
+              companyId,
+              funnelId,
+              contactId,
+              fieldName: record.fieldName,
+              previousValue,
+              value,
+              occurredAt: record.createdAt,
+            },
+          ]);
+        }
+        return view(applied);
+      }),
+    );
+  }
+
+  /**
+   * Changes many fields of a contact at once, in one transaction: each by the rule PUT …/values
+   * applies to it (validatePatchInput, changesOf), all or nothing. Only the fields whose value
+   * changes are written, kept as field-value records and offered to automations (one
+   * `field.changed` each, unless `skipAutomationTrigger`). Answers the contact as it now is.
+   */
+  async patch(companyId: string, funnelId: string, contactId: string, input: unknown): Promise<ContactView> {
+    assertIds({ funnelId, contactId });
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    const noRuns = (funnelIdSql: string) => this.automations.noRunsCondition(funnelIdSql);
+    const written = await refusingSharedValues(() =>
+      this.dataSource.transaction(async (manager) => {
+        const definitions = await this.properties.definitionsForWrite(manager, funnelId);
+        const patch = validatePatchInput(input, funnel.contactStatuses, definitions);
+        const contact = await this.rows.lock(manager, companyId, funnelId, contactId, noRuns);
+        if (!contact) throw new NotFoundError('Contact not found');
+        const changes = changesOf(contact, patch);
+        const now = new Date();
+        const [row] = await this.writes.updateMany(manager, funnelId, [{ id: contactId, changes }], now);
+        if (row && !patch.skipAutomationTrigger && !contact.noRuns) {
+          await this.automations.record(
+            manager,
+            changes.map((c) => ({
+              kind: 'field.changed',
+              companyId,
+              funnelId,
+              contactId,
+              ...c,
+              occurredAt: now,
+            })),
+          );
+        }
+        return row;
+      }),
+    );
+    // Nothing changed: the contact as it is.
+    const row = written ?? (await this.rows.findOne(companyId, funnelId, contactId));
+    if (!row) throw new NotFoundError('Contact not found');
+    return presentContact(row, row.messages);
+  }
+
+  /**
+   * Creates or updates up to MAX_BATCH_CONTACTS contacts in one transaction, each item standing
+   * alone (see ContactBatchWriter); with an idempotency key, a repeat answers the first result.
+   */
+  batch(
+    companyId: string,
+    funnelId: string,
+    input: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<BatchResult> {
+    return this.batches.run(companyId, funnelId, input, options);
   }
 
   /**
@@ -278,12 +354,4 @@ export class ContactsService {
     this.cache.set(row.id, row.version, json);
     return json;
   }
-}
-
-/** Path ids that are not UUIDs are a bad request (400), not a missing resource. */
-function assertIds(ids: Record<string, string | undefined>): void {
-  const problems = Object.entries(ids)
-    .filter(([, value]) => !isUuid(value))
-    .map(([name]) => `${name} must be a UUID`);
-  if (problems.length) throw new ValidationError(problems[0], problems);
 }

@@ -14,3 +14,15 @@ export * from './idempotency';
 export * from './contacts-list.cursor';
 export * from './contacts-list.sql';
 export * from './contact-counts.reader';
+export * from './contact-properties.service';
+export { uniquePropertyViolated, type PropertyDefinitions } from './contact-properties.repository';
+export * from './contact-property.input';
+export * from './property-types';
+export * from './contact-patch';
+export {
+  MAX_BATCH_CONTACTS,
+  UPSERT_BY_STANDARD,
+  type BatchContactsInput,
+  type BatchItemResult,
+  type BatchResult,
+} from './contacts-batch';

@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, NotFoundError } from '@app/core';
+import { FunnelsService } from '@app/workspaces';
+import { assertIds } from './contact-ids';
+import { ContactPropertiesRepository, PropertyDefinitions } from './contact-properties.repository';
+import { PropertyDefinitionFields, validatePropertyDefinition } from './contact-property.input';
+import { ContactPropertyDefinition, PropertyType } from './entities/contact-property-definition.entity';
+
+/** A property definition as the API shows it (REST and MCP). */
+export interface PropertyDefinitionView {
+  name: string;
+  type: PropertyType;
+  options?: string[];
+  unique: boolean;
+  label?: string;
+  description?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function presentPropertyDefinition(d: ContactPropertyDefinition): PropertyDefinitionView {
+  return {
+    name: d.name,
+    type: d.type,
+    ...(d.options ? { options: d.options } : {}),
+    unique: d.unique,
+    ...(d.label ? { label: d.label } : {}),
+    ...(d.description ? { description: d.description } : {}),
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Typed custom properties of a funnel's contacts: their definitions, and the reader every writer
+ * of property values checks them against. Scoped by the caller's company like ContactsService.
+ */
+@Injectable()
+export class ContactPropertiesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly funnels: FunnelsService,
+    private readonly repository: ContactPropertiesRepository,
+  ) {}
+
+  /**
+   * The funnel's definitions by name, read in the caller's transaction and held (shared) until
+   * it commits, so no definition changes between a check of values and their write.
+   */
+  definitionsForWrite(manager: EntityManager, funnelId: string): Promise<PropertyDefinitions> {
+    return this.repository.definitions(manager, funnelId, { lock: 'shared' });
+  }
+
+  /** The funnel's definitions by name, unlocked (for readers such as search and export). */
+  definitionsOf(funnelId: string): Promise<PropertyDefinitions> {
+    return this.repository.list(funnelId);
+  }
+
+  async list(companyId: string, funnelId: string): Promise<PropertyDefinitionView[]> {
+    assertIds({ funnelId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    return [...(await this.repository.list(funnelId)).values()].map(presentPropertyDefinition);
+  }
+
+  async get(companyId: string, funnelId: string, name: string): Promise<PropertyDefinitionView> {
+    assertIds({ funnelId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    const definition = (await this.repository.list(funnelId)).get(name);
+    if (!definition) throw new NotFoundError('Property not found');
+    return presentPropertyDefinition(definition);
+  }
+
+  /**
+   * Defines a property. Refused (409) when the property has a definition, or when values already
+   * stored do not fit it (the count says how many); the values that fit are stored as the type.
+   */
+  async create(companyId: string, funnelId: string, input: unknown): Promise<PropertyDefinitionView> {
+    assertIds({ funnelId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    const { name, fields } = validatePropertyDefinition(input);
+    return this.dataSource.transaction(async (manager) => {
+      const definitions = await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
+      if (definitions.has(name!)) throw new ConflictError(`property ${name} is already defined`);
+      await this.assertFits(manager, funnelId, name!, fields);
+      const saved = await manager.save(
+        manager.create(ContactPropertyDefinition, { funnelId, name, ...fields }),
+      );
+      await this.repository.retype(manager, funnelId, name!, fields);
+      return presentPropertyDefinition(saved);
+    });
+  }
+
+  /** Changes a definition; a change the stored values do not fit is refused like a creation. */
+  async update(
+    companyId: string,
+    funnelId: string,
+    name: string,
+    input: unknown,
+  ): Promise<PropertyDefinitionView> {
+    assertIds({ funnelId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    return this.dataSource.transaction(async (manager) => {
+      const current = (await this.repository.definitions(manager, funnelId, { lock: 'exclusive' })).get(name);
+      if (!current) throw new NotFoundError('Property not found');
+      const { fields } = validatePropertyDefinition(input, current);
+      await this.assertFits(manager, funnelId, name, fields);
+      Object.assign(current, fields);
+      const saved = await manager.save(current);
+      await this.repository.retype(manager, funnelId, name, fields);
+      return presentPropertyDefinition(saved);
+    });
+  }
+
+  /** Removes the definition; the values stay, as text properties (no longer unique). */
+  async remove(companyId: string, funnelId: string, name: string): Promise<void> {
+    assertIds({ funnelId });
+    await this.funnels.findForCompany(companyId, funnelId);
+    await this.dataSource.transaction(async (manager) => {
+      await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
+      const { affected } = await manager.delete(ContactPropertyDefinition, { funnelId, name });
+      if (!affected) throw new NotFoundError('Property not found');
+    });
+  }
+
+  private async assertFits(
+    manager: EntityManager,
+    funnelId: string,
+    name: string,
+    fields: PropertyDefinitionFields,
+  ): Promise<void> {
+    const { wrongType, shared } = await this.repository.misfits(manager, funnelId, name, fields);
+    if (!wrongType && !shared) return;
+    const problems = [
+      ...(wrongType ? [`${wrongType} stored values of ${name} are not of type ${fields.type}`] : []),
+      ...(shared ? [`${shared} contacts share a value of ${name} with another contact`] : []),
+    ];
+    throw new PropertyMisfitsError(name, wrongType + shared, problems);
+  }
+}
+
+/** Values already stored do not fit the definition asked for: 409 with their count. */
+export class PropertyMisfitsError extends ConflictError {
+  constructor(
+    name: string,
+    readonly misfits: number,
+    readonly problems: string[],
+  ) {
+    super(`${misfits} existing values of ${name} do not fit the definition`);
+  }
+
+  override toBody() {
+    return { ...super.toBody(), misfits: this.misfits, details: this.problems };
+  }
+}

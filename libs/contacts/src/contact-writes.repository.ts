@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { NewContactFields } from './contact-input';
+import type { FieldChange } from './contact-patch';
+import { STANDARD_FIELDS, type StandardField } from './contact-rules';
+import { ContactRow, ContactsRepository } from './contacts.repository';
+import { Contact, PropertyValue } from './entities/contact.entity';
+
+/** A contact to insert: its fields, typed properties and the id chosen for it. */
+export interface NewContactRow {
+  id: string;
+  fields: NewContactFields;
+  properties: Record<string, PropertyValue>;
+}
+
+/** The change of one locked contact: its changed fields as changesOf found them. */
+export interface ContactUpdate {
+  id: string;
+  changes: FieldChange[];
+}
+
+/** How an upsert key finds a contact: email (any case), phone (its digits) or a unique property. */
+export type UpsertKey = { kind: 'email' } | { kind: 'phone' } | { kind: 'property'; name: string };
+
+/**
+ * The set-based writes of PATCH and batch: many contacts in one statement each, in the caller's
+ * transaction. Column lists come from the entity's metadata, as in ContactsRepository.
+ */
+@Injectable()
+export class ContactWritesRepository {
+  private readonly columns: Map<string, string>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly rows: ContactsRepository,
+  ) {
+    this.columns = new Map(
+      dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c.databaseName]),
+    );
+  }
+
+  /** Contact `c` as the presenter reads it, with its messages and version. */
+  private row(): string {
+    return `${this.rows.selectList()}, ${ContactsRepository.MESSAGES} AS messages, c.xmin::text AS version`;
+  }
+
+  /** The expression of the upsert key of contact `c`, as the list's filters compare it (index-backed). */
+  static keyExpression(key: UpsertKey): string {
+    if (key.kind === 'email') return 'lower(c.email)';
+    if (key.kind === 'phone') return "regexp_replace(c.phone, '\\D', '', 'g')";
+    return 'c.properties ->> $3';
+  }
+
+  /**
+   * Serialises writers of the same upsert keys of a funnel until the caller commits (no two
+   * batches create one contact twice), in one order so two batches never wait on each other.
+   */
+  async lockKeys(manager: EntityManager, funnelId: string, key: UpsertKey, values: string[]): Promise<void> {
+    if (!values.length) return;
+    const scope = `contact_upsert:${funnelId}:${key.kind === 'property' ? `p:${key.name}` : key.kind}:`;
+    await manager.query(
+      `SELECT pg_advisory_xact_lock(h) FROM (
+         SELECT DISTINCT hashtextextended($1 || v, 0) AS h FROM unnest($2::text[]) AS v ORDER BY h) k`,
+      [scope, values],
+    );
+  }
+
+  /**
+   * The funnel's contacts whose key is one of `values`, locked for update, with their key: the
+   * oldest first, so the first of each key is the one an upsert updates.
+   */
+  async lockMatches(
+    manager: EntityManager,
+    funnelId: string,
+    key: UpsertKey,
+    values: string[],
+  ): Promise<(ContactRow & { key: string })[]> {
+    if (!values.length) return [];
+    const expression = ContactWritesRepository.keyExpression(key);
+    const params: unknown[] = [funnelId, values];
+    let from = 'contacts c';
+    if (key.kind === 'property') {
+      params.push(key.name);
+      // The unique values' own index finds the holders.
+      from = `contact_unique_values u JOIN contacts c ON c.id = u.contact_id AND c.funnel_id = u.funnel_id`;
+    }
+    const where =
+      key.kind === 'property'
+        ? `u.funnel_id = $1 AND u.property_name = $3
+           AND u.value_key IN (SELECT sha256(convert_to(v, 'UTF8')) FROM unnest($2::text[]) AS v)`
+        : `c.funnel_id = $1 AND ${expression} = ANY($2::text[])`;
+    return manager.query(
+      `SELECT ${expression} AS key, ${this.row()} FROM ${from} WHERE ${where}
+       ORDER BY c.created_at, c.id FOR UPDATE OF c`,
+      params,
+    );
+  }
+
+  /** Inserts the contacts (meta.ps_source external-api, converted `now`) in one statement. */
+  async insertMany(
+    manager: EntityManager,
+    tenant: { companyId: string; funnelId: string },
+    contacts: NewContactRow[],
+    now: Date,
+  ): Promise<ContactRow[]> {
+    if (!contacts.length) return [];
+    const fields = ['status', ...STANDARD_FIELDS.filter((f) => f !== 'status')];
+    const columns = fields.map((f) => this.columns.get(f)!);
+    const records = contacts.map((c) => ({ id: c.id, properties: c.properties, ...c.fields }));
+    const rows: ContactRow[] = await manager.query(
+      `INSERT INTO contacts AS c (id, funnel_id, company_id, converted_at, meta, utm_params, properties, ${columns.join(', ')})
+       SELECT r.id, $2, $3, $4, $5::jsonb, '{}', r.properties, ${fields.map((f) => `r."${f}"`).join(', ')}
+       FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, properties jsonb, ${fields.map((f) => `"${f}" text`).join(', ')})
+       RETURNING ${this.rows.selectList()}, c.xmin::text AS version`,
+      [
+        JSON.stringify(records),
+        tenant.funnelId,
+        tenant.companyId,
+        now,
+        JSON.stringify({ ps_source: 'external-api' }),
+      ],
+    );
+    return rows.map((row) => ({ ...row, messages: [] }));
+  }
+
+  /**
+   * Writes the changes of locked contacts in one statement: the changed columns, properties
+   * merged (null removes), meta.ps_user_edited_at, and one field-value record per changed field.
+   * Answers the written contacts with their messages.
+   */
+  async updateMany(
+    manager: EntityManager,
+    funnelId: string,
+    updates: ContactUpdate[],
+    now: Date,
+  ): Promise<ContactRow[]> {
+    const written = updates.filter((u) => u.changes.length);
+    if (!written.length) return [];
+    const standard = new Set<string>(STANDARD_FIELDS);
+    const records = written.map(({ id, changes }) => {
+      const fields: Record<string, string | null> = {};
+      const set: Record<string, PropertyValue> = {};
+      const removed: string[] = [];
+      for (const { fieldName, value } of changes) {
+        if (standard.has(fieldName)) fields[fieldName] = value as string | null;
+        else if (value === null) removed.push(fieldName);
+        else set[fieldName] = value;
+      }
+      const history = changes.map((c) => ({
+        name: c.fieldName,
+        value: c.value === null ? '' : String(c.value),
+      }));
+      return { id, fields, set, removed, history };
+    });
+    const assignments = STANDARD_FIELDS.map((f: StandardField) => {
+      const column = this.columns.get(f)!;
+      return `${column} = CASE WHEN r.fields ? '${f}' THEN r.fields ->> '${f}' ELSE c.${column} END`;
+    });
+    const rows: ContactRow[] = await manager.query(
+      `WITH r AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, fields jsonb, set jsonb, removed text[], history jsonb)
+       ), written AS (
+         UPDATE contacts c SET ${assignments.join(', ')},
+           properties = (c.properties || r.set) - r.removed, meta = c.meta || $3::jsonb
+         FROM r WHERE c.id = r.id AND c.funnel_id = $2
+         RETURNING ${this.row()}
+       ), recorded AS (
+         INSERT INTO contact_field_values (contact_id, field_name, value, created_at)
+         SELECT r.id, h.name, h.value, $4 FROM r
+         CROSS JOIN LATERAL jsonb_to_recordset(r.history) AS h(name text, value text)
+         WHERE r.id IN (SELECT id FROM written)
+       )
+       SELECT * FROM written`,
+      [JSON.stringify(records), funnelId, JSON.stringify({ ps_user_edited_at: now.toISOString() }), now],
+    );
+    return rows;
+  }
+}

@@ -1,0 +1,440 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, DomainException, ValidationError } from '@app/core';
+import { FunnelsService } from '@app/workspaces';
+import { AutomationTrigger, ContactChange } from './automation-trigger';
+import { assertIds } from './contact-ids';
+import { validateCreateInput } from './contact-input';
+import { changesOf, ContactPatch, FieldChange, mergePatches, validatePatchInput } from './contact-patch';
+import { ContactPropertiesService } from './contact-properties.service';
+import {
+  ContactPropertiesRepository,
+  PropertyDefinitions,
+  uniquePropertyViolated,
+} from './contact-properties.repository';
+import { ContactWritesRepository, NewContactRow, UpsertKey } from './contact-writes.repository';
+import { ADDRESS_FIELDS, ContactView, presentContact } from './contact.presenter';
+import type { ContactRow } from './contacts.repository';
+import type { PropertyValue } from './entities/contact.entity';
+import {
+  assertIdempotencyKey,
+  claimIdempotencyKey,
+  fingerprint,
+  pruneExpiredKeys,
+  rememberResponse,
+} from './idempotency';
+
+export const MAX_BATCH_CONTACTS = 100;
+export const UPSERT_BY_STANDARD = ['email', 'phone'] as const;
+
+/** The body of POST …/contacts/batch (REST) and the arguments of the MCP upsert_contacts tool. */
+export interface BatchContactsInput {
+  contacts: unknown[];
+  upsertBy?: string;
+  skipAutomationTrigger?: boolean;
+}
+
+/** The outcome of one item, in request order. */
+export type BatchItemResult =
+  | { index: number; status: 200 | 201; data: ContactView }
+  | { index: number; status: number; error: string; details?: string[] };
+
+export interface BatchResult {
+  /** 200 when every item succeeded, 207 otherwise. */
+  status: 200 | 207;
+  body: { data: BatchItemResult[] };
+  /** True when an earlier request with the same Idempotency-Key wrote the batch. */
+  replayed: boolean;
+}
+
+/** An item's refusal: its status and message. */
+class ItemRefusal {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly details?: string[],
+  ) {}
+}
+
+/** The items of one contact: one, or all the items of a batch sharing an upsert key. */
+interface Group {
+  key?: string;
+  indexes: number[];
+  patches: ContactPatch[];
+  /** The matched contact (an update) or the new one's id (a creation). */
+  existing?: ContactRow;
+  create?: NewContactRow;
+  changes?: FieldChange[];
+  skipAutomationTrigger: boolean;
+  refusal?: ItemRefusal;
+}
+
+const ENVELOPE = new Set(['contacts', 'upsertBy', 'skipAutomationTrigger']);
+// Attempts of a batch whose unique value another writer took between the check and the write.
+const ATTEMPTS = 3;
+
+/**
+ * Creates and upserts contacts a batch at a time with set-based SQL (one statement per kind of
+ * write), while every item passes the checks of the single doors: validateCreateInput for a new
+ * contact, validatePatchInput and changesOf for a change, the property definitions for values.
+ */
+@Injectable()
+export class ContactBatchWriter {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly funnels: FunnelsService,
+    private readonly automations: AutomationTrigger,
+    private readonly properties: ContactPropertiesService,
+    private readonly uniques: ContactPropertiesRepository,
+    private readonly writes: ContactWritesRepository,
+  ) {}
+
+  async run(
+    companyId: string,
+    funnelId: string,
+    input: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<BatchResult> {
+    assertIds({ funnelId });
+    const key = options.idempotencyKey;
+    if (key !== undefined) assertIdempotencyKey(key);
+    const envelope = checkEnvelope(input);
+    const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction((manager) =>
+          this.write(manager, { companyId, funnelId, statuses: funnel.contactStatuses }, envelope, key),
+        );
+      } catch (error) {
+        const name = uniquePropertyViolated(error);
+        if (!name) throw error;
+        if (attempt === ATTEMPTS) throw sharedValue(name);
+      }
+    }
+  }
+
+  private async write(
+    manager: EntityManager,
+    tenant: { companyId: string; funnelId: string; statuses: readonly string[] },
+    envelope: BatchContactsInput,
+    idempotencyKey: string | undefined,
+  ): Promise<BatchResult> {
+    const { companyId, funnelId } = tenant;
+    const definitions = await this.properties.definitionsForWrite(manager, funnelId);
+    const upsertKey = upsertKeyOf(envelope.upsertBy, definitions);
+    if (idempotencyKey !== undefined) {
+      await pruneExpiredKeys(manager);
+      const requestFingerprint = fingerprint(`POST /v1/funnels/${funnelId}/contacts/batch`, envelope);
+      const previous = await claimIdempotencyKey(manager, companyId, idempotencyKey, requestFingerprint);
+      if (previous) return { ...(previous as Omit<BatchResult, 'replayed'>), replayed: true };
+    }
+
+    const refusals = new Map<number, ItemRefusal>();
+    const groups = upsertKey
+      ? await this.matchGroups(manager, funnelId, envelope, upsertKey, tenant.statuses, definitions, refusals)
+      : newContacts(envelope, tenant.statuses, definitions, refusals);
+    for (const group of groups) decide(group, tenant.statuses);
+    await this.refuseSharedValues(manager, funnelId, groups, definitions);
+
+    const now = new Date();
+    const live = groups.filter((g) => !g.refusal);
+    const created = await this.writes.insertMany(
+      manager,
+      { companyId, funnelId },
+      live.flatMap((g) => (g.create ? [g.create] : [])),
+      now,
+    );
+    const updated = await this.writes.updateMany(
+      manager,
+      funnelId,
+      live.flatMap((g) => (g.existing && g.changes ? [{ id: g.existing.id, changes: g.changes }] : [])),
+      now,
+    );
+    const changes = automationChanges(live, { companyId, funnelId }, now);
+    if (changes.length) await this.automations.record(manager, changes);
+
+    const rows = new Map<string, ContactRow>([...created, ...updated].map((r) => [r.id, r]));
+    const data: BatchItemResult[] = [];
+    for (const group of groups) {
+      const id = group.create?.id ?? group.existing?.id;
+      const row = id ? (rows.get(id) ?? group.existing) : undefined;
+      group.indexes.forEach((index, i) => {
+        const refusal = group.refusal ?? refusals.get(index);
+        if (refusal || !row) {
+          const { status, error, details } = refusal!;
+          data.push({ index, status, error, ...(details && details.length > 1 ? { details } : {}) });
+        } else {
+          data.push({
+            index,
+            status: group.create && i === 0 ? 201 : 200,
+            data: presentContact(row, row.messages),
+          });
+        }
+      });
+    }
+    for (const [index, refusal] of refusals) {
+      if (!data.some((d) => d.index === index)) {
+        data.push({
+          index,
+          status: refusal.status,
+          error: refusal.error,
+          ...(refusal.details && refusal.details.length > 1 ? { details: refusal.details } : {}),
+        });
+      }
+    }
+    data.sort((a, b) => a.index - b.index);
+    const result = { status: data.every((d) => d.status < 300) ? 200 : 207, body: { data } } as const;
+    if (idempotencyKey !== undefined) await rememberResponse(manager, companyId, idempotencyKey, result);
+    return { ...result, replayed: false };
+  }
+
+  /** The items by upsert key (items sharing one are one contact), with the contacts they match. */
+  private async matchGroups(
+    manager: EntityManager,
+    funnelId: string,
+    envelope: BatchContactsInput,
+    upsertKey: UpsertKey,
+    statuses: readonly string[],
+    definitions: PropertyDefinitions,
+    refusals: Map<number, ItemRefusal>,
+  ): Promise<Group[]> {
+    const byKey = new Map<string, Group>();
+    envelope.contacts.forEach((item, index) => {
+      const patch = attempt(() => validatePatchInput(presentMembers(item), statuses, definitions));
+      if (patch instanceof ItemRefusal) return void refusals.set(index, patch);
+      const key = keyOf(patch, upsertKey);
+      if (key === undefined) {
+        const name = upsertKey.kind === 'property' ? `properties.${upsertKey.name}` : upsertKey.kind;
+        return void refusals.set(
+          index,
+          new ItemRefusal(400, `${name} is required to upsert by ${envelope.upsertBy}`),
+        );
+      }
+      const group = byKey.get(key) ?? { key, indexes: [], patches: [], skipAutomationTrigger: false };
+      group.indexes.push(index);
+      group.patches.push(patch);
+      byKey.set(key, group);
+    });
+    const keys = [...byKey.keys()];
+    await this.writes.lockKeys(manager, funnelId, upsertKey, keys);
+    for (const row of await this.writes.lockMatches(manager, funnelId, upsertKey, keys)) {
+      const group = byKey.get(row.key);
+      if (group && !group.existing) group.existing = row;
+    }
+    const groups = [...byKey.values()];
+    for (const group of groups) {
+      group.skipAutomationTrigger =
+        envelope.skipAutomationTrigger === true || mergePatches(group.patches).skipAutomationTrigger;
+    }
+    return groups;
+  }
+
+  /**
+   * Refuses (409) a group whose unique property value another contact holds, or an earlier group
+   * of the batch takes. The database refuses it anyway; this names the item instead of failing all.
+   */
+  private async refuseSharedValues(
+    manager: EntityManager,
+    funnelId: string,
+    groups: Group[],
+    definitions: PropertyDefinitions,
+  ): Promise<void> {
+    for (const definition of definitions.values()) {
+      if (!definition.unique) continue;
+      const name = definition.name;
+      const wanted = new Map<Group, string>();
+      for (const group of groups) {
+        if (group.refusal) continue;
+        const value = group.create
+          ? group.create.properties[name]
+          : group.changes?.find((c) => c.fieldName === name)?.value;
+        if (value !== undefined && value !== null) wanted.set(group, String(value));
+      }
+      if (!wanted.size) continue;
+      const holders = await this.uniques.holders(manager, funnelId, name, [...new Set(wanted.values())]);
+      const taken = new Set<string>();
+      for (const [group, value] of wanted) {
+        const holder = holders.get(value);
+        const self = group.create?.id ?? group.existing?.id;
+        if ((holder && holder !== self) || taken.has(value)) group.refusal = sharedValueRefusal(name);
+        else taken.add(value);
+      }
+    }
+  }
+}
+
+/** The envelope's own checks: any problem is a plain 400 for the whole request, and nothing changes. */
+function checkEnvelope(input: unknown): BatchContactsInput {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ValidationError('the request body must be a JSON object');
+  }
+  const body = input as Record<string, unknown>;
+  const problems = Object.keys(body)
+    .filter((k) => !ENVELOPE.has(k))
+    .map((k) => `${k} is not a recognised field`);
+  const contacts = body.contacts;
+  if (!Array.isArray(contacts) || !contacts.length || contacts.length > MAX_BATCH_CONTACTS) {
+    problems.push(`contacts must be an array of 1 to ${MAX_BATCH_CONTACTS} contacts`);
+  }
+  if (body.upsertBy !== undefined && (typeof body.upsertBy !== 'string' || !body.upsertBy)) {
+    problems.push('upsertBy must be email, phone or the name of a unique property');
+  }
+  const skip = body.skipAutomationTrigger;
+  if (skip !== undefined && typeof skip !== 'boolean')
+    problems.push('skipAutomationTrigger must be a boolean');
+  if (problems.length) throw new ValidationError(problems[0], problems);
+  return body as unknown as BatchContactsInput;
+}
+
+function upsertKeyOf(upsertBy: string | undefined, definitions: PropertyDefinitions): UpsertKey | undefined {
+  if (upsertBy === undefined) return undefined;
+  if ((UPSERT_BY_STANDARD as readonly string[]).includes(upsertBy))
+    return { kind: upsertBy as 'email' | 'phone' };
+  if (definitions.get(upsertBy)?.unique) return { kind: 'property', name: upsertBy };
+  const unique = [...definitions.values()].filter((d) => d.unique).map((d) => d.name);
+  const message = `upsertBy must be email, phone or a unique property of the funnel${unique.length ? ` (${unique.join(', ')})` : ''}`;
+  throw new ValidationError(message, [message]);
+}
+
+/** Without upsertBy, each item is a new contact, checked as the single create checks it. */
+function newContacts(
+  envelope: BatchContactsInput,
+  statuses: readonly string[],
+  definitions: PropertyDefinitions,
+  refusals: Map<number, ItemRefusal>,
+): Group[] {
+  const groups: Group[] = [];
+  envelope.contacts.forEach((item, index) => {
+    const body =
+      typeof item === 'object' && item !== null && !Array.isArray(item)
+        ? (item as Record<string, unknown>)
+        : undefined;
+    if (!body) return void refusals.set(index, new ItemRefusal(400, 'the contact must be a JSON object'));
+    const { properties, ...rest } = body;
+    const problems: string[] = [];
+    const created = attempt(() => validateCreateInput(rest, statuses));
+    if (created instanceof ItemRefusal) problems.push(...(created.details ?? [created.error]));
+    const typed = attempt(() => validatePatchInput({ properties }, statuses, definitions));
+    if (typed instanceof ItemRefusal) problems.push(...(typed.details ?? [typed.error]));
+    if (problems.length) return void refusals.set(index, new ItemRefusal(400, problems[0], problems));
+    const { fields, skipAutomationTrigger } = created as ReturnType<typeof validateCreateInput>;
+    groups.push({
+      indexes: [index],
+      patches: [],
+      create: { id: randomUUID(), fields, properties: withoutRemovals((typed as ContactPatch).properties) },
+      skipAutomationTrigger: envelope.skipAutomationTrigger === true || skipAutomationTrigger,
+    });
+  });
+  return groups;
+}
+
+/**
+ * An upsert group becomes a change of the contact it matched (the rules of PATCH) or a new
+ * contact (the rules of the single create, on the fields its items carry).
+ */
+function decide(group: Group, statuses: readonly string[]): void {
+  if (group.create || group.refusal) return;
+  const patch = mergePatches(group.patches);
+  if (group.existing) {
+    const changes = attempt(() => changesOf(group.existing!, patch));
+    if (changes instanceof ItemRefusal) group.refusal = changes;
+    else group.changes = changes;
+    return;
+  }
+  const properties = withoutRemovals(patch.properties);
+  const created = attempt(() => validateCreateInput(createBody(patch.fields), statuses));
+  if (created instanceof ItemRefusal) group.refusal = created;
+  else group.create = { id: randomUUID(), fields: created.fields, properties };
+}
+
+function automationChanges(
+  groups: Group[],
+  tenant: { companyId: string; funnelId: string },
+  occurredAt: Date,
+): ContactChange[] {
+  return groups
+    .filter((g) => !g.skipAutomationTrigger)
+    .flatMap((g): ContactChange[] =>
+      g.create
+        ? [{ kind: 'contact.created', ...tenant, contactId: g.create.id, occurredAt }]
+        : (g.changes ?? []).map((c) => ({
+            kind: 'field.changed',
+            ...tenant,
+            contactId: g.existing!.id,
+            ...c,
+            occurredAt,
+          })),
+    );
+}
+
+/** The item's key as the database compares it (see ContactWritesRepository.keyExpression). */
+function keyOf(patch: ContactPatch, key: UpsertKey): string | undefined {
+  if (key.kind === 'email') return patch.fields.email?.toLowerCase() ?? undefined;
+  if (key.kind === 'phone') return patch.fields.phone?.replace(/\D/g, '') ?? undefined;
+  const value = patch.properties[key.name];
+  return value === undefined || value === null ? undefined : String(value);
+}
+
+/** A batch item is a body as for create: members sent null or empty are absent (they change nothing). */
+function presentMembers(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+  const present = (entries: [string, unknown][]) =>
+    Object.fromEntries(
+      entries.filter(
+        ([k, v]) => v !== null && (typeof v !== 'string' || v.trim() !== '' || k === 'properties'),
+      ),
+    );
+  const body = present(Object.entries(item));
+  if (typeof body.address === 'object' && body.address !== null && !Array.isArray(body.address)) {
+    body.address = present(Object.entries(body.address));
+  }
+  return body;
+}
+
+/** The fields of a patch as the body of a single create. */
+function createBody(fields: ContactPatch['fields']): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  const address: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if ((ADDRESS_FIELDS as readonly string[]).includes(name)) address[name] = value;
+    else body[name] = value;
+  }
+  return { ...body, address };
+}
+
+function withoutRemovals(properties: Record<string, PropertyValue | null>): Record<string, PropertyValue> {
+  return Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== null)) as Record<
+    string,
+    PropertyValue
+  >;
+}
+
+function attempt<T>(run: () => T): T | ItemRefusal {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof DomainException) return new ItemRefusal(error.status, error.message, error.details);
+    throw error;
+  }
+}
+
+const sharedValueMessage = (name: string) =>
+  `properties.${name} is unique: another contact of the funnel already holds this value`;
+const sharedValueRefusal = (name: string) => new ItemRefusal(409, sharedValueMessage(name));
+
+/** A write refused because another contact holds the value of a unique property: 409 naming it. */
+export function sharedValue(name: string): ConflictError {
+  return new ConflictError(sharedValueMessage(name));
+}
+
+/** Runs a write, answering 409 naming the property when the database refuses a shared unique value. */
+export async function refusingSharedValues<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const name = uniquePropertyViolated(error);
+    if (name) throw sharedValue(name);
+    throw error;
+  }
+}
