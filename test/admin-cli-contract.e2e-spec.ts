@@ -32,7 +32,7 @@ describe('Admin CLI contract', () => {
   afterAll(() => db.drop());
 
   it.each([
-    [[], 'a command is required', /^admin <company\|workspace\|funnel\|apikey\|automation\|demo>/],
+    [[], 'a command is required', /^admin <company\|workspace\|funnel\|contact\|apikey\|automation\|demo>/],
     [['bogus'], "unknown command 'bogus'", /^admin </],
     [['funnel'], 'a funnel command is required', /^admin funnel <create\|list\|show>/],
     [['funnel', 'bogus'], "unknown command 'bogus' for 'funnel'", /^admin funnel </],
@@ -62,6 +62,11 @@ describe('Admin CLI contract', () => {
       ['apikey', 'create', '--company', 'c', '--permissions', 'crm:read', '--expires-in', '90 days'],
       '--expires-in must be a whole number of days, hours, minutes or seconds up to 3650d, like 90d, 12h, 30m or 45s',
       /^admin apikey create --company <companyId> --permissions <list> \[--name <name>\] \[--expires-in <duration>\]/,
+    ],
+    [
+      ['contact', 'import', '--funnel', 'f'],
+      "required option '--file <path>' not specified",
+      /^admin contact import --funnel <funnelId> --file <path> \[--upsert-by <key>\]/,
     ],
     [
       ['automation', 'disable'],

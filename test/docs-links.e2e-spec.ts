@@ -9,6 +9,7 @@ import { ROOT } from './support/processes';
 const DOCS = [
   'README.md',
   'SECURITY.md',
+  'clients/typescript/README.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),

@@ -32,7 +32,7 @@ describe('Test discovery', () => {
         ) as string[]
       ).map((file) => relative(ROOT, file)),
     );
-    const candidates = ['apps', 'libs', 'test', 'bench', 'scripts']
+    const candidates = ['apps', 'libs', 'clients', 'test', 'bench', 'scripts']
       .flatMap((dir) => filesUnder(join(ROOT, dir)))
       .map((file) => relative(ROOT, file))
       .filter((file) => LOOKS_LIKE_A_TEST.test(file));

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { AutomationsModule } from '@app/automations';
+import { ContactsModule } from '@app/contacts';
 import { CoreModule, CoreModuleOptions } from '@app/core';
 import { MetricsModule } from '@app/metrics';
 import { WorkspacesModule } from '@app/workspaces';
@@ -22,6 +23,7 @@ import {
   AutomationListCommand,
 } from './commands/automation-manage.command';
 import { CompanyCommand, CompanyCreateCommand, CompanyListCommand } from './commands/company.command';
+import { ContactCommand, ContactImportCommand } from './commands/contact.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
 import {
   FunnelCommand,
@@ -32,6 +34,7 @@ import {
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { databaseSchema } from '../../../db/schema';
 import { DemoSeedService } from './demo/demo-seed.service';
+import { ContactImportService } from './import/contact-import.service';
 
 const COMMANDS = [
   CompanyCommand,
@@ -44,6 +47,8 @@ const COMMANDS = [
   FunnelCreateCommand,
   FunnelListCommand,
   FunnelShowCommand,
+  ContactCommand,
+  ContactImportCommand,
   ApiKeyCommand,
   ApiKeyCreateCommand,
   ApiKeyRevokeCommand,
@@ -68,10 +73,11 @@ export class AdminModule {
         CoreModule.forRoot(options, databaseSchema),
         AuthModule,
         WorkspacesModule,
+        ContactsModule,
         AutomationsModule,
         MetricsModule,
       ],
-      providers: [...COMMANDS, DemoSeedService],
+      providers: [...COMMANDS, DemoSeedService, ContactImportService],
     };
   }
 }

@@ -72,7 +72,9 @@ async function main(argv: string[]): Promise<void> {
   const program = (app.get(CompanyCommand) as unknown as { command: Program }).command.parent as Program;
   program
     .name('admin')
-    .description('Operate the funnel CRM service: companies, keys, workspaces, funnels, automations');
+    .description(
+      'Operate the funnel CRM service: companies, keys, workspaces, funnels, contact imports, automations',
+    );
   quieten(program);
 
   const helpAt = argv.findIndex((word) => word === '--help' || word === '-h');

@@ -28,15 +28,18 @@ export type UpsertKey = { kind: 'email' } | { kind: 'phone' } | { kind: 'propert
  */
 @Injectable()
 export class ContactWritesRepository {
-  private readonly columns: Map<string, string>;
+  private columnNames?: Map<string, string>;
 
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     private readonly rows: ContactsRepository,
-  ) {
-    this.columns = new Map(
-      dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c.databaseName]),
-    );
+  ) {}
+
+  // Read on first use: the admin CLI builds its providers before it opens the database.
+  private get columns(): Map<string, string> {
+    return (this.columnNames ??= new Map(
+      this.dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c.databaseName]),
+    ));
   }
 
   /** Contact `c` as the presenter reads it, with its messages and version. */

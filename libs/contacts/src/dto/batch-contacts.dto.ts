@@ -77,16 +77,18 @@ export class BatchContactsResponse {
 export class PatchContactDto {
   @ApiPropertyOptional({ example: 'converted', description: "One of the funnel's statuses" }) status?: string;
   @ApiPropertyOptional({
+    type: 'string',
     example: 'ada@example.com',
     nullable: true,
     description: 'null or "" clears it (not both email and phone)',
   })
   email?: string | null;
-  @ApiPropertyOptional({ example: '+4915112345678', nullable: true }) phone?: string | null;
-  @ApiPropertyOptional({ example: 'Ada', nullable: true }) firstName?: string | null;
-  @ApiPropertyOptional({ example: 'Lovelace', nullable: true }) lastName?: string | null;
-  @ApiPropertyOptional({ example: 'https://ada.example.com', nullable: true }) website?: string | null;
-  @ApiPropertyOptional({ example: '1815-12-10', nullable: true }) birthday?: string | null;
+  @ApiPropertyOptional({ type: 'string', example: '+4915112345678', nullable: true }) phone?: string | null;
+  @ApiPropertyOptional({ type: 'string', example: 'Ada', nullable: true }) firstName?: string | null;
+  @ApiPropertyOptional({ type: 'string', example: 'Lovelace', nullable: true }) lastName?: string | null;
+  @ApiPropertyOptional({ type: 'string', example: 'https://ada.example.com', nullable: true }) website?:
+    string | null;
+  @ApiPropertyOptional({ type: 'string', example: '1815-12-10', nullable: true }) birthday?: string | null;
   @ApiPropertyOptional({
     type: ContactAddressInputDto,
     description: 'The parts given change; null or "" clears one',
@@ -95,8 +97,7 @@ export class PatchContactDto {
   @ApiPropertyOptional({
     ...PROPERTIES_SCHEMA,
     additionalProperties: {
-      oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
-      nullable: true,
+      oneOf: [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }],
     },
     description: 'Merged into the contact’s properties; null removes one. Checked against their definitions.',
   })

@@ -63,8 +63,7 @@ export class ContactDto implements ContactView {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: {
-      oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
-      nullable: true,
+      oneOf: [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }],
     },
     example: { newsletter: 'yes', score: 42 },
     description:
