@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import { startStreamingReplica } from '../test/support/streaming-replica';
 import { buildHttpBenchData, HttpBenchData } from './http/dataset';
 import { buildService, freePort, productionEnv, Server, startService } from './http/processes';
-import { fmt } from './metrics/bench-env';
+import { fmt, sql } from './metrics/bench-env';
 import { machineTicks, postgresCpuMs, postmasterPid } from './metrics/cpu';
 
 const args = process.argv.slice(2);
@@ -57,6 +57,16 @@ interface Sample {
   primaryCpu: number;
   replicaCpu: number;
   failures: number;
+  /** Share of the service's reads the standby answered (the replica-reading service only). */
+  onStandby?: number;
+}
+
+/** Reads answered by each server so far, from the service's db_read_queries_total. */
+async function readsBy(server: Server): Promise<{ primary: number; replica: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+  const count = (label: string) =>
+    Number(new RegExp(`^db_read_queries_total\\{server="${label}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { primary: count('primary'), replica: count('replica') };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -70,6 +80,8 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   try {
     const data = await buildHttpBenchData(pg.primaryUrl, CONTACTS);
+    // Autovacuum and the checkpoint of the load, done now rather than during the measurements.
+    await sql(pg.primaryUrl, ['VACUUM ANALYZE', 'CHECKPOINT']);
     const primary = await postmasterPid(pg.primaryUrl);
     const replica = await postmasterPid(pg.replicaUrl);
     const env = productionEnv(pg.primaryUrl);
@@ -99,6 +111,7 @@ async function main(): Promise<void> {
     let counter = 0;
     const run = async (server: Server, route: Route): Promise<Sample> => {
       const cpu0 = { primary: postgresCpuMs(primary), replica: postgresCpuMs(replica) };
+      const reads0 = await readsBy(server);
       const result = await autocannon({
         url: server.baseUrl,
         connections: CONNECTIONS,
@@ -112,7 +125,11 @@ async function main(): Promise<void> {
         ],
       });
       const served = Math.max(1, result.requests.total);
+      const reads1 = await readsBy(server);
+      const replicaReads = reads1.replica - reads0.replica;
+      const allReads = replicaReads + reads1.primary - reads0.primary;
       return {
+        onStandby: server === withReplica ? replicaReads / Math.max(1, allReads) : undefined,
         rps: result.requests.average,
         p50: result.latency.p50,
         p99: result.latency.p99,
@@ -134,9 +151,9 @@ async function main(): Promise<void> {
     const ticks1 = machineTicks();
 
     console.log(
-      `\n| route | reads on | req/s | p50 ms | p99 ms | primary CPU ms/req | standby CPU ms/req | failures | req/s vs primary |`,
+      `\n| route | reads on | req/s | p50 ms | p99 ms | primary CPU ms/req | standby CPU ms/req | failures | reads on standby | req/s vs primary |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const route of ROUTES) {
       const of = (server: Server) => {
         const samples = results.get(`${route.name}|${server.name}`)!;
@@ -148,13 +165,14 @@ async function main(): Promise<void> {
           primaryCpu: pick((s) => s.primaryCpu),
           replicaCpu: pick((s) => s.replicaCpu),
           failures: samples.reduce((sum, s) => sum + s.failures, 0),
+          onStandby: server === withReplica ? pick((s) => s.onStandby ?? 0) : undefined,
         };
       };
       const base = of(onPrimary);
       for (const server of [onPrimary, withReplica]) {
         const s = of(server);
         console.log(
-          `| ${route.name} | ${server === onPrimary ? 'primary' : 'standby'} | ${fmt(s.rps, 0)} | ${s.p50} | ${s.p99} | ${fmt(s.primaryCpu, 3)} | ${fmt(s.replicaCpu, 3)} | ${s.failures} | ${fmt((s.rps / base.rps) * 100, 0)} % |`,
+          `| ${route.name} | ${server === onPrimary ? 'primary' : 'standby'} | ${fmt(s.rps, 0)} | ${s.p50} | ${s.p99} | ${fmt(s.primaryCpu, 3)} | ${fmt(s.replicaCpu, 3)} | ${s.failures} | ${s.onStandby === undefined ? '–' : `${fmt(s.onStandby * 100, 0)} %`} | ${fmt((s.rps / base.rps) * 100, 0)} % |`,
         );
       }
     }

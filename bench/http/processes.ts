@@ -7,6 +7,8 @@ export interface Server {
   name: string;
   baseUrl: string;
   pid: number;
+  /** The port of its Prometheus endpoint (services started by startService). */
+  metricsPort?: number;
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startService(
   development = false,
 ): Promise<Server> {
   const command = nodeCommand(dir, development ? 'start' : 'start:prod');
+  const metricsPort = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
     env: {
@@ -85,7 +88,7 @@ export async function startService(
       ...(development ? { NODE_ENV: 'development' } : {}),
       PORT: String(port),
       // Each its own metrics port too, so a baseline can run beside the service.
-      METRICS_PORT: String(await freePort()),
+      METRICS_PORT: String(metricsPort),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -101,7 +104,7 @@ export async function startService(
     if (Date.now() - started > 60_000) throw new Error('the service did not start within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { name, baseUrl, pid: child.pid!, stop: stopper(child) };
+  return { name, baseUrl, pid: child.pid!, metricsPort, stop: stopper(child) };
 }
 
 /** Builds a checkout's production build (`nest build api`), as `start:prod` runs it. */

@@ -1,0 +1,75 @@
+/**
+ * How each table is placed on a Citus cluster (docs/SCALING.md): distributed by its tenant column,
+ * a reference table (small, copied to every node), or left on the coordinator. One entry per table;
+ * `test/citus-plan.e2e-spec.ts` reads the catalog and fails on a table missing here or not fitting
+ * its entry.
+ */
+export type Placement =
+  { distributed: 'funnel_id' | 'company_id' } | { reference: string } | { coordinator: string };
+
+const byFunnel = { distributed: 'funnel_id' } as const;
+const byCompany = { distributed: 'company_id' } as const;
+
+export const CITUS_PLAN: Record<string, Placement> = {
+  // Read on every request by id or prefix, whatever the funnel; few rows, rarely written.
+  companies: { reference: 'one row per customer; every tenant table refers to it' },
+  workspaces: { reference: 'a handful per company; listed per company with their funnels' },
+  funnels: { reference: 'the tenant check reads a funnel by id before any of its data; ~10^4 rows' },
+  funnel_pages: { reference: 'a few per funnel, read with the funnel' },
+  api_keys: { reference: 'looked up by prefix before the company is known' },
+  oauth_clients: { reference: 'registered MCP clients, not a tenant’s data' },
+  oauth_pending_authorizations: { reference: 'short-lived sign-in state, looked up by state hash' },
+  oauth_authorization_codes: { reference: 'short-lived codes, looked up by hash' },
+  migrations: { coordinator: "TypeORM's bookkeeping, read only by the migration command" },
+
+  idempotency_keys: byCompany,
+
+  contacts: byFunnel,
+  contact_messages: byFunnel,
+  contact_field_values: byFunnel,
+  erased_contacts: byFunnel,
+  erased_contact_messages: byFunnel,
+  funnel_contact_counts: byFunnel,
+  automations: byFunnel,
+  automation_runs: byFunnel,
+  webhook_subscriptions: byFunnel,
+  metric_events: byFunnel,
+  metric_sessions: byFunnel,
+  metric_event_rollups: byFunnel,
+  metric_session_rollups: byFunnel,
+  metric_messages: byFunnel,
+  metric_questions: byFunnel,
+};
+
+/**
+ * What the schema lacks today for the plan: the constraints the migration to Citus reshapes
+ * (docs/SCALING.md, "What changes in the migrations"). The catalog test fails when a gap
+ * appears that is not listed here, and when a listed gap is gone (so the list stays true).
+ */
+export const CITUS_GAPS: string[] = [
+  'automation_runs: foreign key (automation_id) lacks funnel_id',
+  'automation_runs: primary key (id) lacks funnel_id',
+  'automations: foreign key (subscription_id) lacks funnel_id',
+  'automations: primary key (id) lacks funnel_id',
+  'contact_field_values: has no funnel_id column',
+  'contact_messages: foreign key (contact_id) lacks funnel_id',
+  'contact_messages: primary key (id) lacks funnel_id',
+  'contacts: primary key (id) lacks funnel_id',
+  'erased_contact_messages: primary key (id) lacks funnel_id',
+  'erased_contacts: primary key (id) lacks funnel_id',
+  'webhook_subscriptions: primary key (id) lacks funnel_id',
+];
+/**
+ * Statements that reach a distributed table without naming its distribution column (the first
+ * 100 characters, spaces collapsed, and what they miss), as `test/citus-queries.e2e-spec.ts`
+ * captures them from the API's traffic. On Citus each would go to every shard; the migration to
+ * Citus adds the column to each (docs/SCALING.md). A statement missing here fails the test.
+ */
+export const CITUS_QUERY_GAPS: string[] = [
+  'DELETE FROM "automation_runs" WHERE "contact_id" = $1 → automation_runs without funnel_id',
+  'DELETE FROM "contacts" WHERE "id" = $1 → contacts without funnel_id',
+  'DELETE FROM idempotency_keys WHERE ctid IN ( SELECT ctid FROM idempotency_keys WHERE created_at < no → idempotency_keys without company_id',
+  'UPDATE "automation_runs" SET "status" = $1, "completed_at" = now(), "locked_by" = $2, "updated_at" = → automation_runs without funnel_id',
+  'WITH written AS ( UPDATE contacts c SET city = $6, meta = meta || $5::jsonb WHERE c.id = $1 RETURNIN → contacts without funnel_id, contact_field_values without funnel_id',
+  'WITH written AS ( UPDATE contacts c SET status = $6, meta = meta || $5::jsonb WHERE c.id = $1 RETURN → contacts without funnel_id, contact_field_values without funnel_id',
+];
