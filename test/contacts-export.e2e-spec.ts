@@ -222,4 +222,24 @@ describe('GET /v1/funnels/{funnelId}/contacts/export', () => {
       await new Promise((r) => setTimeout(r, 50));
     expect(await exportsInProgress(ds)).toBe(0);
   });
+
+  it('cuts the connection, without the end of the body, when the database fails mid-stream', async () => {
+    const bigPath = `/v1/funnels/${big.funnelId}/contacts/export`;
+    const res = await openStream(t.baseUrl, bigPath, { 'x-service-api-key': big.key });
+    expect(res.statusCode).toBe(200);
+    await new Promise((resolve) => res.once('data', resolve));
+    res.pause();
+    await ds.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE query LIKE '%contacts_export%' AND pid <> pg_backend_pid()`,
+    );
+    const outcome = await new Promise<string>((resolve) => {
+      res.on('error', () => resolve('cut'));
+      res.on('end', () => resolve('complete'));
+      res.resume();
+    });
+    expect(outcome).toBe('cut');
+    // The service goes on serving.
+    expect((await api.get(path)).status).toBe(200);
+  });
 });

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Logger, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
@@ -26,6 +26,8 @@ const acceptsGzip = (header: string | undefined) =>
 @ApiTags('Contacts')
 @Controller({ path: 'funnels/:funnelId/contacts', version: '1' })
 export class ContactsSearchController {
+  private readonly logger = new Logger('ContactsExport');
+
   constructor(
     private readonly searches: ContactsSearchService,
     private readonly exports: ContactsExportService,
@@ -68,9 +70,12 @@ export class ContactsSearchController {
     try {
       // Backpressure: the next batch is read only once the client has taken the last one.
       await pipeline([...stages, res]);
-    } catch {
+    } catch (error) {
       // The status is sent: a failure (or a client that left) cuts the connection before the end.
       res.destroy();
+      const code = (error as { code?: string }).code;
+      if (code !== 'ERR_STREAM_PREMATURE_CLOSE')
+        this.logger.warn(`export of funnel ${funnelId} cut short (${code ?? (error as Error).name})`);
     }
   }
 }

@@ -1,0 +1,344 @@
+/**
+ * `npm run bench:search -- [contacts]` and `npm run bench:export -- [contacts]` (default 1 000 000)
+ *
+ * A funnel of `contacts` contacts (plus a neighbour funnel of a tenth of that) loaded by set-based
+ * SQL into a throwaway PostgreSQL, the service in this process over real HTTP.
+ * - search: p50/p95 of POST …/contacts/search per filter, beside the list's GET with the same
+ *   equality filter (the reference), and the plan (EXPLAIN ANALYZE) of each search's page and count.
+ * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and gzipped NDJSON, read to
+ *   the end, beside walking the same contacts through the list by cursor (the reference).
+ */
+import { performance } from 'node:perf_hooks';
+import { request } from 'node:http';
+import { DataSource } from 'typeorm';
+import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
+import {
+  countMatching,
+  pageQueries,
+  SearchValueType,
+  validateSearch,
+  type SearchContactsInput,
+} from '@app/contacts';
+import { dataSourceOptions, runMigrations, startThrowawayPostgres, validateEnv } from '@app/core';
+import { FunnelsService, WorkspacesService } from '@app/workspaces';
+import { createApp } from '../apps/api/src/create-app';
+import { databaseSchema } from '../db/schema';
+
+const MODE = process.argv[2] === 'export' ? 'export' : 'search';
+const CONTACTS = Number(process.argv[3] ?? 1_000_000);
+const BATCH = 100_000;
+const RUNS = 30;
+
+type Filter = { field: string; operator: string; value?: unknown };
+const one = (filter: Filter): SearchContactsInput => ({ filterGroups: [{ filters: [filter] }] });
+
+async function main(): Promise<void> {
+  const pg = await startThrowawayPostgres();
+  try {
+    await runMigrations(pg.url, databaseSchema);
+    const env = validateEnv({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      METRICS_PORT: '0',
+    });
+    const app = await createApp(env, { databaseUrl: pg.url });
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    const baseUrl = `http://127.0.0.1:${port}`;
+    try {
+      const company = await app.get(CompaniesService).create('Bench');
+      const workspace = await app.get(WorkspacesService).create(company.id, 'Bench');
+      const funnels = app.get(FunnelsService);
+      const big = await funnels.create({
+        workspaceId: workspace.id,
+        name: 'Big funnel',
+        contactStatuses: ['lead', 'converted', 'customer'],
+      });
+      const neighbour = await funnels.create({ workspaceId: workspace.id, name: 'Neighbour' });
+      const { key } = await app.get(ApiKeysService).create(company.id, [...PERMISSIONS]);
+      const ds = await new DataSource({
+        ...dataSourceOptions(pg.url, databaseSchema),
+        extra: { max: 2 },
+      }).initialize();
+      try {
+        let started = performance.now();
+        await load(ds, company.id, neighbour.id, Math.floor(CONTACTS / 10));
+        await load(ds, company.id, big.id, CONTACTS);
+        console.log(
+          `loaded ${CONTACTS + Math.floor(CONTACTS / 10)} contacts in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+        );
+        started = performance.now();
+        await ds.query('VACUUM ANALYZE contacts');
+        await ds.query('CHECKPOINT');
+        console.log(`VACUUM ANALYZE + CHECKPOINT in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
+        else await benchExport(baseUrl, key, big.id);
+      } finally {
+        await ds.destroy();
+      }
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await pg.destroy();
+  }
+}
+
+/**
+ * Contacts by set-based SQL: every one has properties `plan` (free, pro, team), `score` (a JSON
+ * number 0–999) and, one in a thousand, `tier: "gold"`; meta.ps_source and utm_source vary.
+ */
+async function load(ds: DataSource, companyId: string, funnelId: string, count: number): Promise<void> {
+  for (let start = 0; start < count; start += BATCH) {
+    const size = Math.min(BATCH, count - start);
+    await ds.query(
+      `INSERT INTO contacts (funnel_id, company_id, status, email, phone, first_name, last_name, city,
+                             converted_at, meta, utm_params, properties, created_at, updated_at)
+       SELECT $1, $2, CASE WHEN i % 20 = 7 THEN 'customer' ELSE (ARRAY['lead','converted'])[1 + (i % 2)] END,
+              CASE WHEN i % 33 = 0 THEN NULL ELSE 'c' || i || '@example.com' END,
+              CASE WHEN i % 3 = 0 THEN '+49 151 ' || lpad(i::text, 8, '0') END,
+              (ARRAY['Anna','Ben','Clara','David','Emma','Felix','Greta','Jonas','Lea','Mia'])[1 + (i * 7) % 10],
+              (ARRAY['Müller','Schmidt','Fischer','Weber','Meyer','Wagner','Becker'])[1 + (i * 13) % 7],
+              (ARRAY['Berlin','Hamburg','München','Köln','Leipzig'])[1 + i % 5],
+              now() - (i % 365) * interval '1 day',
+              jsonb_build_object('ps_source', (ARRAY['funnel','external-api','manual'])[1 + i % 3]),
+              jsonb_build_object('utm_source', (ARRAY['google','newsletter','meta','direct'])[1 + i % 4]),
+              jsonb_build_object('plan', (ARRAY['free','pro','team'])[1 + i % 3], 'score', (i::bigint * 7919) % 1000)
+                || CASE WHEN i % 1000 = 0 THEN '{"tier":"gold"}'::jsonb ELSE '{}'::jsonb END,
+              now() - (i % 1000) * interval '1 hour', now() - (i % 1000) * interval '1 hour'
+       FROM generate_series($3::int, $3::int + $4::int - 1) AS i`,
+      [funnelId, companyId, start, size],
+    );
+  }
+}
+
+async function timed(runs: number, work: () => Promise<void>): Promise<{ p50: number; p95: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < runs + 3; i++) {
+    const started = performance.now();
+    await work();
+    if (i >= 3) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))];
+  return { p50: pct(50), p95: pct(95) };
+}
+
+async function benchSearch(ds: DataSource, baseUrl: string, key: string, funnelId: string): Promise<void> {
+  const headers = { 'x-service-api-key': key, 'content-type': 'application/json' };
+  const post = async (body: SearchContactsInput) => {
+    const res = await fetch(`${baseUrl}/v1/funnels/${funnelId}/contacts/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    const answer = (await res.json()) as { meta: { total: number } };
+    if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(answer)}`);
+    return answer.meta.total;
+  };
+  const cases: [string, SearchContactsInput, string?][] = [
+    [
+      'email eq (indexed equality)',
+      one({ field: 'email', operator: 'eq', value: 'C123457@example.com' }),
+      'email=c123457%40example.com',
+    ],
+    [
+      'phone eq (digits index)',
+      one({ field: 'phone', operator: 'eq', value: '+49 151 00123456' }),
+      'phone=4915100123456',
+    ],
+    ['email starts_with (prefix index)', one({ field: 'email', operator: 'starts_with', value: 'c12345' })],
+    ['properties.tier eq (GIN, 0.1 %)', one({ field: 'properties.tier', operator: 'eq', value: 'gold' })],
+    ['properties.tier exists (GIN, 0.1 %)', one({ field: 'properties.tier', operator: 'exists' })],
+    [
+      'OR of two indexed groups',
+      {
+        filterGroups: [
+          { filters: [{ field: 'email', operator: 'starts_with', value: 'c99999' }] },
+          {
+            filters: [
+              { field: 'properties.tier', operator: 'eq', value: 'gold' },
+              { field: 'address.city', operator: 'eq', value: 'Berlin' },
+            ],
+          },
+        ],
+      },
+    ],
+    [
+      'createdAt gt (range, last 10 h)',
+      one({ field: 'createdAt', operator: 'gt', value: new Date(Date.now() - 10 * 3_600_000).toISOString() }),
+    ],
+    ['properties.plan eq (GIN, 33 %)', one({ field: 'properties.plan', operator: 'eq', value: 'pro' })],
+    ['firstName contains (no index)', one({ field: 'firstName', operator: 'contains', value: 'nn' })],
+  ];
+  console.log(`\nPOST …/contacts/search, limit 50, ${CONTACTS} contacts, real HTTP, ${RUNS} runs (ms):`);
+  console.log(
+    'case                                      matches      p50      p95   list GET p50 (reference)',
+  );
+  for (const [name, body, listQuery] of cases) {
+    const total = await post(body);
+    const search = await timed(name.includes('no index') || name.includes('33 %') ? 5 : RUNS, async () => {
+      await post(body);
+    });
+    let reference = '';
+    if (listQuery) {
+      const list = await timed(RUNS, async () => {
+        const res = await fetch(`${baseUrl}/v1/funnels/${funnelId}/contacts?${listQuery}`, { headers });
+        await res.text();
+      });
+      reference = list.p50.toFixed(1);
+    }
+    console.log(
+      `${name.padEnd(40)} ${String(total).padStart(9)} ${search.p50.toFixed(1).padStart(8)} ${search.p95.toFixed(1).padStart(8)}   ${reference}`,
+    );
+  }
+
+  // A typed property range: the definitions live elsewhere, so the type is given here.
+  const typed = new Map<string, SearchValueType>([['score', 'number']]);
+  const rangeBody = one({ field: 'properties.score', operator: 'gte', value: 990 });
+  const range = validateSearch(rangeBody, typed);
+  const rangeSql = await sqlTimes(ds, funnelId, range.groups);
+  console.log(
+    `\nproperties.score >= 990 (typed number, SQL page + count, ${RUNS} runs): p50 ${rangeSql.p50.toFixed(1)} ms, p95 ${rangeSql.p95.toFixed(1)} ms`,
+  );
+
+  // What an expression index on the typed value (as a number definition could create) gives.
+  await ds.query(
+    `CREATE INDEX bench_contacts_score ON contacts (funnel_id, (CASE WHEN jsonb_typeof(properties->'score') = 'number' THEN (properties->>'score')::numeric END))`,
+  );
+  await ds.query('ANALYZE contacts');
+  const indexed = await sqlTimes(ds, funnelId, range.groups);
+  console.log(
+    `properties.score >= 990 with an expression index on the number: p50 ${indexed.p50.toFixed(1)} ms, p95 ${indexed.p95.toFixed(1)} ms`,
+  );
+  const page = pageQueries(funnelId, { ...range, page: 0 }, range.groups).first;
+  console.log(`-- with the expression index: page\n${await plan(ds, page.sql, page.params)}`);
+  const count = countSql(funnelId, range.groups);
+  console.log(`-- with the expression index: count\n${await plan(ds, count.sql, count.params)}`);
+  await ds.query('DROP INDEX bench_contacts_score');
+
+  console.log('\nPlans (EXPLAIN ANALYZE, warm):');
+  for (const [name, body] of [
+    ...cases.map(([n, b]) => [n, b] as const),
+    ['properties.score gte 990 (typed number)', rangeBody] as const,
+  ]) {
+    const query = validateSearch(body, typed);
+    const page = pageQueries(funnelId, { ...query, page: 0 }, query.groups).first;
+    console.log(`\n-- ${name}: page\n${await plan(ds, page.sql, page.params)}`);
+    const count = countSql(funnelId, query.groups);
+    console.log(`-- ${name}: count\n${await plan(ds, count.sql, count.params)}`);
+  }
+}
+
+/** countMatching's statement, captured by running it against a recorder. */
+function countSql(
+  funnelId: string,
+  groups: ReturnType<typeof validateSearch>['groups'],
+): { sql: string; params: unknown[] } {
+  let captured = { sql: '', params: [] as unknown[] };
+  void countMatching(
+    {
+      query: (sql: string, params?: unknown[]) => {
+        captured = { sql, params: params ?? [] };
+        return Promise.resolve([{ count: '0' }]);
+      },
+    } as never,
+    funnelId,
+    groups,
+  );
+  return captured;
+}
+
+async function sqlTimes(
+  ds: DataSource,
+  funnelId: string,
+  groups: ReturnType<typeof validateSearch>['groups'],
+) {
+  const page = pageQueries(
+    funnelId,
+    { sortField: 'ps_converted_at', sortOrder: -1, limit: 50, page: 0 },
+    groups,
+  ).first;
+  const count = countSql(funnelId, groups);
+  return timed(RUNS, async () => {
+    await Promise.all([ds.query(page.sql, page.params), ds.query(count.sql, count.params)]);
+  });
+}
+
+async function plan(ds: DataSource, sql: string, params: unknown[]): Promise<string> {
+  await ds.query(sql, params);
+  const rows: { 'QUERY PLAN': string }[] = await ds.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, params);
+  return rows.map((r) => `   ${r['QUERY PLAN']}`).join('\n');
+}
+
+/** Reads a GET to the end, counting lines and bytes, sampling RSS; the body is never kept. */
+function readExport(url: string, headers: Record<string, string>) {
+  return new Promise<{ lines: number; bytes: number; ms: number; rssGrowthMb: number }>((resolve, reject) => {
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+    const started = performance.now();
+    request(url, { headers }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
+      let lines = 0;
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+      });
+      res.on('end', () => {
+        clearInterval(sampler);
+        resolve({ lines, bytes, ms: performance.now() - started, rssGrowthMb: (peak - rss0) / 1e6 });
+      });
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function benchExport(baseUrl: string, key: string, funnelId: string): Promise<void> {
+  const path = `${baseUrl}/v1/funnels/${funnelId}/contacts/export`;
+  console.log(`\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end:`);
+  console.log('format              rows      MB       s    rows/s   RSS growth MB');
+  for (const [name, url, headers] of [
+    ['ndjson', `${path}?format=ndjson`, {}],
+    ['csv', `${path}?format=csv`, {}],
+    ['ndjson, gzip', `${path}?format=ndjson`, { 'accept-encoding': 'gzip' }],
+  ] as const) {
+    global.gc?.();
+    const r = await readExport(url, { 'x-service-api-key': key, ...headers });
+    const rows = name === 'csv' ? r.lines - 1 : name.includes('gzip') ? CONTACTS : r.lines;
+    console.log(
+      `${name.padEnd(14)} ${String(rows).padStart(9)} ${(r.bytes / 1e6).toFixed(0).padStart(7)} ${(r.ms / 1000).toFixed(1).padStart(7)} ` +
+        `${Math.round(rows / (r.ms / 1000))
+          .toString()
+          .padStart(9)} ${r.rssGrowthMb.toFixed(1).padStart(15)}`,
+    );
+  }
+  // Reference: the same contacts walked through the list by cursor, 100 a page, for 20 000 rows.
+  const headers = { 'x-service-api-key': key };
+  let cursor: string | undefined;
+  let rows = 0;
+  const started = performance.now();
+  while (rows < 20_000) {
+    const res = await fetch(
+      `${baseUrl}/v1/funnels/${funnelId}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      { headers },
+    );
+    const body = (await res.json()) as { data: unknown[]; meta: { nextCursor?: string } };
+    rows += body.data.length;
+    cursor = body.meta.nextCursor;
+    if (!cursor) break;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `list by cursor (reference) ${rows} rows in ${seconds.toFixed(1)} s: ${Math.round(rows / seconds)} rows/s`,
+  );
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
