@@ -58,12 +58,15 @@ import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/
 window.showApp = async (html, csp, toolArguments, toolResult) => {
   const iframe = document.getElementById('app');
   const bridge = new AppBridge(null, { name: 'test-host', version: '1.0.0' }, { openLinks: {} }, {
-    hostContext: { theme: 'light', locale: 'en-US', displayMode: 'inline', platform: 'web' },
+    hostContext: {
+      theme: 'light', locale: 'en-US', displayMode: 'inline', platform: 'web',
+      styles: { variables: { '--color-background-primary': '#ffffff', '--color-text-primary': '#1b1f24' } },
+    },
   });
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + 'px'; };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
-  const meta = '<meta http-equiv="Content-Security-Policy" content="' + csp + '">';
+  const meta = csp ? '<meta http-equiv="Content-Security-Policy" content="' + csp + '">' : '';
   iframe.srcdoc = html.replace(/<head>/i, (head) => head + meta);
   await initialized;
   await bridge.sendToolInput({ arguments: toolArguments });

@@ -9,7 +9,7 @@ export const FUNNEL_DASHBOARD_URI = 'ui://funnel-crm/dashboard.html';
 const TEMPLATE = join(__dirname, 'funnel-dashboard.html');
 const BRIDGE_SLOT = '<script data-inline="@modelcontextprotocol/ext-apps"></script>';
 // The names of the bridge the app uses (window-free: they stay inside the app's script scope).
-const BRIDGE_EXPORTS = ['App', 'applyDocumentTheme'];
+const BRIDGE_EXPORTS = ['App', 'applyDocumentTheme', 'applyHostStyleVariables'];
 
 let html: string | undefined;
 
