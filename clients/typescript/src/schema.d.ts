@@ -64,6 +64,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/funnels/{funnelId}/contacts/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search contacts
+         * @description Contacts meeting any of up to 5 filter groups (OR), each of up to 10 filters that must all hold (AND), sorted like the list and paged by cursor. Custom properties compare by their type when they have a definition, else as text. `total` counts the matching contacts.
+         */
+        post: operations["ContactsSearchController_search_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnelId}/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export contacts
+         * @description Every contact of the funnel under the list’s filters, from one consistent snapshot, streamed as it is read: NDJSON (one Contact per line, as the API shows it) or CSV (a header row, dotted columns such as address.city, meta.ps_source, properties.plan). gzip when the request accepts it. `X-Export-Count` gives the number of contacts up front; a failure after the first byte cuts the connection before the end of the body, so a complete body is a successful export.
+         */
+        get: operations["ContactsSearchController_export_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/funnels/{funnelId}/contacts": {
         parameters: {
             query?: never;
@@ -284,6 +324,8 @@ export interface paths {
          * Chart data
          * @description The period is `from <= t <= to`. Sessions are session_start events in the period; what a session did later (pages viewed, conversion, completion, answers) counts at its start. Events of a session whose session_start has not arrived yet count once it does.
          *
+         *     Filters (`device`, `utmSource`, `utmMedium`, `utmCampaign`, `abVariant`, each repeatable for "any of") keep the sessions whose session_start carried one of the values; figures over page views or clicks count the events of those sessions. Figures over contacts or messages refuse them (400). `compare=previous_period` adds the figure over the period of the same local length just before `from`.
+         *
          *     - `chart_page_to_page_conversion_rate`: One point per funnel page in funnel order: key = slug, name = title, value = sessions (started in the period) that viewed the page, relativeValue = value ÷ previous page value (first page 1; 0 when the previous is 0). `abTest` filters sessions by their abVariant (all = no filter).
          *     - `chart_activity_by_daytime`: Always 168 points, Monday 00:00 first: key `D-HH` (D = ISO weekday 1 Monday … 7 Sunday, HH = local hour 00–23), name like `Monday 09:00`, value = page views in that local weekday-hour.
          *     - `chart_contacts_over_time`: Daily points (key `YYYY-MM-DD`) when the period is at most 93 days, else monthly (`YYYY-MM`), in local time; value = contacts whose meta.ps_converted_at falls in the slot and the period. Every slot is present, zeros included.
@@ -311,6 +353,8 @@ export interface paths {
         /**
          * KPI
          * @description The period is `from <= t <= to`. Sessions are session_start events in the period; what a session did later (pages viewed, conversion, completion, answers) counts at its start. Events of a session whose session_start has not arrived yet count once it does. `type` is the camelCase of the subtype (e.g. kpiConversionRate); rates are percentages 0–100 with `count`, the denominator; durations are seconds. Figures are rounded to 2 decimals. abTest is refused.
+         *
+         *     Filters (`device`, `utmSource`, `utmMedium`, `utmCampaign`, `abVariant`, each repeatable for "any of") keep the sessions whose session_start carried one of the values; figures over page views or clicks count the events of those sessions. Figures over contacts or messages refuse them (400). `compare=previous_period` adds the figure over the period of the same local length just before `from`. `breakdown` answers the KPI per value of a session attribute (KPIs over sessions and page views).
          *
          *     - `kpi_total_sessions`: Sessions (session_start events) in the period.
          *     - `kpi_new_contacts`: Contacts whose meta.ps_converted_at falls in the period.
@@ -342,9 +386,29 @@ export interface paths {
          * Answers to a question
          * @description The period is `from <= t <= to`. Sessions are session_start events in the period; what a session did later (pages viewed, conversion, completion, answers) counts at its start. Events of a session whose session_start has not arrived yet count once it does.
          *
-         *     Answers to one question (`question_<n>`): title = the latest questionTitle; answers = how many sessions (started in the period) chose each answer, counting each session’s latest answer to the question; groupedAnswers = the same per combination of answers, joined by "; " in the order given. Most frequent first. abTest is refused.
+         *     Answers to one question (`question_<n>`): title = the latest questionTitle; answers = how many sessions (started in the period) chose each answer, counting each session’s latest answer to the question; groupedAnswers = the same per combination of answers, joined by "; " in the order given. Most frequent first. The filters apply; abTest, breakdown and compare are refused.
          */
         get: operations["MetricsController_insight_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnelId}/metrics/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Step funnel
+         * @description Of the sessions that started in the period (and match the filters), how many reached each step in the order given, each at or after the step before and at most `within` after the session started. A step is reached by the first matching event: `page:<slug>` a page view, `click:<buttonId>` a click, `answer:question_<n>` an answer, `conversion`, `completion`. `relativeValue` = value ÷ the previous step’s value; `medianSecondsFromPrevious` = median seconds between reaching the previous step and this one, over the sessions that reached this one.
+         */
+        get: operations["MetricsController_stepFunnel_v1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -525,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * MCP endpoint (Streamable HTTP, stateless, JSON responses)
-         * @description JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics; each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics, show_funnel_dashboard (with its MCP App, the resource ui://funnel-crm/dashboard.html); each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.
          */
         post: operations["McpController_handle"];
         /** Not supported (there are no sessions to end) */
@@ -562,6 +626,47 @@ export interface components {
         };
         WorkspaceListResponse: {
             data: components["schemas"]["WorkspaceView"][];
+        };
+        SearchFilterDto: {
+            /**
+             * @description A Contact field: id, status, email, phone, firstName, lastName, name, fullAddress, timezone, website, birthday, address.<postalCode|city|state|country|street|houseNumber>, createdAt, updatedAt, meta.ps_* (meta.ps_converted_at a date-time, the verified/booked/embed flags booleans), utmParams.utm_*, or properties.<name>. email compares whatever the case, phone by its digits.
+             * @example properties.plan
+             */
+            field: string;
+            /**
+             * @description contains is case-insensitive; neq and not_in also match contacts without the field; exists and not_exists take no value. Text fields take every operator, date-times and numbers the comparisons and exists, booleans eq, neq and exists, id eq, neq, in and not_in.
+             * @example eq
+             * @enum {string}
+             */
+            operator: "eq" | "neq" | "lt" | "lte" | "gt" | "gte" | "in" | "not_in" | "contains" | "starts_with" | "exists" | "not_exists";
+            /**
+             * @description Of the field's type (date-times as ISO 8601 with a zone); an array of 1 to 100 for in and not_in; left out for exists and not_exists.
+             * @example pro
+             */
+            value?: string | number | boolean | (string | number | boolean)[];
+        };
+        SearchFilterGroupDto: {
+            /** @description Filters a contact must all meet (AND) */
+            filters: components["schemas"]["SearchFilterDto"][];
+        };
+        SearchContactsDto: {
+            /** @description Groups of which a contact must meet at least one (OR); none: every contact */
+            filterGroups?: components["schemas"]["SearchFilterGroupDto"][];
+            /**
+             * @default ps_converted_at
+             * @enum {string}
+             */
+            sortField?: "ps_converted_at" | "email" | "firstName" | "lastName" | "updatedAt";
+            /**
+             * @description -1 descending (contacts without the sort value last), 1 ascending (those first)
+             * @default -1
+             * @enum {integer}
+             */
+            sortOrder?: -1 | 1;
+            /** @default 50 */
+            limit?: number;
+            /** @description meta.nextCursor of the previous page of the same search (same filters and sort) */
+            cursor?: string;
         };
         ContactAddressDto: {
             /** @example 10115 */
@@ -748,6 +853,29 @@ export interface components {
             updatedAt: string;
             /** @description Messages sent to this contact, oldest first */
             messages: components["schemas"]["ContactMessageDto"][];
+        };
+        SearchMetaDto: {
+            /**
+             * @description Page size used
+             * @example 50
+             */
+            limit: number;
+            /**
+             * @description Contacts matching the search
+             * @example 1234
+             */
+            total: number;
+            /**
+             * @description true when another page exists
+             * @example true
+             */
+            hasNext: boolean;
+            /** @description Present exactly when hasNext is true: send it as cursor with the same search */
+            nextCursor?: string;
+        };
+        ContactSearchResponse: {
+            data: components["schemas"]["ContactDto"][];
+            meta: components["schemas"]["SearchMetaDto"];
         };
         PaginationMetaDto: {
             /**
@@ -1283,9 +1411,36 @@ export interface components {
              * @example 0.75
              */
             relativeValue?: number;
+            /**
+             * @description With compare=previous_period: the value of the same point (same key; for daily or monthly points the same position) in the previous period, 0 when it has none
+             * @example 96
+             */
+            previousValue?: number;
+            /**
+             * @description With compare=previous_period, on points that have a relativeValue: its value in the previous period
+             * @example 0.7
+             */
+            previousRelativeValue?: number;
         };
         ChartResponse: {
             data: components["schemas"]["ChartDataPoint"][];
+        };
+        KpiBreakdownEntry: {
+            /**
+             * @description The attribute value, "(other)" or "(none)"
+             * @example google
+             */
+            key: string;
+            /**
+             * @description The KPI over the sessions of this key
+             * @example 12.5
+             */
+            value: number;
+            /**
+             * @description The KPI’s count over those sessions (its value for a KPI without a count)
+             * @example 80
+             */
+            count: number;
         };
         KpiResult: {
             /**
@@ -1303,6 +1458,13 @@ export interface components {
              * @example 240
              */
             count?: number;
+            /**
+             * @description With compare=previous_period: the value over the previous period of the same length
+             * @example 11.2
+             */
+            previousValue?: number;
+            /** @description With breakdown: the KPI per value of the attribute, largest count first, at most 20 keys, then "(other)" (the other keys together) and "(none)" (sessions without the attribute). Each value is computed as the KPI's over that key's sessions; the counts add up to the KPI's count (its value when it has none). */
+            breakdown?: components["schemas"]["KpiBreakdownEntry"][];
         };
         KpiResponse: {
             data: components["schemas"]["KpiResult"];
@@ -1336,6 +1498,31 @@ export interface components {
         };
         InsightResponse: {
             data: components["schemas"]["InsightResult"];
+        };
+        StepFunnelPointDto: {
+            /**
+             * @description The step as asked
+             * @example page:quiz
+             */
+            step: string;
+            /**
+             * @description Sessions that reached this step after the ones before
+             * @example 640
+             */
+            value: number;
+            /**
+             * @description value ÷ the previous step’s value (4 decimals; 1 for the first step)
+             * @example 0.64
+             */
+            relativeValue: number;
+            /**
+             * @description From the second step: median seconds from reaching the previous step to reaching this one (2 decimals)
+             * @example 12.5
+             */
+            medianSecondsFromPrevious?: number;
+        };
+        StepFunnelResponse: {
+            data: components["schemas"]["StepFunnelPointDto"][];
         };
         FunnelPageView: {
             /**
@@ -1696,6 +1883,295 @@ export interface operations {
             };
             /** @description The API key lacks the permission crm:read */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unavailable or overloaded; send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ContactsSearchController_search_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404. */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchContactsDto"];
+            };
+        };
+        responses: {
+            /** @description One page of matching contacts */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactSearchResponse"];
+                };
+            };
+            /** @description An unknown field or operator, an operator the field does not take, a value of the wrong type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing (`API key is required`), invalid/revoked (`Invalid or unauthorized API key`) or expired (`API key expired`) API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key is required",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The API key lacks the permission crm:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The funnel does not exist or belongs to another company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body too large (limit 100 kB)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unavailable or overloaded; send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ContactsSearchController_export_v1: {
+        parameters: {
+            query?: {
+                /** @description Only the contact(s) with exactly this email, compared case-insensitively */
+                email?: string;
+                /** @description Only contacts with this phone number; only the digits are compared (+49 151-123 = 49151123) */
+                phone?: string;
+                /** @description Only contacts with this status (one of the funnel's) */
+                status?: string;
+                /** @description Only contacts changed strictly after this ISO 8601 date-time (zone required). To sync, pass the largest updatedAt seen, with sortField=updatedAt&sortOrder=1, and follow nextCursor. */
+                updatedAfter?: string;
+                /** @description Only contacts created strictly after this ISO 8601 date-time (zone required) */
+                createdAfter?: string;
+                /** @description Default ndjson */
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path: {
+                /** @description A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404. */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contacts */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description How many contacts the body holds */
+                    "X-Export-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description An unknown format or an invalid filter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing (`API key is required`), invalid/revoked (`Invalid or unauthorized API key`) or expired (`API key expired`) API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key is required",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The API key lacks the permission crm:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The funnel does not exist or belongs to another company */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4186,6 +4662,20 @@ export interface operations {
                 offset?: string;
                 /** @description Time zone by IANA name, the alternative to `offset` (giving both is a 400): local days, hours and weekdays follow the zone's rules, daylight saving included, so a local day is 23 or 25 hours long when the clocks change. A local time that occurs twice (clocks turned back) is its earlier instant; one that never occurs (clocks turned forward) is read with the offset before the change. An unknown name is a 400. */
                 timezone?: string;
+                /** @description KPIs over sessions or page views only (400 elsewhere): the KPI per value of that session attribute, at most 20 keys plus "(other)" and "(none)". */
+                breakdown?: "device" | "utmSource" | "abVariant" | "utmMedium" | "utmCampaign";
+                /** @description Charts and KPIs (400 on insights): previous_period adds previousValue (and previousRelativeValue on chart points with a relativeValue) over the period of the same length in local time just before `from`. */
+                compare?: "previous_period";
+                /** @description Only the sessions whose device is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                device?: string[];
+                /** @description Only the sessions whose utmSource is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmSource?: string[];
+                /** @description Only the sessions whose abVariant is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                abVariant?: string[];
+                /** @description Only the sessions whose utmMedium is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmMedium?: string[];
+                /** @description Only the sessions whose utmCampaign is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmCampaign?: string[];
                 /** @description Only for chart_page_to_page_conversion_rate (400 on any other chart): all (default, no filter), original or variant (sessions whose session_start carried that abVariant). */
                 abTest?: "all" | "original" | "variant";
             };
@@ -4214,7 +4704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartResponse"];
                 };
             };
-            /** @description funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest where unsupported. `error` is the first problem, `details` lists them all. */
+            /** @description funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest, a filter, breakdown or compare where unsupported (the problem names it), or an unknown breakdown or compare. `error` is the first problem, `details` lists them all. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4331,6 +4821,20 @@ export interface operations {
                 offset?: string;
                 /** @description Time zone by IANA name, the alternative to `offset` (giving both is a 400): local days, hours and weekdays follow the zone's rules, daylight saving included, so a local day is 23 or 25 hours long when the clocks change. A local time that occurs twice (clocks turned back) is its earlier instant; one that never occurs (clocks turned forward) is read with the offset before the change. An unknown name is a 400. */
                 timezone?: string;
+                /** @description KPIs over sessions or page views only (400 elsewhere): the KPI per value of that session attribute, at most 20 keys plus "(other)" and "(none)". */
+                breakdown?: "device" | "utmSource" | "abVariant" | "utmMedium" | "utmCampaign";
+                /** @description Charts and KPIs (400 on insights): previous_period adds previousValue (and previousRelativeValue on chart points with a relativeValue) over the period of the same length in local time just before `from`. */
+                compare?: "previous_period";
+                /** @description Only the sessions whose device is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                device?: string[];
+                /** @description Only the sessions whose utmSource is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmSource?: string[];
+                /** @description Only the sessions whose abVariant is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                abVariant?: string[];
+                /** @description Only the sessions whose utmMedium is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmMedium?: string[];
+                /** @description Only the sessions whose utmCampaign is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmCampaign?: string[];
             };
             header?: never;
             path: {
@@ -4357,7 +4861,7 @@ export interface operations {
                     "application/json": components["schemas"]["KpiResponse"];
                 };
             };
-            /** @description funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest where unsupported. `error` is the first problem, `details` lists them all. */
+            /** @description funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest, a filter, breakdown or compare where unsupported (the problem names it), or an unknown breakdown or compare. `error` is the first problem, `details` lists them all. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4474,6 +4978,20 @@ export interface operations {
                 offset?: string;
                 /** @description Time zone by IANA name, the alternative to `offset` (giving both is a 400): local days, hours and weekdays follow the zone's rules, daylight saving included, so a local day is 23 or 25 hours long when the clocks change. A local time that occurs twice (clocks turned back) is its earlier instant; one that never occurs (clocks turned forward) is read with the offset before the change. An unknown name is a 400. */
                 timezone?: string;
+                /** @description KPIs over sessions or page views only (400 elsewhere): the KPI per value of that session attribute, at most 20 keys plus "(other)" and "(none)". */
+                breakdown?: "device" | "utmSource" | "abVariant" | "utmMedium" | "utmCampaign";
+                /** @description Charts and KPIs (400 on insights): previous_period adds previousValue (and previousRelativeValue on chart points with a relativeValue) over the period of the same length in local time just before `from`. */
+                compare?: "previous_period";
+                /** @description Only the sessions whose device is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                device?: string[];
+                /** @description Only the sessions whose utmSource is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmSource?: string[];
+                /** @description Only the sessions whose abVariant is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                abVariant?: string[];
+                /** @description Only the sessions whose utmMedium is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmMedium?: string[];
+                /** @description Only the sessions whose utmCampaign is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmCampaign?: string[];
             };
             header?: never;
             path: {
@@ -4501,7 +5019,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsightResponse"];
                 };
             };
-            /** @description funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest where unsupported. `error` is the first problem, `details` lists them all. */
+            /** @description funnelId not a UUID; missing or invalid from/to/offset/timezone; both offset and timezone; from not before to; period over 3660 days; unknown subtype; abTest, a filter, breakdown or compare where unsupported (the problem names it), or an unknown breakdown or compare. `error` is the first problem, `details` lists them all. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4535,6 +5053,162 @@ export interface operations {
                 };
             };
             /** @description Funnel not found, or no answer to this question was ever received */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Funnel not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unavailable or overloaded; send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    MetricsController_stepFunnel_v1: {
+        parameters: {
+            query: {
+                /** @description Start of the period (inclusive), ISO 8601. A date-time without zone, or a date alone, is read in the caller's time zone (`timezone` or `offset`). Must be before `to`; the period is at most 3660 days. */
+                from: string;
+                /** @description End of the period (inclusive, to the millisecond), ISO 8601. A date alone means the end of that day in the caller's time zone (`timezone` or `offset`). */
+                to: string;
+                /** @description Time zone offset in minutes with optional leading + or -, as JavaScript's Date.getTimezoneOffset(): local time = UTC − offset (-120 is UTC+2, 330 is UTC−5:30). From -840 to 840; default 0. Used for local days, hours and weekdays. Not together with `timezone`. */
+                offset?: string;
+                /** @description Time zone by IANA name, the alternative to `offset` (giving both is a 400): local days, hours and weekdays follow the zone's rules, daylight saving included, so a local day is 23 or 25 hours long when the clocks change. A local time that occurs twice (clocks turned back) is its earlier instant; one that never occurs (clocks turned forward) is read with the offset before the change. An unknown name is a 400. */
+                timezone?: string;
+                /** @description Only the sessions whose device is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                device?: string[];
+                /** @description Only the sessions whose utmSource is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmSource?: string[];
+                /** @description Only the sessions whose abVariant is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                abVariant?: string[];
+                /** @description Only the sessions whose utmMedium is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmMedium?: string[];
+                /** @description Only the sessions whose utmCampaign is one of these values (repeat the parameter for several; an unknown value matches nothing); for charts and KPIs over page views or clicks, the events of those sessions. A figure that counts no sessions (contacts, messages) refuses it with a 400. */
+                utmCampaign?: string[];
+                /** @description 2 to 10 steps in order, separated by commas, each one of `page:<slug>`, `click:<buttonId>`, `answer:question_<n>`, `conversion`, `completion`. */
+                steps: string;
+                /** @description ISO 8601 duration (weeks, days, hours, minutes, seconds): every step must be reached at most this long after the session started. Default: the length of the period. */
+                within?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A funnel of the key’s company */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepFunnelResponse"];
+                };
+            };
+            /** @description funnelId not a UUID; missing or invalid steps (2 to 10) or within; invalid period, time zone or filters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing (`API key is required`), invalid/revoked (`Invalid or unauthorized API key`) or expired (`API key expired`) API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key is required",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The API key lacks the permission metrics:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Funnel not found (or it belongs to another company) */
             404: {
                 headers: {
                     [name: string]: unknown;
