@@ -1,7 +1,7 @@
 /**
  * `npm run bench:http -- [--contacts 100180] [--duration 8] [--connections 20] [--rounds 3]
  *                        [--service-dir DIR] [--baseline-dir DIR] [--no-build] [--profile] [--dev]
- *                        [--routes "list page 0,workspaces"]`
+ *                        [--routes "list page 0,workspaces"] [--via pgbouncer]`
  *
  * Builds a data set in a throwaway PostgreSQL (a funnel of `contacts` contacts), starts the
  * production build (dist/, NODE_ENV=production, rate limiting on) and drives every REST route over
@@ -14,7 +14,10 @@
  * build against the same references; `--baseline-dir` also runs another checkout's build (built
  * before) on every route, interleaved, for before/after ratios in one run; `--profile` writes the
  * service's CPU profile and prints its top entries; `--dev` runs the service as `npm start` does
- * (sources compiled as they load, NODE_ENV=development) instead of the production build.
+ * (sources compiled as they load, NODE_ENV=development) instead of the production build;
+ * `--via pgbouncer` runs a second instance of the same build through Debian's PgBouncer in
+ * transaction pooling (DATABASE_POOL_MODE=transaction, DATABASE_DIRECT_URL set) in the baseline's
+ * column, so `service/baseline` is direct ÷ through the pooler.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +36,7 @@ import {
   startService,
 } from './http/processes';
 import { printProfile } from './http/profile';
+import { PgBouncer, startPgBouncer } from '../test/support/pgbouncer';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -48,6 +52,9 @@ const BASELINE_DIR = args.includes('--baseline-dir') ? resolve(option('baseline-
 const PROFILE = args.includes('--profile');
 // The service as `npm start` runs it (sources, development) instead of the production build.
 const DEVELOPMENT = args.includes('--dev');
+const VIA = args.includes('--via') ? option('via', '') : undefined;
+if (VIA !== undefined && VIA !== 'pgbouncer') throw new Error('--via takes pgbouncer');
+if (VIA && args.includes('--baseline-dir')) throw new Error('--via and --baseline-dir share a column');
 // Only these routes (comma-separated names), e.g. while working on one of them.
 const ONLY = args.includes('--routes')
   ? option('routes', '')
@@ -153,6 +160,7 @@ async function main(): Promise<void> {
   }
   const pg = await startBenchDatabase();
   const servers: Server[] = [];
+  let bouncer: PgBouncer | undefined;
   try {
     const data = await buildHttpBenchData(pg.url, CONTACTS);
     const postmaster = await postmasterPid(pg.url);
@@ -244,9 +252,24 @@ async function main(): Promise<void> {
         failures: result.non2xx + result.errors + result.timeouts,
       };
     };
+    if (VIA) bouncer = await startPgBouncer(pg.url);
     const baseline = BASELINE_DIR
       ? await startService(BASELINE_DIR, serviceEnv, await freePort(), [], 'baseline')
-      : undefined;
+      : bouncer
+        ? await startService(
+            SERVICE_DIR,
+            {
+              ...serviceEnv,
+              DATABASE_URL: bouncer.urlFor(pg.url),
+              DATABASE_POOL_MODE: 'transaction',
+              DATABASE_DIRECT_URL: pg.url,
+            },
+            await freePort(),
+            [],
+            'via pgbouncer',
+            DEVELOPMENT,
+          )
+        : undefined;
     if (baseline) servers.push(baseline);
     const targets = (route: Route) =>
       servers.filter((s) => route.compared || s === service || s === baseline);
@@ -270,7 +293,8 @@ async function main(): Promise<void> {
     console.log(
       `\nCPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %` +
         `\nservice: ${SERVICE_DIR} (${DEVELOPMENT ? 'npm start: sources, NODE_ENV=development' : 'production build, NODE_ENV=production'}), ${CONTACTS} contacts, node ${process.version}` +
-        (BASELINE_DIR ? `\nbaseline: ${BASELINE_DIR}` : ''),
+        (BASELINE_DIR ? `\nbaseline: ${BASELINE_DIR}` : '') +
+        (VIA ? '\nbaseline: the same build through PgBouncer (transaction pooling)' : ''),
     );
     if (PROFILE) {
       await service.stop();
@@ -278,6 +302,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    await bouncer?.stop();
     await pg.destroy();
   }
 }

@@ -54,13 +54,26 @@ describe('Deployment files', () => {
     expect(() => interpolate(read('docker-compose.yml'), {})).toThrow(/POSTGRES_PASSWORD is required/);
   });
 
-  it('runs postgres, redis, a one-shot migration and the api', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis']);
+  it('runs postgres behind pgbouncer, redis, a one-shot migration and the api', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'api',
+      'migrate',
+      'pgbouncer',
+      'postgres',
+      'redis',
+    ]);
+    expect(compose.services.pgbouncer.environment).toMatchObject({
+      DB_HOST: 'postgres',
+      POOL_MODE: 'transaction',
+      LISTEN_PORT: '6432',
+    });
+    expect(compose.services.pgbouncer.image).toMatch(/^edoburu\/pgbouncer:v[\d.]+-p\d+$/);
     expect(compose.services.postgres.healthcheck).toBeDefined();
     expect(compose.services.redis.healthcheck).toBeDefined();
     expect(compose.services.migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(compose.services.api.depends_on).toEqual({
       migrate: { condition: 'service_completed_successfully' },
+      pgbouncer: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
     });
   });
@@ -68,7 +81,12 @@ describe('Deployment files', () => {
   it('gives the api a configuration the service accepts in production', () => {
     const env = validateEnv(compose.services.api.environment ?? {});
     expect(env).toMatchObject({ NODE_ENV: 'production', REDIS_URL: 'redis://redis:6379' });
-    expect(env.DATABASE_URL).toBe('postgres://funnel_crm:secret@postgres:5432/funnel_crm');
+    // Through the pooler; migrations and the caches' listening connection past it.
+    expect(env).toMatchObject({
+      DATABASE_URL: 'postgres://funnel_crm:secret@pgbouncer:6432/funnel_crm',
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_DIRECT_URL: 'postgres://funnel_crm:secret@postgres:5432/funnel_crm',
+    });
     expect(compose.services.migrate.environment).toEqual(compose.services.api.environment);
     expect(env.METRICS_PORT).toBe(9464);
   });

@@ -79,7 +79,8 @@ describe.each(overlays)('Kubernetes manifests: %s', (overlay) => {
   const pod = deployment.spec.template.spec;
   const podLabels = deployment.spec.template.metadata.labels;
   const api = pod.containers.find((c: K8sObject) => c.name === 'api');
-  const config = one(objects, 'ConfigMap').data as Record<string, string>;
+  const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'funnel-crm')!
+    .data as Record<string, string>;
   const portNamed = (name: string) => api.ports.find((p: K8sObject) => p.name === name)?.containerPort;
 
   it('renders objects that validate against the Kubernetes schemas', () => {
@@ -102,10 +103,11 @@ describe.each(overlays)('Kubernetes manifests: %s', (overlay) => {
       return release(join(dir, parent!));
     };
     const image = release(join(k8s, overlay));
-    for (const container of containersOf(deployment)) {
+    const ours = [api, pod.initContainers.find((c: K8sObject) => c.name === 'migrate')];
+    for (const container of ours)
       expect(container.image).toBe(`${image.newName ?? image.name}:${image.newTag}`);
-      expect(container.image).not.toMatch(/:latest$/);
-    }
+    // A sidecar (the pooler) runs a pinned release of its own.
+    for (const container of containersOf(deployment)) expect(container.image).toMatch(/:(?!latest$)[\w.-]+$/);
   });
 
   it('gives every container the security settings, requests and limits', () => {
@@ -133,7 +135,7 @@ describe.each(overlays)('Kubernetes manifests: %s', (overlay) => {
   });
 
   it('migrates in an init container with the compiled migration command', () => {
-    const [migrate] = pod.initContainers;
+    const migrate = pod.initContainers.find((c: K8sObject) => c.name === 'migrate');
     expect(migrate.image).toBe(api.image);
     const entry = (migrate.command as string[])[1];
     expect(existsSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
@@ -208,6 +210,31 @@ describe.each(overlays)('Kubernetes manifests: %s', (overlay) => {
   });
 });
 
+describe('Kubernetes manifests behind PgBouncer', () => {
+  const objects = render('overlays/production-pgbouncer');
+  const pod = one(objects, 'Deployment').spec.template.spec;
+  const configMap = (name: string) =>
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name)!.data as Record<string, string>;
+
+  it('runs PgBouncer in transaction pooling as a native sidecar, and tells the service so', () => {
+    const sidecar = pod.initContainers.find((c: K8sObject) => c.name === 'pgbouncer');
+    // Started before the migrations and the api container, stopped after it.
+    expect(pod.initContainers.map((c: K8sObject) => c.name)).toEqual(['pgbouncer', 'migrate']);
+    expect(sidecar.restartPolicy).toBe('Always');
+    const ini = configMap('funnel-crm-pgbouncer')['pgbouncer.ini'];
+    expect(ini).toMatch(/^pool_mode = transaction$/m);
+    expect(ini).toMatch(/^listen_addr = 127\.0\.0\.1$/m);
+    expect(Number(/^listen_port = (\d+)$/m.exec(ini)?.[1])).toBe(sidecar.ports[0].containerPort);
+    const env = validateEnv({
+      ...configMap('funnel-crm'),
+      DATABASE_URL: `postgres://funnel_crm:pw@127.0.0.1:${sidecar.ports[0].containerPort}/funnel_crm`,
+      DATABASE_DIRECT_URL: 'postgres://funnel_crm:pw@postgres:5432/funnel_crm',
+      OAUTH_CLIENT_ID: 'client',
+    });
+    expect(env.DATABASE_POOL_MODE).toBe('transaction');
+  });
+});
+
 describe('Kubernetes probes against the running service', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -216,8 +243,9 @@ describe('Kubernetes probes against the running service', () => {
   afterAll(async () => t?.close());
 
   it('answers 200 on every probe path and serves the scraped path on the metrics port', async () => {
-    for (const overlay of overlays) {
-      const objects = render(overlay);
+    // Rendered first: a render takes seconds on a busy machine, long enough for the server to close
+    // an idle keep-alive connection as the next request reuses it.
+    for (const objects of overlays.map(render)) {
       const api = one(objects, 'Deployment').spec.template.spec.containers[0];
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
         expect((await fetch(`${t.baseUrl}${api[probe].httpGet.path}`)).status).toBe(200);

@@ -21,7 +21,12 @@ export async function runMigrations(
       'migrations hold a session lock, which a transaction pooler cannot keep: set DATABASE_DIRECT_URL',
     );
   }
-  const dataSource = new DataSource({ ...dataSourceOptions(session, schema), extra: { max: 2 } });
+  const dataSource = new DataSource({
+    ...dataSourceOptions(session, schema),
+    // Straight to PostgreSQL, past the pooler: a long migration is not bound by the statement
+    // timeout set on the role for the pooled connections.
+    extra: { max: 2, ...(pooling.DATABASE_DIRECT_URL && { statement_timeout: 0 }) },
+  });
   await dataSource.initialize();
   try {
     const runner = dataSource.createQueryRunner();
