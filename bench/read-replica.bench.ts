@@ -1,5 +1,6 @@
 /**
- * `npm run bench:replica -- [--contacts 20000] [--duration 5] [--connections 20] [--rounds 2] [--no-build]`
+ * `npm run bench:replica -- [--contacts 20000] [--duration 5] [--connections 20] [--rounds 2]
+ *                           [--max-lag 1000] [--no-build]`
  *
  * Reads on a streaming replica against reads on the primary, in the same run: an embedded
  * PostgreSQL 17 primary with a hot standby streaming from it (test/support/streaming-replica.ts),
@@ -24,6 +25,8 @@ const CONTACTS = Number(option('contacts', '20000'));
 const DURATION = Number(option('duration', '5'));
 const CONNECTIONS = Number(option('connections', '20'));
 const ROUNDS = Number(option('rounds', '2'));
+// DATABASE_READ_MAX_LAG_MS of the replica-reading instance.
+const MAX_LAG_MS = option('max-lag', '1000');
 
 interface Route {
   name: string;
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
     servers.push(onPrimary);
     const withReplica = await startService(
       process.cwd(),
-      { ...env, DATABASE_READ_URL: pg.replicaUrl },
+      { ...env, DATABASE_READ_URL: pg.replicaUrl, DATABASE_READ_MAX_LAG_MS: MAX_LAG_MS },
       await freePort(),
       [],
       'replica reads',
@@ -104,7 +107,9 @@ async function main(): Promise<void> {
       if (i > 300) throw new Error('the standby did not catch up');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    console.log(`measuring ${ROUNDS} rounds of ${DURATION} s per route, ${CONNECTIONS} connections`);
+    console.log(
+      `measuring ${ROUNDS} rounds of ${DURATION} s per route, ${CONNECTIONS} connections, DATABASE_READ_MAX_LAG_MS=${MAX_LAG_MS}`,
+    );
 
     const ticks0 = machineTicks();
     const results = new Map<string, Sample[]>();

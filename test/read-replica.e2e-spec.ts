@@ -6,7 +6,7 @@ import { httpClient } from './support/http-client';
 import { scrape, sumOf } from './support/prometheus';
 import { startStreamingReplica, StreamingReplica } from './support/streaming-replica';
 
-const MAX_LAG_MS = 3_000;
+const MAX_LAG_MS = 5_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Reads on a streaming replica (DATABASE_READ_URL)', () => {
