@@ -156,7 +156,7 @@ describe('OpenAPI document', () => {
       operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/contacts'));
 
     it('document a summary, every path parameter and the 400 and 404 answers', () => {
-      expect(contactOps()).toHaveLength(5);
+      expect(contactOps()).toHaveLength(7);
       for (const { op } of contactOps()) {
         expect(op.summary).toBeTruthy();
         for (const param of op.parameters!.filter((p) => p.in === 'path')) {
