@@ -156,7 +156,17 @@ describe('OpenAPI document', () => {
       operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/contacts'));
 
     it('document a summary, every path parameter and the 400 and 404 answers', () => {
-      expect(contactOps()).toHaveLength(7);
+      expect(contactOps().map((o) => `${o.method} ${o.path}`)).toEqual(
+        expect.arrayContaining([
+          'get /v1/funnels/{funnelId}/contacts',
+          'post /v1/funnels/{funnelId}/contacts',
+          'post /v1/funnels/{funnelId}/contacts/batch',
+          'get /v1/funnels/{funnelId}/contacts/{contactId}',
+          'patch /v1/funnels/{funnelId}/contacts/{contactId}',
+          'delete /v1/funnels/{funnelId}/contacts/{contactId}',
+          'put /v1/funnels/{funnelId}/contacts/{contactId}/values',
+        ]),
+      );
       for (const { op } of contactOps()) {
         expect(op.summary).toBeTruthy();
         for (const param of op.parameters!.filter((p) => p.in === 'path')) {
@@ -183,6 +193,14 @@ describe('OpenAPI document', () => {
         expect(schema(filter)).toMatchObject({ type: 'string' });
       for (const filter of ['updatedAfter', 'createdAfter'])
         expect(schema(filter)).toMatchObject({ type: 'string', format: 'date-time' });
+    });
+
+    it('document the batch answers: 200, 207 and the per-item results', () => {
+      const batch = contactOps().find((o) => o.path.endsWith('/batch'))!.op;
+      expect(Object.keys(batch.responses)).toEqual(
+        expect.arrayContaining(['200', '207', '400', '404', '422']),
+      );
+      expect(batch.parameters!.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header' });
     });
 
     it('document the Idempotency-Key header and the 422 answer of creation', () => {

@@ -90,6 +90,10 @@ describe('MCP tool contracts', () => {
       create_contact: writesContacts,
       // Overwrites a value; the same value again changes nothing.
       update_contact_value: { ...writesContacts, destructiveHint: true, idempotentHint: true },
+      // Overwrites the fields given; the same call again changes nothing more.
+      update_contact: { ...writesContacts, destructiveHint: true, idempotentHint: true },
+      // Overwrites matched contacts' fields, and without upsertBy adds contacts on every call.
+      upsert_contacts: { ...writesContacts, destructiveHint: true },
       // Erases for good; a second call changes nothing more. contact.deleted hooks call out.
       delete_contact: { ...writesContacts, destructiveHint: true, idempotentHint: true },
       get_chart_metrics: READS,
@@ -114,6 +118,12 @@ describe('MCP tool contracts', () => {
       'update_contact_value',
       { contactId: 'CONTACT', fieldName: 'city', value: 'Berlin' },
       (r) => ({ ...r, value: 1 }),
+    ],
+    ['update_contact', { contactId: 'CONTACT', lastName: 'Contract' }, (r) => ({ ...r, lastName: 5 })],
+    [
+      'upsert_contacts',
+      { contacts: [{ email: 'batch-contract@example.com' }, { firstName: 'No channel' }], upsertBy: 'email' },
+      (r) => ({ data: (r.data as object[]).map((item) => ({ ...item, index: 'first' })) }),
     ],
     [
       'get_chart_metrics',

@@ -88,7 +88,7 @@ describe('MCP tools', () => {
     await issuer?.close();
   });
 
-  it('lists the ten tools, each with a description, an input schema and an output schema', async () => {
+  it('lists the twelve tools, each with a description, an input schema and an output schema', async () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'create_contact',
@@ -101,6 +101,8 @@ describe('MCP tools', () => {
         'list_contacts',
         'list_workspaces',
         'update_contact_value',
+        'update_contact',
+        'upsert_contacts',
       ].sort(),
     );
     for (const tool of tools) {
@@ -227,6 +229,78 @@ describe('MCP tools', () => {
         }),
       ),
     ).toMatch(/reserved/);
+  });
+
+  it('update_contact changes many fields like PATCH .../contacts/{contactId}', async () => {
+    const created = (
+      await rest(`/funnels/${acme.funnelId}/contacts`, {
+        method: 'POST',
+        body: JSON.stringify({ email: 'many@example.com', firstName: 'Many' }),
+      })
+    ).body.data as { id: string };
+    const result = json(
+      await call('update_contact', {
+        funnelId: acme.funnelId,
+        contactId: created.id,
+        lastName: 'Fields',
+        firstName: null,
+        address: { city: 'Berlin' },
+        properties: { plan: 'pro', seats: 5 },
+      }),
+    );
+    expect(result).toEqual((await rest(`/funnels/${acme.funnelId}/contacts/${created.id}`)).body.data);
+    expect(result).toMatchObject({
+      lastName: 'Fields',
+      address: { city: 'Berlin' },
+      properties: { plan: 'pro', seats: '5' },
+    });
+    expect((result as { firstName?: string }).firstName).toBeUndefined();
+    // All or nothing, with the REST message.
+    expect(
+      errorText(
+        await call('update_contact', {
+          funnelId: acme.funnelId,
+          contactId: created.id,
+          email: null,
+          lastName: 'X',
+        }),
+      ),
+    ).toMatch(/^email cannot be cleared: a contact needs an email or a phone/);
+    expect(
+      ((await rest(`/funnels/${acme.funnelId}/contacts/${created.id}`)).body.data as { lastName: string })
+        .lastName,
+    ).toBe('Fields');
+  });
+
+  it('upsert_contacts creates and updates like POST .../contacts/batch, item by item', async () => {
+    const result = json(
+      await call('upsert_contacts', {
+        funnelId: acme.funnelId,
+        upsertBy: 'email',
+        contacts: [
+          { email: 'many@example.com', lastName: 'Upserted' },
+          { email: 'fresh@example.com' },
+          { firstName: 'None' },
+        ],
+      }),
+    ) as {
+      data: { index: number; status: number; data?: { id: string; lastName?: string }; error?: string }[];
+    };
+    expect(result.data.map((d) => [d.index, d.status])).toEqual([
+      [0, 200],
+      [1, 201],
+      [2, 400],
+    ]);
+    expect(result.data[0].data?.lastName).toBe('Upserted');
+    expect(result.data[2].error).toBe('email is required to upsert by email');
+    expect((await rest(`/funnels/${acme.funnelId}/contacts/${result.data[1].data!.id}`)).body.data).toEqual(
+      result.data[1].data,
+    );
+    expect(
+      errorText(
+        await call('upsert_contacts', { funnelId: globex.funnelId, contacts: [{ email: 'x@example.com' }] }),
+      ),
+    ).toBe('Funnel not found');
   });
 
   it('get_chart_metrics answers like GET .../metrics/charts/{subtype}', async () => {

@@ -52,6 +52,11 @@ export class ContactPropertiesService {
     return this.repository.definitions(manager, funnelId, { lock: 'shared' });
   }
 
+  /** The funnel's definitions, for a caller whose transaction already holds the lock shared. */
+  definitionsHeld(manager: EntityManager, funnelId: string): Promise<PropertyDefinitions> {
+    return this.repository.definitions(manager, funnelId);
+  }
+
   /** The funnel's definitions by name, unlocked (for readers such as search and export). */
   definitionsOf(funnelId: string): Promise<PropertyDefinitions> {
     return this.repository.list(funnelId);

@@ -55,17 +55,24 @@ export class ContactWritesRepository {
   }
 
   /**
-   * Serialises writers of the same upsert keys of a funnel until the caller commits (no two
-   * batches create one contact twice), in one order so two batches never wait on each other.
+   * Takes, until the caller commits, the funnel's property definitions lock (shared, see
+   * ContactPropertiesService) and the locks of the upsert keys of a batch (so no two batches
+   * create one contact twice), in one order so two batches never wait on each other; answers
+   * whether `noRuns` holds for the funnel.
    */
-  async lockKeys(manager: EntityManager, funnelId: string, key: UpsertKey, values: string[]): Promise<void> {
-    if (!values.length) return;
-    const scope = `contact_upsert:${funnelId}:${key.kind === 'property' ? `p:${key.name}` : key.kind}:`;
-    await manager.query(
-      `SELECT pg_advisory_xact_lock(h) FROM (
-         SELECT DISTINCT hashtextextended($1 || v, 0) AS h FROM unnest($2::text[]) AS v ORDER BY h) k`,
-      [scope, values],
+  async lockForBatch(
+    manager: EntityManager,
+    funnelId: string,
+    batch: { scope?: string; keys: string[]; noRuns: (funnelIdSql: string) => string },
+  ): Promise<{ noRuns: boolean }> {
+    const rows: { noRuns: boolean }[] = await manager.query(
+      `SELECT pg_advisory_xact_lock_shared(contact_properties_lock_key($1))::text AS definitions,
+              (SELECT string_agg(pg_advisory_xact_lock(h)::text, '') FROM (
+                 SELECT DISTINCT hashtextextended($2 || v, 0) AS h FROM unnest($3::text[]) AS v ORDER BY h) k) AS keys,
+              ${batch.noRuns('$1::uuid')} AS "noRuns"`,
+      [funnelId, `contact_upsert:${funnelId}:${batch.scope ?? ''}:`, batch.keys],
     );
+    return { noRuns: rows[0].noRuns };
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   DEFAULT_SORT_FIELD,
   DEFAULT_SORT_ORDER,
   FIELD_ALIASES,
+  MAX_BATCH_CONTACTS,
   MAX_CURSOR_LENGTH,
   MAX_CUSTOM_PROPERTY_NAME_LENGTH,
   MAX_LIMIT,
@@ -14,7 +15,7 @@ import {
   STANDARD_FIELDS,
 } from '@app/contacts';
 import { storableString } from '@app/core';
-import { CONTACT, CONTACT_PAGE, CONTACT_VALUE, ERASED_CONTACT } from './output-schemas';
+import { BATCH_RESULT, CONTACT, CONTACT_PAGE, CONTACT_VALUE, ERASED_CONTACT } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
@@ -28,6 +29,11 @@ const STANDARD_FIELDS_TEXT = STANDARD_FIELDS.map((field) => {
   const aliases = Object.keys(FIELD_ALIASES).filter((alias) => FIELD_ALIASES[alias] === field);
   return aliases.length ? `${field} (${aliases.join(', ')} is an alias)` : field;
 }).join(', ');
+const address = z
+  .object(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, storableString().optional()])))
+  .optional()
+  .describe('Postal address; every part optional');
+const propertyValue = z.union([storableString(), z.number(), z.boolean()]);
 const skipAutomationTrigger = z
   .boolean()
   .optional()
@@ -110,10 +116,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         status: optionalText("Lifecycle status, one of the funnel's contactStatuses (e.g. lead)"),
         website: optionalText('Website URL'),
         birthday: optionalText('Birthday, typically an ISO date (YYYY-MM-DD)'),
-        address: z
-          .object(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, storableString().optional()])))
-          .optional()
-          .describe('Postal address; every part optional'),
+        address,
         skipAutomationTrigger,
       },
       outputSchema: CONTACT,
@@ -157,6 +160,87 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
       toolResult(() =>
         contacts.updateValue(companyId, funnelId, contactId, { ...input, value: String(value) }),
       ),
+  );
+
+  server.registerTool(
+    'update_contact',
+    {
+      title: 'Update many fields of a contact',
+      description:
+        'Changes several fields of a contact at once, all or nothing: status, email, phone, firstName, lastName, ' +
+        'website, birthday, address parts, and custom properties (merged; null removes one; typed properties ' +
+        'take values of their type). null or "" clears a standard field (never status, and never both email ' +
+        'and phone). Automations fire once per changed field unless skipAutomationTrigger. Returns the contact.',
+      inputSchema: {
+        funnelId,
+        contactId,
+        status: optionalText("One of the funnel's contactStatuses"),
+        email: storableString().nullable().optional().describe('Email address; null clears it'),
+        phone: storableString().nullable().optional().describe('Phone number; null clears it'),
+        firstName: storableString().nullable().optional().describe('Given name; null clears it'),
+        lastName: storableString().nullable().optional().describe('Family name; null clears it'),
+        website: storableString().nullable().optional().describe('Website URL; null clears it'),
+        birthday: storableString().nullable().optional().describe('YYYY-MM-DD; null clears it'),
+        address,
+        properties: z
+          .record(z.string(), propertyValue.nullable())
+          .optional()
+          .describe('Custom properties to set (merged into the contact’s); null removes one'),
+        skipAutomationTrigger,
+      },
+      outputSchema: CONTACT,
+      // Overwrites the fields given; the same call again changes nothing more and fires nothing.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    ({ funnelId, contactId, ...input }) =>
+      toolResult(() => contacts.patch(companyId, funnelId, contactId, input)),
+  );
+
+  server.registerTool(
+    'upsert_contacts',
+    {
+      title: 'Create or update contacts in a batch',
+      description:
+        `Creates up to ${MAX_BATCH_CONTACTS} contacts at once, or with upsertBy (email, phone or a unique custom ` +
+        'property) updates the contact whose key matches and creates the others; items with the same key are one ' +
+        'contact. Each item stands alone: a bad one is refused in its result, the others are written. Returns ' +
+        '{data: [{index, status: 201|200|400|409, data?: Contact, error?}]} in the order given.',
+      inputSchema: {
+        funnelId,
+        contacts: z
+          .array(
+            z.object({
+              email: optionalText('Email address (a new contact needs an email or a phone)'),
+              phone: optionalText('Phone number, E.164 when possible'),
+              firstName: optionalText('Given name'),
+              lastName: optionalText('Family name'),
+              status: optionalText(
+                "One of the funnel's contactStatuses (default for a new contact: the first)",
+              ),
+              website: optionalText('Website URL'),
+              birthday: optionalText('YYYY-MM-DD'),
+              address,
+              properties: z
+                .record(z.string(), propertyValue.nullable())
+                .optional()
+                .describe('Custom properties (a unique one can be the upsertBy key)'),
+              skipAutomationTrigger,
+            }),
+          )
+          .min(1)
+          .max(MAX_BATCH_CONTACTS)
+          .describe(`1 to ${MAX_BATCH_CONTACTS} contacts`),
+        upsertBy: storableString()
+          .optional()
+          .describe('email, phone or the name of a unique property; without it every item is created'),
+        skipAutomationTrigger,
+      },
+      outputSchema: BATCH_RESULT,
+      // Without upsertBy each call adds contacts; automations of the writes may call webhooks.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    ({ funnelId, ...input }) =>
+      toolResult(async () => (await contacts.batch(companyId, funnelId, input)).body),
   );
 
   server.registerTool(

@@ -71,6 +71,20 @@ export const CONTACT_PAGE = {
   }),
 };
 
+export const BATCH_RESULT = {
+  data: z
+    .array(
+      z.object({
+        index: z.number().int().describe("The item's position in the call"),
+        status: z.number().int().describe('201 created, 200 updated (or unchanged), 400 or 409 refused'),
+        data: z.object(contactShape).optional().describe('The contact, for a written item'),
+        error: text('Why the item was refused').optional(),
+        details: z.array(z.string()).optional().describe('Every problem, when there are several'),
+      }),
+    )
+    .describe('One result per item, in the order given'),
+};
+
 export const CONTACT_VALUE = {
   id: text('The id of the recorded field value'),
   fieldName: text('The field written (zip is recorded as postalCode)'),

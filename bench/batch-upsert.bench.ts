@@ -1,0 +1,134 @@
+/**
+ * `npm run bench:batch -- [contacts] [single creates]` (defaults 100 000 and 2 000)
+ *
+ * POST /v1/funnels/{funnelId}/contacts/batch over real HTTP in a throwaway PostgreSQL: `contacts`
+ * contacts, 100 a call, 4 calls in flight, upsertBy email, half of them updates of contacts that
+ * already exist (every other item). Beside it, in the same run, the reference: the same kind of
+ * contacts through POST …/contacts one at a time, 4 in flight (a sample of `single creates`,
+ * extrapolated to `contacts`). Prints contacts/s, per-call p50/p95 and the machine's speed now.
+ */
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { validateEnv } from '@app/core';
+import { createApp } from '../apps/api/src/create-app';
+import { calibrate, createBenchFunnel, fmt, percentile, sql, startBenchDatabase } from './metrics/bench-env';
+
+const CONTACTS = Number(process.argv[2] ?? 100_000);
+const SINGLES = Number(process.argv[3] ?? 2_000);
+const PER_CALL = 100;
+const IN_FLIGHT = 4;
+
+const email = (i: number) => `c${i}@bench.example.com`;
+
+/** Runs `calls` through `IN_FLIGHT` workers; answers each call's duration (ms) and the wall time. */
+async function inFlight(calls: number, call: (i: number) => Promise<void>) {
+  const times: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < calls) {
+        const i = next++;
+        const t0 = performance.now();
+        await call(i);
+        times.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { wallMs: performance.now() - started, times: times.sort((a, b) => a - b) };
+}
+
+async function main(): Promise<void> {
+  const pg = await startBenchDatabase();
+  const env = validateEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' });
+  const app = await createApp(env, { databaseUrl: pg.url });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  const base = `http://127.0.0.1:${port}/v1`;
+  try {
+    const batchFunnel = await createBenchFunnel(app, 'Batch');
+    const singleFunnel = await createBenchFunnel(app, 'Single');
+    // The contacts the updates find: every other item's email exists before the run.
+    await sql(pg.url, [
+      `INSERT INTO contacts (funnel_id, company_id, status, email, first_name, converted_at, meta)
+       SELECT '${batchFunnel.funnelId}', '${batchFunnel.companyId}', 'lead', 'c' || i || '@bench.example.com',
+              'Before', now(), '{"ps_source":"funnel"}'
+       FROM generate_series(0, ${CONTACTS - 1}, 2) AS i`,
+      'VACUUM ANALYZE contacts',
+    ]);
+    const calibration = await calibrate(pg.url);
+
+    const post = async (key: string, path: string, body: unknown, expected: number[]) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'x-service-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!expected.includes(res.status)) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
+      return JSON.parse(text) as { data: { status: number }[] };
+    };
+
+    const statuses = new Map<number, number>();
+    const batch = await inFlight(Math.ceil(CONTACTS / PER_CALL), async (call) => {
+      const contacts = Array.from({ length: PER_CALL }, (_, j) => {
+        const i = call * PER_CALL + j;
+        return { email: email(i), firstName: `First${i}`, lastName: 'Batch', properties: { plan: 'pro' } };
+      });
+      const body = await post(
+        batchFunnel.key,
+        `/funnels/${batchFunnel.funnelId}/contacts/batch`,
+        {
+          contacts,
+          upsertBy: 'email',
+        },
+        [200],
+      );
+      for (const item of body.data) statuses.set(item.status, (statuses.get(item.status) ?? 0) + 1);
+    });
+
+    const single = await inFlight(SINGLES, async (i) => {
+      await post(
+        singleFunnel.key,
+        `/funnels/${singleFunnel.funnelId}/contacts`,
+        {
+          email: email(i),
+          firstName: `First${i}`,
+          lastName: 'Single',
+        },
+        [201],
+      );
+    });
+
+    const batchRate = CONTACTS / (batch.wallMs / 1000);
+    const singleRate = SINGLES / (single.wallMs / 1000);
+    console.log(
+      `\nmachine now: PostgreSQL sums 20M integers in ${fmt(calibration, 0)} ms; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `\n${CONTACTS} contacts, ${IN_FLIGHT} calls in flight, real HTTP, one process (client and service share it)`,
+    );
+    console.log('path                                   contacts/s   call p50 ms   call p95 ms   wall s');
+    const row = (name: string, rate: number, times: number[], wallMs: number) =>
+      console.log(
+        `${name.padEnd(38)} ${fmt(rate, 0).padStart(10)} ${fmt(percentile(times, 50)).padStart(13)} ${fmt(percentile(times, 95)).padStart(13)} ${fmt(wallMs / 1000).padStart(8)}`,
+      );
+    row(`batch upsert, ${PER_CALL} a call (half updates)`, batchRate, batch.times, batch.wallMs);
+    row(`single creates (${SINGLES} sampled)`, singleRate, single.times, single.wallMs);
+    console.log(
+      `\nbatch results: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; ` +
+        `single creates for ${CONTACTS} contacts would take ${fmt(CONTACTS / singleRate, 0)} s ` +
+        `(${fmt(batchRate / singleRate)}× slower than the batch)`,
+    );
+  } finally {
+    await app.close();
+    await pg.destroy();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
