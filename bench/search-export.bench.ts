@@ -33,6 +33,8 @@ type Filter = { field: string; operator: string; value?: unknown };
 const one = (filter: Filter): SearchContactsInput => ({ filterGroups: [{ filters: [filter] }] });
 
 async function main(): Promise<void> {
+  // The app's ConfigModule reads process.env: no fixed Prometheus port beside other runs.
+  process.env.METRICS_PORT = '0';
   const pg = await startThrowawayPostgres();
   try {
     await runMigrations(pg.url, databaseSchema);
