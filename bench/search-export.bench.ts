@@ -33,6 +33,8 @@ type Filter = { field: string; operator: string; value?: unknown };
 const one = (filter: Filter): SearchContactsInput => ({ filterGroups: [{ filters: [filter] }] });
 
 async function main(): Promise<void> {
+  // The app's ConfigModule reads process.env: no fixed Prometheus port beside other runs.
+  process.env.METRICS_PORT = '0';
   const pg = await startThrowawayPostgres();
   try {
     await runMigrations(pg.url, databaseSchema);
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
         await ds.query('CHECKPOINT');
         console.log(`VACUUM ANALYZE + CHECKPOINT in ${((performance.now() - started) / 1000).toFixed(1)} s`);
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
-        else await benchExport(baseUrl, key, big.id);
+        else await benchExport(ds, baseUrl, key, big.id);
       } finally {
         await ds.destroy();
       }
@@ -298,7 +300,7 @@ function readExport(url: string, headers: Record<string, string>) {
   });
 }
 
-async function benchExport(baseUrl: string, key: string, funnelId: string): Promise<void> {
+async function benchExport(ds: DataSource, baseUrl: string, key: string, funnelId: string): Promise<void> {
   const path = `${baseUrl}/v1/funnels/${funnelId}/contacts/export`;
   console.log(`\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end:`);
   console.log('format              rows      MB       s    rows/s   RSS growth MB');
@@ -316,6 +318,35 @@ async function benchExport(baseUrl: string, key: string, funnelId: string): Prom
           .toString()
           .padStart(9)} ${r.rssGrowthMb.toFixed(1).padStart(15)}`,
     );
+  }
+  // Reference: the export's own statement read by FETCH alone, without presenting or sending.
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    const sqlStarted = performance.now();
+    await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    const columns = ds
+      .getRepository('Contact')
+      .metadata.columns.map((c) => `c.${c.databaseName}`)
+      .join(', ');
+    await runner.query(
+      `DECLARE bench_export NO SCROLL CURSOR FOR SELECT ${columns}, coalesce((SELECT json_agg(m.id) FROM contact_messages m
+         WHERE m.contact_id = c.id), '[]') AS messages FROM contacts c WHERE funnel_id = $1`,
+      [funnelId],
+    );
+    let fetched = 0;
+    for (;;) {
+      const rows: unknown[] = await runner.query('FETCH 2000 FROM bench_export');
+      if (!rows.length) break;
+      fetched += rows.length;
+    }
+    await runner.query('COMMIT');
+    const s = (performance.now() - sqlStarted) / 1000;
+    console.log(
+      `FETCH alone (reference) ${fetched} rows in ${s.toFixed(1)} s: ${Math.round(fetched / s)} rows/s`,
+    );
+  } finally {
+    await runner.release();
   }
   // Reference: the same contacts walked through the list by cursor, 100 a page, for 20 000 rows.
   const headers = { 'x-service-api-key': key };

@@ -18,7 +18,7 @@ import { Placeholder, whereConditions } from './contacts-search.sql';
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** Rows read from the snapshot's cursor at a time: the most an export holds in memory. */
-export const EXPORT_BATCH_ROWS = 1000;
+export const EXPORT_BATCH_ROWS = 2000;
 
 export interface ContactExport {
   /** How many contacts the export holds (counted in its snapshot). */
@@ -85,11 +85,11 @@ export class ContactsExportService {
           : `SELECT count(*) AS count ${matching}`,
         params,
       );
-      // Oldest first, along idx_contacts_filter_created_at.
+      // In no particular order: the table is read as it lies (a sorted walk of the funnel's
+      // contacts jumps around the heap, several times slower for the whole funnel).
       await client.query(
         `DECLARE contacts_export NO SCROLL CURSOR FOR
-         SELECT ${this.rows.selectList()}, ${ContactsRepository.MESSAGES} AS messages
-         ${matching} ORDER BY c.created_at, c.id`,
+         SELECT ${this.rows.selectList()}, ${ContactsRepository.MESSAGES} AS messages ${matching}`,
         params,
       );
       const { count, properties } = counted.rows[0];

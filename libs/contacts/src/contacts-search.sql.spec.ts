@@ -1,0 +1,64 @@
+import { validateSearch } from './contacts-search.query';
+import { listFilterGroups, whereConditions } from './contacts-search.sql';
+
+const compile = (where: Parameters<typeof whereConditions>[0]) => {
+  const params: unknown[] = [];
+  const conditions = whereConditions(where, (value) => `$${params.push(value)}`);
+  return { conditions, params };
+};
+
+describe('contacts search SQL', () => {
+  it("compiles the list's filters to the list's conditions, in the list's order", () => {
+    const updatedAfter = new Date('2026-01-01T00:00:00Z');
+    const { conditions, params } = compile({
+      emailLower: 'ada@example.com',
+      phoneDigits: '49151',
+      status: 'lead',
+      updatedAfter,
+    });
+    expect(conditions).toEqual([
+      'lower(email) = $1',
+      "regexp_replace(phone, '\\D', '', 'g') = $2",
+      'status = $3',
+      'updated_at > $4',
+    ]);
+    expect(params).toEqual(['ada@example.com', '49151', 'lead', updatedAfter]);
+    expect(listFilterGroups({})).toEqual([]);
+  });
+
+  it('ANDs the filters of one group and ORs several groups as one condition', () => {
+    const one = validateSearch({
+      filterGroups: [
+        {
+          filters: [
+            { field: 'email', operator: 'starts_with', value: 'A_b' },
+            { field: 'properties.plan', operator: 'eq', value: 'pro' },
+          ],
+        },
+      ],
+    });
+    expect(compile(one.groups)).toEqual({
+      conditions: ['lower(email) LIKE $1', 'properties @> $2::jsonb'],
+      params: ['a\\_b%', '{"plan":"pro"}'],
+    });
+    const two = validateSearch({
+      filterGroups: [
+        { filters: [{ field: 'meta.ps_embed', operator: 'eq', value: true }] },
+        { filters: [{ field: 'address.city', operator: 'not_exists' }] },
+      ],
+    });
+    expect(compile(two.groups).conditions).toEqual([
+      "((meta->'ps_embed' = to_jsonb($1::boolean)) OR (city IS NULL))",
+    ]);
+  });
+
+  it('compares a number property as a number only where it holds one', () => {
+    const query = validateSearch(
+      { filterGroups: [{ filters: [{ field: 'properties.score', operator: 'gte', value: 50 }] }] },
+      new Map([['score', 'number']]),
+    );
+    expect(compile(query.groups).conditions).toEqual([
+      "CASE WHEN jsonb_typeof(properties->'score') = 'number' THEN (properties->>'score')::numeric END >= $1",
+    ]);
+  });
+});
