@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import type { EnvironmentVariables } from '../config/env.validation';
 import { AppMetrics } from '../observability/app-metrics';
 import { isDatabaseUnavailable } from './database-outage';
+import { DATABASE_POOLING, DatabasePooling } from './connection-pooler';
 import { boundedPool } from './data-source-options';
 import { ProbeConnection } from './probe-connection';
 import { parseLsn, ReplicaFreshness } from './replica-freshness';
@@ -54,6 +55,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     config: ConfigService<EnvironmentVariables, true>,
     @InjectDataSource() private readonly dataSource: DataSource,
     metrics: AppMetrics,
+    @Inject(DATABASE_POOLING) pooling: DatabasePooling,
   ) {
     const url = config.get('DATABASE_READ_URL', { infer: true });
     this.maxLagMs = config.get('DATABASE_READ_MAX_LAG_MS', { infer: true });
@@ -77,7 +79,8 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     this.replica = new Pool({
       connectionString: url,
       application_name: 'funnel-crm-read',
-      ...boundedPool(timeouts),
+      // A replica is reached the way the primary is: behind a transaction pooler, statements go unnamed.
+      ...boundedPool(timeouts, pooling),
     });
     // A session the replica ends (restart, shutdown) must not end the process; the query in flight falls back.
     this.replica.on('error', (error: Error & { code?: string }) =>
