@@ -108,4 +108,24 @@ describe('segments of sessions with the largest utm values', () => {
     );
     expect(byCampaign.breakdown).toHaveLength(2);
   });
+
+  it('reads the same keys from the raw sessions at the edges of a window', async () => {
+    // H1 (11:00:00) lies in a whole minute, read from the rollups; H3 (11:02:00) in the raw edge
+    // after it; H4 (11:03:00) in a window shorter than a minute, read from the raw sessions only.
+    const edges = 'from=2026-01-31T10:59:50Z&to=2026-01-31T11:02:10Z';
+    const bySource = await kpi('kpi_total_sessions', `${edges}&device=mobile&breakdown=utmSource`);
+    expect(new Map(bySource.breakdown.map((e: { key: string; count: number }) => [e.key, e.count]))).toEqual(
+      new Map([
+        [CONTROL, 1],
+        [EMOJI, 1],
+        [QUOTES, 1],
+      ]),
+    );
+    expect((await kpi('kpi_total_sessions', `${edges}&${q('utmCampaign', QUOTES)}`)).value).toBe(1);
+    const inside = 'from=2026-01-31T11:02:50Z&to=2026-01-31T11:03:10Z';
+    expect((await kpi('kpi_total_sessions', `${inside}&${q('utmMedium', CONTROL)}`)).value).toBe(1);
+    expect(
+      (await kpi('kpi_total_sessions', `${inside}&device=mobile&breakdown=utmCampaign`)).breakdown,
+    ).toEqual([{ key: EMOJI, value: 1, count: 1 }]);
+  });
 });
