@@ -5,8 +5,9 @@ import { backfillSessionDimensions, backfillStartAttribute, RunSql } from '@app/
  * Sessions keep the utm medium and campaign of their start, and the session rollups gain the
  * `segment` dimension: sessions, conversions and completions per combination of device, utm
  * source, medium, campaign and A/B variant, which filtered and broken-down session figures sum.
- * Its key is a JSON array of those values, hence the longer key. Both are computed from what is
- * stored, as ingestion would have written them.
+ * Its key holds those values length-prefixed (segmentKey), at most 631 characters and 2431 bytes
+ * whatever they are, hence the longer key, still well within a btree index row. Both are computed
+ * from what is stored, as ingestion would have written them.
  */
 export class SessionSegments1796300000000 implements MigrationInterface {
   name = 'SessionSegments1796300000000';
@@ -15,7 +16,7 @@ export class SessionSegments1796300000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "metric_sessions" ADD "utm_medium" character varying(200)`);
     await queryRunner.query(`ALTER TABLE "metric_sessions" ADD "utm_campaign" character varying(200)`);
     await queryRunner.query(
-      `ALTER TABLE "metric_session_rollups" ALTER COLUMN "key" TYPE character varying(2000)`,
+      `ALTER TABLE "metric_session_rollups" ALTER COLUMN "key" TYPE character varying(1000)`,
     );
     const run: RunSql = (sql, params) => queryRunner.query(sql, params);
     await backfillStartAttribute(run, 'utmMedium');

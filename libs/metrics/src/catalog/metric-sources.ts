@@ -3,6 +3,7 @@ import type { FunnelPage } from '@app/workspaces';
 import {
   FILTER_NAMES,
   FilterName,
+  parseSegmentKey,
   SESSION_DIMENSIONS,
   sessionDimension,
 } from '../events/session-definitions';
@@ -66,7 +67,7 @@ export async function segmentSessions(
   const result = new Map<string | null, SessionCounts>();
   const at = by ? FILTER_NAMES.indexOf(by) : -1;
   for (const [key, counts] of segments ?? []) {
-    const values = JSON.parse(key) as (string | null)[];
+    const values = parseSegmentKey(key);
     const matches = FILTER_NAMES.every((name, i) => {
       const wanted = filter[name];
       return !wanted || (values[i] !== null && wanted.includes(values[i] as string));

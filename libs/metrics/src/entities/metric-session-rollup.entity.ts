@@ -22,10 +22,10 @@ export class MetricSessionRollup {
   bucket: Date;
 
   /**
-   * Device, utm source, page slug, answer, grouped answers, or a segment's JSON array of filter
-   * attributes ('' for dimension all).
+   * Device, utm source, page slug, answer, grouped answers, or a segment's filter attributes
+   * (segmentKey(): at most 631 characters) ('' for dimension all).
    */
-  @PrimaryColumn({ type: 'varchar', length: 2000 })
+  @PrimaryColumn({ type: 'varchar', length: 1000 })
   key: string;
 
   @Column({ type: 'int', default: 0 })

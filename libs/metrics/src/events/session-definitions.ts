@@ -41,10 +41,51 @@ export const FILTER_NAMES = START_ATTRIBUTE_NAMES.filter(
 ) as FilterName[];
 
 /**
- * The key of a session's `segment`: its filter attributes in FILTER_NAMES order, as a JSON array
- * (null when unset). rawSessionSums builds the same text in SQL.
+ * The key of a session's `segment`: its filter attributes in FILTER_NAMES order, each written as
+ * `<length>:<value>` (its length in characters, i.e. code points) or `-` when unset, one after the
+ * other: `6:mobile8:facebook8:original3:cpc-`. rawSessionSums builds the same text in SQL and
+ * parseSegmentKey reads it back, so filters and breakdowns match every value exactly.
+ *
+ * Unlike JSON, the encoding never escapes: a member is its value plus at most 4 characters, so the
+ * key always fits the `key` column and a btree index row (PostgreSQL refuses rows over 2704 bytes
+ * in an 8 kB page), whatever the characters (emoji, quotes, control characters):
+ * - device and abVariant are among DEVICES and AB_VARIANTS: at most `7:desktop` and `8:original`,
+ *   19 ASCII characters together;
+ * - a utm value is stored in a varchar(200), so it has at most 200 code points of at most 4 bytes
+ *   in UTF-8: its member has at most 3 + 1 + 200 = 204 characters and 4 + 800 = 804 bytes;
+ * - hence a key has at most 19 + 3 × 204 = 631 characters (SEGMENT_KEY_MAX_LENGTH, under the
+ *   column's 1000) and 19 + 3 × 804 = 2431 bytes (SEGMENT_KEY_MAX_BYTES); with its 4-byte length
+ *   word, the funnel id (16), the dimension 'segment' (8), the grain (4), the bucket (8), the
+ *   8-byte index tuple header and at most 16 bytes of alignment, an index row stays under 2500.
+ * A spec checks these bounds on the worst values (session-definitions.spec.ts).
  */
-export const segmentKey = (values: (string | null)[]) => JSON.stringify(values);
+export const segmentKey = (values: (string | null)[]) =>
+  values.map((value) => (value === null ? '-' : `${[...value].length}:${value}`)).join('');
+
+/** The longest a utm value can be as stored (metric_sessions.utm_*: varchar(200)), in code points. */
+export const SEGMENT_VALUE_MAX_LENGTH = 200;
+export const SEGMENT_KEY_MAX_LENGTH = 631;
+export const SEGMENT_KEY_MAX_BYTES = 2431;
+
+/** The filter attributes a segmentKey() holds, in FILTER_NAMES order (null when unset). */
+export function parseSegmentKey(key: string): (string | null)[] {
+  const chars = [...key];
+  const values: (string | null)[] = [];
+  let at = 0;
+  while (at < chars.length) {
+    if (chars[at] === '-') {
+      values.push(null);
+      at += 1;
+      continue;
+    }
+    const colon = chars.indexOf(':', at);
+    const length = Number(chars.slice(at, colon).join(''));
+    if (colon < 0 || !Number.isInteger(length)) throw new Error(`malformed segment key at ${at}`);
+    values.push(chars.slice(colon + 1, colon + 1 + length).join(''));
+    at = colon + 1 + length;
+  }
+  return values;
+}
 
 /**
  * The session dimensions of the rollups, declared once. Each has one of four shapes; the

@@ -84,7 +84,7 @@ describe(sessionContributions.name, () => {
       // Device, source, variant, medium, campaign: the order of FILTER_NAMES.
       {
         dimension: 'segment',
-        key: '["desktop","google","original",null,null]',
+        key: '7:desktop6:google8:original--',
         sessions: 1,
         conversions: 0,
         completions: 1,

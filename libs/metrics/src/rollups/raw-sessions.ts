@@ -91,11 +91,12 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
       case 'totals':
         return outcomes(dimension, `''`, 'HAVING count(*) > 0');
       case 'segment': {
-        // The text segmentKey() gives: a JSON array of the filter attributes, null when unset.
+        // The text segmentKey() gives: `<length>:<value>` per filter attribute, `-` when unset
+        // (length() counts code points, as segmentKey does).
         const columns = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
         use(...columns);
-        const members = columns.map((c) => `coalesce(to_json(m.${c})::text, 'null')`).join(` || ',' || `);
-        return outcomes(dimension, `'[' || ${members} || ']'`, 'GROUP BY 2');
+        const members = columns.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(' || ');
+        return outcomes(dimension, members, 'GROUP BY 2');
       }
       case 'attribute': {
         const column = START_ATTRIBUTES[definition.attribute].column;

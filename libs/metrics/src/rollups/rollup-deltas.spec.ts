@@ -121,10 +121,10 @@ describe(sessionRollupDeltas.name, () => {
     expect(days).toEqual([
       ['all', '', '2026-01-01T00:00:00.000Z', -1],
       ['device', 'mobile', '2026-01-01T00:00:00.000Z', -1],
-      ['segment', '["mobile",null,null,null,null]', '2026-01-01T00:00:00.000Z', -1],
+      ['segment', '6:mobile----', '2026-01-01T00:00:00.000Z', -1],
       ['all', '', '2025-12-31T00:00:00.000Z', 1],
       ['device', 'tablet', '2025-12-31T00:00:00.000Z', 1],
-      ['segment', '["tablet",null,null,null,null]', '2025-12-31T00:00:00.000Z', 1],
+      ['segment', '6:tablet----', '2025-12-31T00:00:00.000Z', 1],
     ]);
   });
 });
