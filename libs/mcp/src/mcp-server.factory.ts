@@ -4,6 +4,7 @@ import { ContactsService } from '@app/contacts';
 import { FunnelDescriptionsService, MetricsService } from '@app/metrics';
 import { WorkspacesService } from '@app/workspaces';
 import { registerFunnelPrompts } from './prompts/funnel.prompts';
+import { registerMetricGlossary } from './resources/metric-glossary.resource';
 import { registerContactTools } from './tools/contact.tools';
 import { registerMetricTools } from './tools/metric.tools';
 import { enforceToolScopes } from './tools/tool-scopes';
@@ -39,7 +40,7 @@ export class McpServerFactory {
         'prompts/list': LIST_CACHE,
         'resources/list': LIST_CACHE,
         'resources/templates/list': LIST_CACHE,
-        // A read's content may change with the data it shows: reread it each time.
+        // A resource that shows data may change with it: reread unless the resource says otherwise.
         'resources/read': { ttlMs: 0, cacheScope: 'private' },
       },
     });
@@ -49,6 +50,7 @@ export class McpServerFactory {
     registerContactTools(context, this.contacts);
     registerMetricTools(context, this.metrics);
     registerFunnelPrompts(server);
+    registerMetricGlossary(server);
     // The tool and prompt lists are fixed and a stateless server cannot notify anyone of a change,
     // so the listChanged the SDK sets when they are registered is not advertised.
     server.server.registerCapabilities({

@@ -18,8 +18,9 @@ import { CONTACT, CONTACT_PAGE, CONTACT_VALUE, ERASED_CONTACT } from './output-s
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
+import { funnelIdInput } from './funnel-id.input';
 
-const funnelId = z.string().describe('The funnel (campaign) id from list_workspaces');
+const funnelId = funnelIdInput;
 const contactId = z.string().describe('The contact id');
 // Text the tools store follows the REST rule (no NUL, no unpaired surrogate); lengths are the service's.
 const optionalText = (description: string) => storableString().optional().describe(description);
