@@ -207,6 +207,8 @@ describe('MCP with the official v2 SDK client, issuer mode and the development i
     const provider = new TestOAuthProvider();
     const readOnly = await signInFor(stack, provider, 'crm:read');
     expect(decodeJwt(readOnly.access_token).scope).toBe('crm:read offline_access');
+    // It did not ask for offline_access, yet it has a refresh token: every client of issuer mode does.
+    expect(readOnly.refresh_token).toEqual(expect.any(String));
 
     const mcp = `${stack.t.baseUrl}/mcp`;
     const raw = await fetch(mcp, {
