@@ -86,11 +86,15 @@ describe('issuer mode', () => {
       grant_types_supported: ['authorization_code', 'refresh_token'],
       token_endpoint_auth_methods_supported: ['none'],
       code_challenge_methods_supported: ['S256'],
-      scopes_supported: ['offline_access'],
+      // offline_access only here: the resource documents and challenges never name it (SEP-2207).
+      scopes_supported: ['crm:read', 'crm:write', 'metrics:read', 'offline_access'],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
     });
-    const document = { authorization_servers: [base], scopes_supported: ['offline_access'] };
+    const document = {
+      authorization_servers: [base],
+      scopes_supported: ['crm:read', 'crm:write', 'metrics:read'],
+    };
     expect((await http.get('/.well-known/oauth-protected-resource/mcp')).body).toMatchObject({
       resource: `${base}/mcp`,
       ...document,
@@ -101,7 +105,7 @@ describe('issuer mode', () => {
     });
     const unauthorized = await http.post('/mcp', {});
     expect(unauthorized.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="offline_access"`,
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="crm:read crm:write metrics:read"`,
     );
   });
 

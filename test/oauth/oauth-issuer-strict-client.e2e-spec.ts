@@ -52,7 +52,7 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     const [challenge] = (refused as oauth.WWWAuthenticateChallengeError).cause;
     expect(challenge.parameters).toMatchObject({
       resource_metadata: `${stack.t.baseUrl}/.well-known/oauth-protected-resource/mcp`,
-      scope: 'offline_access',
+      scope: 'crm:read crm:write metrics:read',
       error: 'invalid_token',
     });
 

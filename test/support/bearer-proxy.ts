@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 export interface BearerProxy {
   /** http://127.0.0.1:<port>: the proxy, a local server as the conformance suite expects. */
   url: string;
+  /** How many answers had each HTTP status. */
+  statuses: Map<number, number>;
   close(): Promise<void>;
 }
 
@@ -14,6 +16,7 @@ export interface BearerProxy {
  */
 export async function startBearerProxy(target: string, token: string): Promise<BearerProxy> {
   const upstream = new URL(target);
+  const statuses = new Map<number, number>();
   const server: Server = createServer((incoming, outgoing) => {
     const forward = request(
       {
@@ -24,6 +27,8 @@ export async function startBearerProxy(target: string, token: string): Promise<B
         headers: { ...incoming.headers, authorization: `Bearer ${token}` },
       },
       (answer) => {
+        const status = answer.statusCode ?? 502;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
       },
@@ -34,6 +39,7 @@ export async function startBearerProxy(target: string, token: string): Promise<B
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    statuses,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));

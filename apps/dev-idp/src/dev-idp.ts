@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
 import Provider, { Configuration } from 'oidc-provider';
+import { MCP_SCOPES } from '@app/auth';
 import type { DevUserLookup } from './dev-user';
 import { approveInteraction, INTERACTION_PATH } from './auto-approve.interaction';
 import { devIdpStore } from './dev-idp-store';
@@ -31,8 +32,9 @@ const DAY = 24 * HOUR;
 /**
  * A development identity provider (oidc-provider) on loopback: the shared public client with PKCE
  * S256 and any loopback redirect URI, RS256 JWT access tokens for OAUTH_AUDIENCE carrying
- * `<namespace>/user_metadata = {companyId, subscriptionId}`, refresh tokens with offline_access, and
- * login/consent approved automatically for the development user. Never used in production.
+ * `<namespace>/user_metadata = {companyId, subscriptionId}` and the MCP scopes asked for, refresh
+ * tokens with offline_access, and login/consent approved automatically for the development user.
+ * Never used in production.
  */
 export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const signingKey = options.signingKey ?? (await generateSigningKey());
@@ -96,8 +98,9 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
         // Clients that send no `resource` still get a JWT for the API.
         defaultResource: (_ctx, _client, oneOf) => oneOf ?? defaultResource(options.audience),
         useGrantedResource: () => true,
+        // The API's scopes a client may ask for; the token's `scope` lists those it was granted.
         getResourceServerInfo: () => ({
-          scope: 'offline_access',
+          scope: ['offline_access', ...MCP_SCOPES].join(' '),
           audience: options.audience,
           accessTokenFormat: 'jwt',
           accessTokenTTL: HOUR,

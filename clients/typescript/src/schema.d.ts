@@ -588,8 +588,8 @@ export interface paths {
         get: operations["McpController_openStream"];
         put?: never;
         /**
-         * MCP endpoint (Streamable HTTP, stateless, JSON responses)
-         * @description JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, get_chart_metrics, get_kpi_metrics, get_insight_metrics, show_funnel_dashboard (with its MCP App, the resource ui://funnel-crm/dashboard.html); each acts for the token's company only and answers structured content that matches its outputSchema, plus the same JSON as text. A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.
+         * MCP endpoint (Streamable HTTP, stateless; revisions 2026-07-28 and 2025-11-25)
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. A request carrying the 2026-07-28 `_meta` envelope is served by that revision (`server/discover`, `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers, cache hints); anything else by 2025-11-25 and older (`initialize`). Tools: list_workspaces, get_funnel, list_contacts, get_contact, create_contact, update_contact_value, delete_contact, get_chart_metrics, get_kpi_metrics, get_insight_metrics, get_step_funnel, search_contacts, upsert_contacts, update_contact, show_funnel_dashboard (with its MCP App, the resource ui://funnel-crm/dashboard.html); each acts for the token's company only, needs its scope (crm:read, crm:write or metrics:read) and answers structured content that matches its outputSchema, plus the same JSON as text. Prompts: weekly_funnel_review, stalled_leads. Resource: funnel-crm://metrics/glossary. A domain error (unknown funnel, invalid field, ...) is a tool result with `isError: true`, not an HTTP error.
          */
         post: operations["McpController_handle"];
         /** Not supported (there are no sessions to end) */
@@ -6085,7 +6085,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed or too deeply nested JSON (the REST error body), or a message that is not JSON-RPC (a JSON-RPC error) */
+            /** @description Malformed or too deeply nested JSON (the REST error body), a message that is not JSON-RPC, or a 2026-07-28 request whose headers disagree with its body (-32020) or whose version is not supported (-32022 with data.supported) (a JSON-RPC error) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6110,13 +6110,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A browser request from an origin that is not allowed (MCP_ALLOWED_ORIGINS) */
+            /** @description A browser request from an origin that is not allowed (MCP_ALLOWED_ORIGINS), or a tool call the token's scopes do not cover (`WWW-Authenticate: Bearer error="insufficient_scope", scope="<the tool's scopes>", resource_metadata="..."`) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A 2026-07-28 request for a removed or unknown method (JSON-RPC error -32601) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
                 };
             };
             /** @description `Accept` does not list both application/json and text/event-stream (a JSON-RPC error) */

@@ -11,6 +11,7 @@ export * from './entities';
 export * from './errors/auth.errors';
 export * from './guards/api-key.guard';
 export * from './guards/bearer-token.guard';
+export * from './oauth-scopes';
 export * from './oauth-settings';
 export * from './strategies/bearer-token.strategy';
 export * from './api-key.secret';

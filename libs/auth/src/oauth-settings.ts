@@ -1,3 +1,5 @@
+import type { Request } from 'express';
+import { publicBaseUrl } from '@app/core';
 import type { AppConfigService, EnvironmentVariables } from '@app/core';
 
 /** The identity provider as the service sees it: where tokens come from and what they must say. */
@@ -57,3 +59,17 @@ export function oauthSettingsFromConfig(config: AppConfigService): OAuthSettings
  */
 export const protectedResourceMetadataUrl = (baseUrl: string, resourcePath = ''): string =>
   `${baseUrl}/.well-known/oauth-protected-resource${resourcePath}`;
+
+/**
+ * The protected-resource metadata a bearer challenge (401 or 403) of this request points at: in
+ * issuer mode the document of the URL the client called (RFC 9728 §5.1, e.g. `/mcp`), in proxy
+ * mode the root document, as the spec of that mode gives it. Undefined without a base URL.
+ */
+export function bearerResourceMetadataUrl(request: Request, config: AppConfigService): string | undefined {
+  const baseUrl = publicBaseUrl(request, {
+    BASE_URL: config.get('BASE_URL', { infer: true }),
+    TRUST_PROXY: config.get('TRUST_PROXY', { infer: true }),
+  });
+  const issuer = config.get('OAUTH_MODE', { infer: true }) === 'issuer';
+  return baseUrl && protectedResourceMetadataUrl(baseUrl, issuer ? request.path : '');
+}

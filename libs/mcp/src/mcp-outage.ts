@@ -1,6 +1,4 @@
-import type { Response } from 'express';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '@app/core';
 
 /** Marks a tool result that failed because the database is unavailable (see toolResult). */
@@ -22,19 +20,19 @@ export function outageError(id: string | number | null): JSONRPCMessage {
   };
 }
 
+type Answer = { id?: string | number | null; result?: { _meta?: Record<string, unknown> } };
+
 /**
  * The SDK turns every error a tool throws into a tool result, but a database outage is not the
- * model's mistake to correct: the marked result leaves as a JSON-RPC error, and the HTTP answer
- * carries Retry-After as REST's 503 does.
+ * model's mistake to correct: a JSON-RPC answer (or batch) holding a marked result leaves as the
+ * outage error instead, which the controller sends as 503 with Retry-After, as REST does.
+ * Undefined when the answer holds no marked result.
  */
-export function answerOutagesAsErrors(transport: StreamableHTTPServerTransport, response: Response): void {
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    const result = (message as { result?: { _meta?: Record<string, unknown> } }).result;
-    if (result?._meta?.[OUTAGE_MARK] && 'id' in message) {
-      if (!response.headersSent) response.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
-      return send(outageError(message.id ?? null), options);
-    }
-    return send(message, options);
-  };
+export function outageInstead(answer: unknown): unknown {
+  const messages = (Array.isArray(answer) ? answer : [answer]) as Answer[];
+  if (!messages.some((message) => message?.result?._meta?.[OUTAGE_MARK])) return undefined;
+  const replaced = messages.map((message) =>
+    message?.result?._meta?.[OUTAGE_MARK] ? outageError(message.id ?? null) : message,
+  );
+  return Array.isArray(answer) ? replaced : replaced[0];
 }

@@ -1,19 +1,27 @@
-import type { OAuthSettings } from '@app/auth';
+import { MCP_SCOPES, OAuthSettings } from '@app/auth';
 
 /** The fixed name every registration answers with (one shared public client). */
 export const MCP_CLIENT_NAME = 'Funnel CRM MCP client';
 
+/** Proxy mode's scopes, as the published spec of that mode has them. */
 export const SCOPES_SUPPORTED = ['offline_access'];
+
+/**
+ * Issuer mode's resource scopes: the MCP scopes only. offline_access is the authorization server's
+ * business, advertised in its own metadata, never by the resource (SEP-2207).
+ */
+export const ISSUER_RESOURCE_SCOPES: string[] = [...MCP_SCOPES];
+export const ISSUER_SCOPES_SUPPORTED = [...MCP_SCOPES, 'offline_access'];
 
 /**
  * RFC 9728 protected-resource metadata: the service is its own authorization-server front door.
  * `resource` is the base URL (the root document) or the MCP endpoint's URL (`/.well-known/oauth-protected-resource/mcp`).
  */
-export function protectedResourceMetadata(baseUrl: string, resource = baseUrl) {
+export function protectedResourceMetadata(baseUrl: string, resource = baseUrl, scopes = SCOPES_SUPPORTED) {
   return {
     resource,
     authorization_servers: [baseUrl],
-    scopes_supported: SCOPES_SUPPORTED,
+    scopes_supported: scopes,
     bearer_methods_supported: ['header'],
   };
 }
@@ -53,7 +61,7 @@ export function issuerMetadata(baseUrl: string) {
     grant_types_supported: ['authorization_code', 'refresh_token'],
     token_endpoint_auth_methods_supported: ['none'],
     code_challenge_methods_supported: ['S256'],
-    scopes_supported: SCOPES_SUPPORTED,
+    scopes_supported: ISSUER_SCOPES_SUPPORTED,
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: true,
   };

@@ -4,7 +4,13 @@ import type { Request } from 'express';
 import { Public } from '@app/auth';
 import { AuthorizationServerMetadataDto, ProtectedResourceMetadataDto } from './dto/oauth-metadata.dto';
 import { OAuthConfigService } from './oauth-config.service';
-import { authorizationServerMetadata, issuerMetadata, protectedResourceMetadata } from './oauth-documents';
+import {
+  authorizationServerMetadata,
+  ISSUER_RESOURCE_SCOPES,
+  issuerMetadata,
+  protectedResourceMetadata,
+  SCOPES_SUPPORTED,
+} from './oauth-documents';
 import { AuthorizationServerDocs, McpProtectedResourceDocs, ProtectedResourceDocs } from './well-known.docs';
 
 @ApiTags('OAuth')
@@ -16,7 +22,7 @@ export class WellKnownController {
   @Public()
   @ProtectedResourceDocs()
   protectedResource(@Req() request: Request): ProtectedResourceMetadataDto {
-    return protectedResourceMetadata(this.oauth.baseUrl(request));
+    return protectedResourceMetadata(this.oauth.baseUrl(request), undefined, this.resourceScopes());
   }
 
   @Get('oauth-protected-resource/mcp')
@@ -24,7 +30,11 @@ export class WellKnownController {
   @McpProtectedResourceDocs()
   mcpProtectedResource(@Req() request: Request): ProtectedResourceMetadataDto {
     const baseUrl = this.oauth.baseUrl(request);
-    return protectedResourceMetadata(baseUrl, `${baseUrl}/mcp`);
+    return protectedResourceMetadata(baseUrl, `${baseUrl}/mcp`, this.resourceScopes());
+  }
+
+  private resourceScopes(): string[] {
+    return this.oauth.mode === 'issuer' ? ISSUER_RESOURCE_SCOPES : SCOPES_SUPPORTED;
   }
 
   @Get('oauth-authorization-server')

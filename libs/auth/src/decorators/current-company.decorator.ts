@@ -13,3 +13,11 @@ export const CurrentCompany = createParamDecorator((_: unknown, context: Executi
   if (!principal) throw new Error('CurrentCompany used on a route without authentication');
   return principal.companyId;
 });
+
+/** The verified access token of a `@BearerAuth()` route: its company, subject and scopes. */
+export const CurrentToken = createParamDecorator((_: unknown, context: ExecutionContext): TokenPrincipal => {
+  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  if (!principal || !('scopes' in principal))
+    throw new Error('CurrentToken used on a route without bearer authentication');
+  return principal;
+});

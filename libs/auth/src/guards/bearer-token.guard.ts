@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import passport from 'passport';
 import type { Strategy } from 'passport-jwt';
-import { AppConfigService, publicBaseUrl } from '@app/core';
+import type { AppConfigService } from '@app/core';
 import { CompaniesService } from '../companies.service';
 import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
 import {
@@ -11,10 +11,8 @@ import {
   IdentityProviderUnavailableError,
   OAuthNotConfiguredError,
 } from '../errors/auth.errors';
-import { oauthSettingsFromConfig, protectedResourceMetadataUrl } from '../oauth-settings';
-
-/** The scope MCP clients ask for (a refresh token with the access token). */
-const BEARER_SCOPE = 'offline_access';
+import { MCP_SCOPES, tokenScopesOf } from '../oauth-scopes';
+import { bearerResourceMetadataUrl, oauthSettingsFromConfig } from '../oauth-settings';
 import {
   bearerTokenFrom,
   createBearerTokenStrategy,
@@ -42,7 +40,11 @@ export class BearerTokenGuard implements CanActivate {
       createBearerTokenStrategy(settings, async (payload) => {
         const metadata = userMetadataOf(payload, settings.userMetadataClaim);
         if (!metadata || !(await this.companies.exists(metadata.companyId))) return false;
-        return { ...metadata, subject: typeof payload.sub === 'string' ? payload.sub : undefined };
+        return {
+          ...metadata,
+          subject: typeof payload.sub === 'string' ? payload.sub : undefined,
+          scopes: tokenScopesOf(payload),
+        };
       });
   }
 
@@ -66,16 +68,12 @@ export class BearerTokenGuard implements CanActivate {
   }
 
   private challenge(request: Request, tokenSent: boolean): string {
-    const baseUrl = publicBaseUrl(request, {
-      BASE_URL: this.config.get('BASE_URL', { infer: true }),
-      TRUST_PROXY: this.config.get('TRUST_PROXY', { infer: true }),
-    });
-    // issuer mode points strict clients at the document of the URL they called (RFC 9728 §5.1) and
-    // names the scope to ask for; proxy mode keeps the challenge the spec gives.
-    const issuer = this.config.get('OAUTH_MODE', { infer: true }) === 'issuer';
-    const metadataUrl = baseUrl && protectedResourceMetadataUrl(baseUrl, issuer ? request.path : '');
+    const metadataUrl = bearerResourceMetadataUrl(request, this.config);
     const params = metadataUrl ? [`resource_metadata="${metadataUrl}"`] : [];
-    if (issuer) params.push(`scope="${BEARER_SCOPE}"`);
+    // issuer mode names the scopes to ask for, never offline_access (a client decides on refresh
+    // tokens from the authorization server's metadata); proxy mode keeps the challenge the spec gives.
+    if (this.config.get('OAUTH_MODE', { infer: true }) === 'issuer')
+      params.push(`scope="${MCP_SCOPES.join(' ')}"`);
     if (tokenSent) params.push('error="invalid_token"', 'error_description="Invalid token"');
     return `Bearer ${params.join(', ')}`.trim();
   }

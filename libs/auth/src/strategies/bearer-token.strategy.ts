@@ -7,6 +7,8 @@ export interface TokenPrincipal {
   companyId: string;
   subscriptionId: string;
   subject?: string;
+  /** The token's scopes as it states them (`scope` or `scp`), filtered by no rule yet. */
+  scopes: string[];
 }
 
 export const bearerTokenFrom = ExtractJwt.fromAuthHeaderAsBearerToken();

@@ -23,6 +23,8 @@ export type NodeEnv = (typeof NODE_ENVS)[number];
  */
 export const OAUTH_MODES = ['proxy', 'issuer'] as const;
 export type OAuthMode = (typeof OAUTH_MODES)[number];
+export const UNSCOPED_TOKEN_POLICIES = ['full-access', 'refuse'] as const;
+export type UnscopedTokenPolicy = (typeof UNSCOPED_TOKEN_POLICIES)[number];
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -150,6 +152,10 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(OAUTH_MODES, { message: 'OAUTH_MODE must be proxy or issuer' })
   OAUTH_MODE!: OAuthMode;
+
+  /** What a bearer token carrying none of the MCP scopes may do (identity providers that issue none). */
+  @IsIn(UNSCOPED_TOKEN_POLICIES, { message: 'MCP_UNSCOPED_TOKENS must be full-access or refuse' })
+  MCP_UNSCOPED_TOKENS: UnscopedTokenPolicy = 'full-access';
 
   /** Origins allowed to call /mcp, comma-separated; unset = the base URL's (plus loopback outside production). */
   @Transform(emptyToUndefined)

@@ -30,8 +30,9 @@ import {
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
+import { funnelIdInput } from './funnel-id.input';
 
-const funnelId = z.string().describe('The funnel (campaign) id from list_workspaces');
+const funnelId = funnelIdInput;
 const contactId = z.string().describe('The contact id');
 // Text the tools store follows the REST rule (no NUL, no unpaired surrogate); lengths are the service's.
 const optionalText = (description: string) => storableString().optional().describe(description);

@@ -19,9 +19,10 @@ import { CHART, INSIGHT, KPI, STEP_FUNNEL } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
+import { funnelIdInput } from './funnel-id.input';
 
 const period = {
-  funnelId: z.string().describe('The funnel (campaign) id from list_workspaces'),
+  funnelId: funnelIdInput,
   from: z.string().describe('Start of the period, ISO 8601 (e.g. 2025-01-01 or 2025-01-01T00:00:00Z)'),
   to: z.string().describe('End of the period, ISO 8601, after from; a date alone means the end of that day'),
   timezone: z

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { DomainException, isDatabaseUnavailable } from '@app/core';
 import { OUTAGE_MARK } from '../mcp-outage';
 

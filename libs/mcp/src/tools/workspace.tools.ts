@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import type { FunnelDescriptionsService } from '@app/metrics';
 import type { WorkspacesService } from '@app/workspaces';
 import { FUNNEL, WORKSPACE_LIST } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
+import { funnelIdInput } from './funnel-id.input';
 
 export function registerWorkspaceTools(
   { server, companyId }: ToolContext,
@@ -34,7 +34,7 @@ export function registerWorkspaceTools(
         'values, the first is the default), pages in funnel order (slugs, the keys of page charts) and ' +
         'the questions seen in its answer events with their latest titles (questionId is the insightId ' +
         'of get_insight_metrics).',
-      inputSchema: { funnelId: z.string().describe('The funnel (campaign) id from list_workspaces') },
+      inputSchema: { funnelId: funnelIdInput },
       outputSchema: FUNNEL,
       annotations: READS,
     },

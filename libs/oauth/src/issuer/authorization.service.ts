@@ -42,6 +42,9 @@ function single(params: URLSearchParams, name: string): string | undefined {
   return values[0] || undefined;
 }
 
+const withOfflineAccess = (scope: string | undefined) =>
+  [...new Set([...(scope ?? '').split(' ').filter(Boolean), 'offline_access'])].join(' ');
+
 export const clientRedirect = (redirectUri: string, params: Record<string, string | null | undefined>) => {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value) url.searchParams.append(name, value);
@@ -80,7 +83,10 @@ export class AuthorizationService {
         throw new RedirectableError('invalid_target', 'resource must be this service or its /mcp endpoint');
 
       const state = randomSecret();
-      const scope = single(params, 'scope') ?? 'offline_access';
+      // The provider is always asked for offline_access: this service is its client, and every
+      // client of ours gets a refresh token, whether it asked for one or not (SEP-2207 leaves
+      // that to the authorization server).
+      const scope = withOfflineAccess(single(params, 'scope'));
       await this.store.savePending({
         stateHash: hashSecret(state),
         clientId,

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ClientRegistrationError } from '../client-registration-error.filter';
 import { requestedRedirectUris } from '../oauth-documents';
 import { OAuthProtocolError } from '../oauth-protocol-error';
-import { OAuthClientsService, redirectUriAllowed } from './oauth-clients.service';
+import {
+  APPLICATION_TYPES,
+  ApplicationType,
+  impliedApplicationType,
+  OAuthClientsService,
+  redirectUriAllowed,
+  redirectUriFits,
+} from './oauth-clients.service';
 
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
@@ -23,7 +30,12 @@ export class IssuerRegistrationService {
         'invalid_redirect_uri',
         `${refused.slice(0, 200)} is not an allowed redirect URI (https, http on loopback, or an app scheme; no fragment)`,
       );
-    const requested = body as { client_name?: unknown; token_endpoint_auth_method?: unknown };
+    const requested = body as {
+      client_name?: unknown;
+      token_endpoint_auth_method?: unknown;
+      application_type?: unknown;
+    };
+    const applicationType = declaredApplicationType(requested.application_type, redirectUris);
     if (requested.token_endpoint_auth_method !== undefined && requested.token_endpoint_auth_method !== 'none')
       throw new OAuthProtocolError(
         'invalid_client_metadata',
@@ -36,9 +48,31 @@ export class IssuerRegistrationService {
       client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
       client_name: client.clientName ?? clientName ?? 'MCP client',
       redirect_uris: client.redirectUris,
+      ...(applicationType ? { application_type: applicationType } : {}),
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     };
   }
+}
+
+/**
+ * The client's application_type (SEP-837): a client that names one gets exactly that type's
+ * redirects, else invalid_redirect_uri; one that names none (clients from before SEP-837) keeps
+ * the general rule, and is answered the type its redirect URIs imply, if they agree on one.
+ */
+function declaredApplicationType(value: unknown, redirectUris: string[]): ApplicationType | undefined {
+  if (value === undefined) return impliedApplicationType(redirectUris);
+  if (!APPLICATION_TYPES.includes(value as ApplicationType))
+    throw new OAuthProtocolError('invalid_client_metadata', 'application_type must be native or web');
+  const type = value as ApplicationType;
+  const misfit = redirectUris.find((uri) => !redirectUriFits(uri, type));
+  if (misfit !== undefined)
+    throw new OAuthProtocolError(
+      'invalid_redirect_uri',
+      type === 'web'
+        ? `${misfit.slice(0, 200)} is not an https redirect URI off loopback, as a web application needs`
+        : `${misfit.slice(0, 200)} is not a loopback or app-scheme redirect URI, as a native application needs`,
+    );
+  return type;
 }

@@ -32,6 +32,26 @@ export function redirectUriAllowed(value: string): boolean {
   return true;
 }
 
+export const APPLICATION_TYPES = ['native', 'web'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+
+/**
+ * Whether a redirect URI fits a client's `application_type` (OpenID Connect Dynamic Client
+ * Registration §2, as SEP-837 asks): a `native` app comes back on loopback http or its own scheme,
+ * a `web` app on https off loopback. Either way the URI must also pass redirectUriAllowed.
+ */
+export function redirectUriFits(value: string, type: ApplicationType): boolean {
+  const url = new URL(value);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (type === 'web') return url.protocol === 'https:' && !loopback;
+  return isLoopbackHttpUrl(url) || !['http:', 'https:'].includes(url.protocol);
+}
+
+/** The type a set of redirect URIs implies when a client names none: undefined when they mix. */
+export function impliedApplicationType(redirectUris: string[]): ApplicationType | undefined {
+  return APPLICATION_TYPES.find((type) => redirectUris.every((uri) => redirectUriFits(uri, type)));
+}
+
 export interface ClientRegistrationInput {
   redirectUris: string[];
   clientName?: string;
