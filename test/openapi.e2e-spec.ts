@@ -156,7 +156,11 @@ describe('OpenAPI document', () => {
       operations(generated).filter((o) => o.path.startsWith('/v1/funnels/{funnelId}/contacts'));
 
     it('document a summary, every path parameter and the 400 and 404 answers', () => {
-      expect(contactOps().map((o) => `${o.method} ${o.path}`).sort()).toEqual(
+      expect(
+        contactOps()
+          .map((o) => `${o.method} ${o.path}`)
+          .sort(),
+      ).toEqual(
         [
           'get /v1/funnels/{funnelId}/contacts',
           'post /v1/funnels/{funnelId}/contacts',
