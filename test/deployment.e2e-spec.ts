@@ -31,7 +31,10 @@ interface ComposeService {
   image?: string;
   build?: string;
   command?: string[];
+  entrypoint?: string[];
   environment?: Record<string, string>;
+  profiles?: string[];
+  volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: unknown;
   ports?: string[];
@@ -54,14 +57,20 @@ describe('Deployment files', () => {
     expect(() => interpolate(read('docker-compose.yml'), {})).toThrow(/POSTGRES_PASSWORD is required/);
   });
 
+  /** The services `docker compose up` starts with the given profiles active. */
+  const servicesWith = (...profiles: string[]) =>
+    Object.keys(compose.services)
+      .filter((name) => (compose.services[name].profiles ?? []).every((p) => profiles.includes(p)))
+      .sort();
+  /** The repository file a service mounts at `target`. */
+  const mounted = (service: string, target: string) => {
+    const volume = compose.services[service].volumes?.find((v) => v.split(':')[1] === target);
+    expect([service, target, volume]).toEqual([service, target, expect.stringMatching(/^\.\//)]);
+    return read(volume!.split(':')[0]);
+  };
+
   it('runs postgres behind pgbouncer, redis, a one-shot migration and the api', () => {
-    expect(Object.keys(compose.services).sort()).toEqual([
-      'api',
-      'migrate',
-      'pgbouncer',
-      'postgres',
-      'redis',
-    ]);
+    expect(servicesWith()).toEqual(['api', 'migrate', 'pgbouncer', 'postgres', 'redis']);
     expect(compose.services.pgbouncer.environment).toMatchObject({
       DB_HOST: 'postgres',
       POOL_MODE: 'transaction',
@@ -89,6 +98,68 @@ describe('Deployment files', () => {
     });
     expect(compose.services.migrate.environment).toEqual(compose.services.api.environment);
     expect(env.METRICS_PORT).toBe(9464);
+  });
+
+  it('runs a streaming replica under the profile "replica", read through its own pgbouncer', () => {
+    expect(servicesWith('replica')).toEqual(
+      [...servicesWith(), 'pgbouncer-replica', 'postgres-replica'].sort(),
+    );
+    const { postgres, pgbouncer } = compose.services;
+    const replica = compose.services['postgres-replica'];
+    const replicaPooler = compose.services['pgbouncer-replica'];
+    expect(replica.image).toBe(postgres.image);
+    expect(replica.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(replica.healthcheck).toBeDefined();
+    // The same pooler, in the same mode, in front of the standby.
+    expect(replicaPooler.image).toBe(pgbouncer.image);
+    expect(replicaPooler.environment).toEqual({ ...pgbouncer.environment, DB_HOST: 'postgres-replica' });
+    expect(replicaPooler.depends_on).toEqual({ 'postgres-replica': { condition: 'service_healthy' } });
+    // The primary's first start creates the replication role and lets it replicate; the standby's
+    // first start copies the primary as that role and leaves standby.signal (--write-recovery-conf).
+    const primarySetup = mounted('postgres', '/docker-entrypoint-initdb.d/replication.sh');
+    expect(primarySetup).toMatch(/CREATE ROLE replicator WITH LOGIN REPLICATION PASSWORD/);
+    expect(primarySetup).toMatch(/host replication replicator all scram-sha-256/);
+    const entrypoint = replica.entrypoint?.[1] ?? '';
+    const standbySetup = mounted('postgres-replica', entrypoint);
+    expect(standbySetup).toMatch(
+      /pg_basebackup --host=postgres --port=5432 --username=replicator\s*\\\s*--pgdata="\$PGDATA" --wal-method=stream --write-recovery-conf/,
+    );
+    expect(standbySetup).toMatch(/^exec docker-entrypoint\.sh postgres$/m);
+    expect(replica.volumes?.[0]).toMatch(/^postgres-replica-data:\/var\/lib\/postgresql\/data$/);
+    expect(replica.environment?.PGPASSWORD).toBe(postgres.environment?.REPLICATION_PASSWORD);
+  });
+
+  it('reads from the primary unless DATABASE_READ_URL names the replica, as documented', () => {
+    expect(validateEnv(compose.services.api.environment ?? {})).toMatchObject({
+      DATABASE_READ_URL: undefined,
+      DATABASE_READ_MAX_LAG_MS: 1000,
+    });
+    // The settings docs/DEPLOYING.md gives for the profile "replica".
+    const deploying = read('docs/DEPLOYING.md');
+    const documented = Object.fromEntries(
+      ['COMPOSE_PROFILES', 'REPLICATION_PASSWORD', 'DATABASE_READ_URL', 'DATABASE_READ_MAX_LAG_MS'].map(
+        (name) => [name, new RegExp(`^${name}=(\\S+)$`, 'm').exec(deploying)?.[1]],
+      ),
+    );
+    expect(documented.COMPOSE_PROFILES).toBe('replica');
+    const values = {
+      ...required,
+      ...documented,
+      DATABASE_READ_URL: documented.DATABASE_READ_URL!.replace('${POSTGRES_PASSWORD}', 'secret'),
+    } as Record<string, string>;
+    const withReplica = parse(interpolate(read('docker-compose.yml'), values)) as typeof compose;
+    const env = validateEnv(withReplica.services.api.environment ?? {});
+    expect(env).toMatchObject({
+      DATABASE_READ_URL: 'postgres://funnel_crm:secret@pgbouncer-replica:6432/funnel_crm',
+      DATABASE_READ_MAX_LAG_MS: Number(documented.DATABASE_READ_MAX_LAG_MS),
+    });
+    // The host it names is the replica's pooler, listening on that port.
+    const url = new URL(env.DATABASE_READ_URL!);
+    expect(withReplica.services[url.hostname].profiles).toEqual(['replica']);
+    expect(withReplica.services[url.hostname].environment?.LISTEN_PORT).toBe(url.port);
+    expect(withReplica.services['postgres-replica'].environment?.PGPASSWORD).toBe(
+      values.REPLICATION_PASSWORD,
+    );
   });
 
   it('derives BASE_URL from the published PORT unless BASE_URL is set', () => {

@@ -235,6 +235,55 @@ describe('Kubernetes manifests behind PgBouncer', () => {
   });
 });
 
+describe('Kubernetes manifests with a read replica', () => {
+  const objects = render('overlays/production-read-replica');
+  const pod = one(objects, 'Deployment').spec.template.spec;
+  const api = pod.containers.find((c: K8sObject) => c.name === 'api');
+  const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'funnel-crm')!
+    .data as Record<string, string>;
+  const readUrlOf = (container: K8sObject) =>
+    (container.env ?? []).find((e: K8sObject) => e.name === 'DATABASE_READ_URL');
+
+  it('reads the replica URL from the Secret and the staleness bound from the ConfigMap', () => {
+    // The Secret the service takes DATABASE_URL from, by key: a Secret without it keeps the pod from starting.
+    const secret = api.envFrom.find((from: K8sObject) => from.secretRef).secretRef.name;
+    expect(readUrlOf(api)).toEqual({
+      name: 'DATABASE_READ_URL',
+      valueFrom: { secretKeyRef: { name: secret, key: 'DATABASE_READ_URL' } },
+    });
+    // Only the server reads; the migrations stay on the primary.
+    expect(readUrlOf(pod.initContainers.find((c: K8sObject) => c.name === 'migrate'))).toBeUndefined();
+    expect(config.DATABASE_READ_URL).toBeUndefined();
+    const env = validateEnv({
+      ...config,
+      DATABASE_URL: 'postgres://funnel_crm:pw@127.0.0.1:6432/funnel_crm',
+      DATABASE_DIRECT_URL: 'postgres://funnel_crm:pw@postgres:5432/funnel_crm',
+      DATABASE_READ_URL: 'postgres://funnel_crm:pw@postgres-ro:5432/funnel_crm',
+      OAUTH_CLIENT_ID: 'client',
+    });
+    expect(env).toMatchObject({ DATABASE_POOL_MODE: 'transaction', DATABASE_READ_MAX_LAG_MS: 1000 });
+    expect(config.DATABASE_READ_MAX_LAG_MS).toBe('1000');
+  });
+
+  it('keeps the pooler sidecar of the overlay it builds on, and the other overlays read from the primary', () => {
+    expect(pod.initContainers.map((c: K8sObject) => c.name)).toEqual(['pgbouncer', 'migrate']);
+    for (const overlay of overlays.filter((o) => o !== 'overlays/production-read-replica')) {
+      const others = render(overlay);
+      expect([overlay, readUrlOf(one(others, 'Deployment').spec.template.spec.containers[0])]).toEqual([
+        overlay,
+        undefined,
+      ]);
+    }
+  });
+
+  it('is the overlay and the Secret key docs/DEPLOYING.md gives', () => {
+    const deploying = readFileSync(join(root, 'docs', 'DEPLOYING.md'), 'utf8');
+    expect(deploying).toContain('kubectl apply -k deploy/k8s/overlays/production-read-replica');
+    expect(deploying).toMatch(/"stringData":\{"DATABASE_READ_URL":"postgres:\/\/[^"]+"\}/);
+    expect(deploying).toContain("`DATABASE_READ_MAX_LAG_MS: '1000'`");
+  });
+});
+
 describe('Kubernetes probes against the running service', () => {
   let t: TestApp;
   beforeAll(async () => {
