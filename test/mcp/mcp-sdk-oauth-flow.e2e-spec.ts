@@ -177,11 +177,14 @@ describe.each(['proxy', 'issuer'] as const)(
         'get_contact',
         'create_contact',
         'update_contact_value',
+        'update_contact',
+        'upsert_contacts',
         'delete_contact',
         'search_contacts',
         'get_chart_metrics',
         'get_kpi_metrics',
         'get_insight_metrics',
+        'get_step_funnel',
         'show_funnel_dashboard',
       ]);
       for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(20);

@@ -135,9 +135,14 @@ describe('MCP with the official v2 SDK client, issuer mode and the development i
           'get_funnel',
           'get_insight_metrics',
           'get_kpi_metrics',
+          'get_step_funnel',
           'list_contacts',
           'list_workspaces',
+          'search_contacts',
+          'show_funnel_dashboard',
+          'update_contact',
           'update_contact_value',
+          'upsert_contacts',
         ].sort(),
       );
       const call = async (name: string, args: Record<string, unknown> = {}) => {
@@ -171,6 +176,37 @@ describe('MCP with the official v2 SDK client, issuer mode and the development i
       ).toMatchObject({
         data: [expect.objectContaining({ id: contactId, firstName: 'Ada' })],
       });
+      expect(
+        await structured('update_contact', { funnelId, contactId, lastName: 'Lovelace', website: null }),
+      ).toMatchObject({ id: contactId, firstName: 'Ada', lastName: 'Lovelace' });
+      expect(
+        await structured('search_contacts', {
+          funnelId,
+          filterGroups: [{ filters: [{ field: 'lastName', operator: 'eq', value: 'Lovelace' }] }],
+        }),
+      ).toMatchObject({ data: [expect.objectContaining({ id: contactId })], meta: { total: 1 } });
+      const upserted = await structured('upsert_contacts', {
+        funnelId,
+        upsertBy: 'email',
+        contacts: [
+          { email: `v2-${revision}@example.com`, firstName: 'Augusta' },
+          { email: `v2-batch-${revision}@example.com` },
+        ],
+      });
+      expect(upserted).toEqual({
+        data: [
+          expect.objectContaining({
+            index: 0,
+            status: 200,
+            data: expect.objectContaining({ id: contactId }),
+          }),
+          expect.objectContaining({ index: 1, status: 201 }),
+        ],
+      });
+      const batchId = ((upserted.data as { data: { id: string } }[])[1].data as { id: string }).id;
+      expect(await structured('delete_contact', { funnelId, contactId: batchId })).toMatchObject({
+        deleted: true,
+      });
       expect(await structured('delete_contact', { funnelId, contactId })).toEqual({
         id: contactId,
         deleted: true,
@@ -181,6 +217,18 @@ describe('MCP with the official v2 SDK client, issuer mode and the development i
       expect(
         await structured('get_kpi_metrics', { funnelId, ...PERIOD, subtype: 'kpi_new_contacts' }),
       ).toMatchObject({ type: 'kpiNewContacts', value: expect.any(Number) });
+      expect(
+        await structured('get_step_funnel', { funnelId, ...PERIOD, steps: ['page:start', 'conversion'] }),
+      ).toEqual({
+        data: [
+          expect.objectContaining({ step: 'page:start' }),
+          expect.objectContaining({ step: 'conversion' }),
+        ],
+      });
+      expect(await structured('show_funnel_dashboard', { funnelId, ...PERIOD })).toMatchObject({
+        funnel: { id: funnelId },
+        kpis: expect.objectContaining({ kpi_total_sessions: expect.any(Object) }),
+      });
       // No answer events in this funnel: the question is unknown, a tool error the model can read.
       const insight = await call('get_insight_metrics', { funnelId, ...PERIOD, insightId: 'question_1' });
       expect(insight).toMatchObject({
