@@ -25,6 +25,8 @@ export const CITUS_PLAN: Record<string, Placement> = {
   idempotency_keys: byCompany,
 
   contacts: byFunnel,
+  contact_property_definitions: byFunnel,
+  contact_unique_values: byFunnel,
   contact_messages: byFunnel,
   contact_field_values: byFunnel,
   erased_contacts: byFunnel,
