@@ -29,8 +29,9 @@ describe('HTTP error responses', () => {
 
   it.each([
     ['PATCH', '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts'],
+    // PATCH on a contact updates it; POST is the method that contact path does not take.
     [
-      'PATCH',
+      'POST',
       '/v1/funnels/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e/contacts/6d1c0f5e-2a7b-4c84-9d0e-1f2a3b4c5d6e',
     ],
   ])('answers 405 with Allow in the error shape for %s on the known path %s', async (method, route) => {
