@@ -11,6 +11,7 @@ import {
 import { decodeJwt } from 'jose';
 import { followAuthorization } from '../support/oauth-browser';
 import { OAuthStack, startOAuthStack } from '../support/oauth-issuer';
+import { MCP_TOOL_NAMES } from '../support/mcp-tool-names';
 
 jest.setTimeout(120_000);
 
@@ -126,25 +127,7 @@ describe('MCP with the official v2 SDK client, issuer mode and the development i
       );
 
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(
-        [
-          'create_contact',
-          'delete_contact',
-          'get_chart_metrics',
-          'get_contact',
-          'get_funnel',
-          'get_insight_metrics',
-          'get_kpi_metrics',
-          'get_step_funnel',
-          'list_contacts',
-          'list_workspaces',
-          'search_contacts',
-          'show_funnel_dashboard',
-          'update_contact',
-          'update_contact_value',
-          'upsert_contacts',
-        ].sort(),
-      );
+      expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOL_NAMES);
       const call = async (name: string, args: Record<string, unknown> = {}) => {
         const result = await client.callTool({ name, arguments: args });
         return result as { isError?: boolean; structuredContent?: Record<string, unknown> };

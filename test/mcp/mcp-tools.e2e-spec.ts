@@ -4,6 +4,7 @@ import type { TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { connectMcpClient, startMcpApp } from '../support/mcp-stack';
 import type { TestTokenIssuer } from '../support/token-issuer';
+import { MCP_TOOL_NAMES } from '../support/mcp-tool-names';
 
 // Booting real apps on a loaded machine can take longer than jest's default 5 s.
 jest.setTimeout(60_000);
@@ -89,25 +90,7 @@ describe('MCP tools', () => {
   });
 
   it('lists every tool, each with a description, an input schema and an output schema', async () => {
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      [
-        'create_contact',
-        'delete_contact',
-        'get_chart_metrics',
-        'get_contact',
-        'get_funnel',
-        'get_insight_metrics',
-        'get_kpi_metrics',
-        'get_step_funnel',
-        'list_contacts',
-        'list_workspaces',
-        'show_funnel_dashboard',
-        'search_contacts',
-        'update_contact_value',
-        'update_contact',
-        'upsert_contacts',
-      ].sort(),
-    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOL_NAMES);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
