@@ -44,34 +44,15 @@ export const CITUS_PLAN: Record<string, Placement> = {
 };
 
 /**
- * What the schema lacks today for the plan: the constraints the migration to Citus reshapes
- * (docs/SCALING.md, "What changes in the migrations"). The catalog test fails when a gap
- * appears that is not listed here, and when a listed gap is gone (so the list stays true).
+ * What the schema lacks for the plan: none since the CitusDistributionKeys migration. The catalog
+ * test fails when a gap appears that is not listed here, and when a listed gap is gone (so the
+ * list stays true); a gap that has to stay is listed with why.
  */
-export const CITUS_GAPS: string[] = [
-  'automation_runs: foreign key (automation_id) lacks funnel_id',
-  'automation_runs: primary key (id) lacks funnel_id',
-  'automations: foreign key (subscription_id) lacks funnel_id',
-  'automations: primary key (id) lacks funnel_id',
-  'contact_field_values: has no funnel_id column',
-  'contact_messages: foreign key (contact_id) lacks funnel_id',
-  'contact_messages: primary key (id) lacks funnel_id',
-  'contacts: primary key (id) lacks funnel_id',
-  'erased_contact_messages: primary key (id) lacks funnel_id',
-  'erased_contacts: primary key (id) lacks funnel_id',
-  'webhook_subscriptions: primary key (id) lacks funnel_id',
-];
+export const CITUS_GAPS: string[] = [];
 /**
  * Statements that reach a distributed table without naming its distribution column (the first
  * 100 characters, spaces collapsed, and what they miss), as `test/citus-queries.e2e-spec.ts`
- * captures them from the API's traffic. On Citus each would go to every shard; the migration to
- * Citus adds the column to each (docs/SCALING.md). A statement missing here fails the test.
+ * captures them from the API's traffic. On Citus each would go to every shard. None today; a
+ * statement missing here fails the test.
  */
-export const CITUS_QUERY_GAPS: string[] = [
-  'DELETE FROM "automation_runs" WHERE "contact_id" = $1 → automation_runs without funnel_id',
-  'DELETE FROM "contacts" WHERE "id" = $1 → contacts without funnel_id',
-  'DELETE FROM idempotency_keys WHERE ctid IN ( SELECT ctid FROM idempotency_keys WHERE created_at < no → idempotency_keys without company_id',
-  'UPDATE "automation_runs" SET "status" = $1, "completed_at" = now(), "locked_by" = $2, "updated_at" = → automation_runs without funnel_id',
-  'WITH written AS ( UPDATE contacts c SET city = $6, meta = meta || $5::jsonb WHERE c.id = $1 RETURNIN → contacts without funnel_id, contact_field_values without funnel_id',
-  'WITH written AS ( UPDATE contacts c SET status = $6, meta = meta || $5::jsonb WHERE c.id = $1 RETURN → contacts without funnel_id, contact_field_values without funnel_id',
-];
+export const CITUS_QUERY_GAPS: string[] = [];

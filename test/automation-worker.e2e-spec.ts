@@ -92,7 +92,7 @@ describe(AutomationWorker.name, () => {
     const { id: automationId } = await webhook('a-very-secret-signing-key');
     const [contact] = await createContacts(1);
     // The payload is frozen at trigger time: a later edit does not change what is delivered.
-    await dataSource.getRepository(Contact).update(contact.id, { firstName: 'Renamed later' });
+    await dataSource.getRepository(Contact).update({ id: contact.id }, { firstName: 'Renamed later' });
     a.app.get(AutomationWorker).start();
     const [request] = await receiver.waitFor(1);
 

@@ -74,8 +74,8 @@ export class AutomationsRepository {
     await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
   }
 
-  async deleteRunsOfContact(manager: EntityManager, contactId: string): Promise<void> {
-    await manager.delete(AutomationRun, { contactId });
+  async deleteRunsOfContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {
+    await manager.delete(AutomationRun, { funnelId, contactId });
   }
 
   /** An SQL condition that holds when the funnel `funnelIdSql` has no enabled automation. */

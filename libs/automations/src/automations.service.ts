@@ -160,8 +160,8 @@ export class AutomationsService extends AutomationTrigger {
     await this.automations.insertRuns(manager, runsFor(matches, messages));
   }
 
-  async forgetContact(manager: EntityManager, contactId: string): Promise<void> {
-    await this.automations.deleteRunsOfContact(manager, contactId);
+  async forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {
+    await this.automations.deleteRunsOfContact(manager, funnelId, contactId);
   }
 
   override noRunsCondition(funnelIdSql: string): string {

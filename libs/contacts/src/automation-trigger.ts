@@ -25,7 +25,7 @@ export abstract class AutomationTrigger {
    * Removes the runs of a contact being erased (their payloads hold its personal data), inside the
    * caller's transaction; a `contact.deleted` change recorded afterwards carries ids only.
    */
-  abstract forgetContact(manager: EntityManager, contactId: string): Promise<void>;
+  abstract forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void>;
 
   /**
    * An SQL condition on the funnel id `funnelIdSql` that holds when no change of that funnel can

@@ -32,11 +32,11 @@ export async function eraseContact(
   ]);
   await manager.query(
     `INSERT INTO erased_contact_messages (funnel_id, sent_at)
-     SELECT funnel_id, created_at FROM contact_messages WHERE contact_id = $1`,
-    [contact.id],
+     SELECT funnel_id, created_at FROM contact_messages WHERE funnel_id = $1 AND contact_id = $2`,
+    [contact.funnelId, contact.id],
   );
   await forgetResponsesAbout(manager, contact.companyId, contact.id);
-  await automations.forgetContact(manager, contact.id);
+  await automations.forgetContact(manager, contact.funnelId, contact.id);
   await links.forgetContact(manager, contact.funnelId, contact.id);
-  await manager.delete(Contact, { id: contact.id });
+  await manager.delete(Contact, { funnelId: contact.funnelId, id: contact.id });
 }

@@ -152,6 +152,7 @@ export async function applyValueChange(
     record.createdAt,
     JSON.stringify({ ps_user_edited_at: record.createdAt.toISOString() }),
     field.kind === 'standard' ? newValue : JSON.stringify({ [field.name]: newValue }),
+    contact.funnelId,
   ];
   let guard = '';
   if (!target.locked) {
@@ -160,10 +161,11 @@ export async function applyValueChange(
   }
   const rows: { id: string }[] = await manager.query(
     `WITH written AS (
-       UPDATE contacts c SET ${set}, meta = meta || $5::jsonb WHERE c.id = $1${guard} RETURNING c.id),
+       UPDATE contacts c SET ${set}, meta = meta || $5::jsonb
+       WHERE c.id = $1 AND c.funnel_id = $7${guard} RETURNING c.id),
      record AS (
-       INSERT INTO contact_field_values (contact_id, field_name, value, created_at)
-       SELECT id, $2, $3, $4 FROM written RETURNING id)
+       INSERT INTO contact_field_values (funnel_id, contact_id, field_name, value, created_at)
+       SELECT $7, id, $2, $3, $4 FROM written RETURNING id)
      SELECT id FROM record`,
     values,
   );

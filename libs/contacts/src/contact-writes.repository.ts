@@ -175,8 +175,8 @@ export class ContactWritesRepository {
          FROM r WHERE c.id = r.id AND c.funnel_id = $2
          RETURNING ${this.row()}
        ), recorded AS (
-         INSERT INTO contact_field_values (contact_id, field_name, value, created_at)
-         SELECT r.id, h.name, h.value, $4 FROM r
+         INSERT INTO contact_field_values (funnel_id, contact_id, field_name, value, created_at)
+         SELECT $2, r.id, h.name, h.value, $4 FROM r
          CROSS JOIN LATERAL jsonb_to_recordset(r.history) AS h(name text, value text)
          WHERE r.id IN (SELECT id FROM written)
        )

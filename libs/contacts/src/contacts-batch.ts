@@ -131,7 +131,7 @@ export class ContactBatchWriter {
     const definitions = await this.properties.definitionsHeld(manager, funnelId);
     const upsertKey = upsertKeyOf(envelope.upsertBy, definitions);
     if (idempotencyKey !== undefined) {
-      await pruneExpiredKeys(manager);
+      await pruneExpiredKeys(manager, companyId);
       const requestFingerprint = fingerprint(`POST /v1/funnels/${funnelId}/contacts/batch`, envelope);
       const previous = await claimIdempotencyKey(manager, companyId, idempotencyKey, requestFingerprint);
       if (previous) return { ...(previous as Omit<BatchResult, 'replayed'>), replayed: true };

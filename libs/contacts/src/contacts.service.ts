@@ -152,7 +152,7 @@ export class ContactsService {
     return this.dataSource.transaction(async (manager) => {
       const requestFingerprint = fingerprint(`POST /v1/funnels/${funnelId}/contacts`, input);
       if (key !== undefined) {
-        await pruneExpiredKeys(manager);
+        await pruneExpiredKeys(manager, companyId);
         const previous = await claimIdempotencyKey(manager, companyId, key, requestFingerprint);
         if (previous) return { contact: (previous.body as { data: ContactView }).data, replayed: true };
       }

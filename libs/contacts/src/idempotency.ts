@@ -88,13 +88,22 @@ export async function rememberResponse(
   );
 }
 
-/** Forgets expired keys a batch at a time (called now and then by the writers). */
-export async function pruneExpiredKeys(manager: EntityManager, batch = 100): Promise<void> {
+/**
+ * Forgets the company's expired keys a batch at a time (called by its writers), on one shard of a
+ * sharded deployment. An idle company's expired keys wait for its next write; they answer nothing
+ * meanwhile (claimIdempotencyKey drops an expired key before claiming it).
+ */
+export async function pruneExpiredKeys(
+  manager: EntityManager,
+  companyId: string,
+  batch = 100,
+): Promise<void> {
   await manager.query(
-    `DELETE FROM idempotency_keys WHERE ctid IN (
-       SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)
-       LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    [IDEMPOTENCY_KEY_TTL_HOURS, batch],
+    `DELETE FROM idempotency_keys WHERE company_id = $1 AND key IN (
+       SELECT key FROM idempotency_keys
+       WHERE company_id = $1 AND created_at < now() - make_interval(hours => $2)
+       LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+    [companyId, IDEMPOTENCY_KEY_TTL_HOURS, batch],
   );
 }
 

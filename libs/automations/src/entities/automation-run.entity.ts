@@ -5,6 +5,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Relation,
   UpdateDateColumn,
@@ -46,10 +47,13 @@ export class AutomationRun {
   automationId: string;
 
   @ManyToOne(() => Automation, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'automation_id' })
+  @JoinColumn([
+    { name: 'funnel_id', referencedColumnName: 'funnelId' },
+    { name: 'automation_id', referencedColumnName: 'id' },
+  ])
   automation?: Relation<Automation>;
 
-  @Column({ type: 'uuid' })
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   // No foreign key: a contact.deleted run outlives its contact. Erasing a contact removes its

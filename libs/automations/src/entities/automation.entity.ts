@@ -34,7 +34,7 @@ export class Automation {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
 
-  @Column({ type: 'uuid' })
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })
@@ -58,7 +58,10 @@ export class Automation {
   subscriptionId: string | null;
 
   @ManyToOne(() => WebhookSubscription, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'subscription_id' })
+  @JoinColumn([
+    { name: 'funnel_id', referencedColumnName: 'funnelId' },
+    { name: 'subscription_id', referencedColumnName: 'id' },
+  ])
   subscription?: Relation<WebhookSubscription>;
 
   @Column({ type: 'boolean', default: true })

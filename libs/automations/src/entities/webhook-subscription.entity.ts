@@ -23,7 +23,7 @@ export class WebhookSubscription {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
 
-  @Column({ type: 'uuid' })
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })

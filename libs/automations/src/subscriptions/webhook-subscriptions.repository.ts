@@ -56,7 +56,10 @@ export class WebhookSubscriptionsRepository {
   }
 
   /** Deletes a subscription whatever its tenant: its receiver unsubscribed (410 Gone). */
-  async deleteById(id: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  async deleteById(funnelId: string, id: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM webhook_subscriptions WHERE funnel_id = $1 AND id = $2', [
+      funnelId,
+      id,
+    ]);
   }
 }

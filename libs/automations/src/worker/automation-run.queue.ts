@@ -51,13 +51,14 @@ const CLAIM = `
   SET status = 'running', attempts = run.attempts + 1, locked_by = $1,
       next_attempt_at = now() + $2::int * interval '1 millisecond', updated_at = now()
   FROM (
-    SELECT id FROM automation_runs
+    SELECT id, funnel_id FROM automation_runs
     WHERE status IN ('pending', 'running') AND next_attempt_at <= now()
     ORDER BY next_attempt_at
     LIMIT $3
     FOR UPDATE SKIP LOCKED
   ) AS due, automations AS automation
-  WHERE run.id = due.id AND automation.id = run.automation_id
+  WHERE run.id = due.id AND run.funnel_id = due.funnel_id
+    AND automation.id = run.automation_id AND automation.funnel_id = run.funnel_id
   RETURNING run.id, run.automation_id, run.funnel_id, run.contact_id, run.attempts, run.payload,
     automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
     automation.message_channel, automation.message_subject, automation.message_template,
@@ -139,12 +140,16 @@ export class AutomationRunQueue {
       .createQueryBuilder()
       .update(AutomationRun)
       .set({ ...values, lockedBy: null })
-      .where('id = :id AND locked_by = :lockedBy AND attempts = :attempts AND status = :running', {
-        id: run.id,
-        lockedBy: run.lockedBy,
-        attempts: run.attempts,
-        running: 'running',
-      })
+      .where(
+        'funnel_id = :funnelId AND id = :id AND locked_by = :lockedBy AND attempts = :attempts AND status = :running',
+        {
+          funnelId: run.funnelId,
+          id: run.id,
+          lockedBy: run.lockedBy,
+          attempts: run.attempts,
+          running: 'running',
+        },
+      )
       .execute();
     return result.affected === 1;
   }

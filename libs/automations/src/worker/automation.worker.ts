@@ -153,7 +153,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
       } catch (error) {
         // REST hooks: 410 Gone is the receiver unsubscribing (its automations and runs go with it).
         if (error instanceof DeliveryError && error.status === 410 && run.automation.subscriptionId) {
-          await this.subscriptions.deleteById(run.automation.subscriptionId);
+          await this.subscriptions.deleteById(run.funnelId, run.automation.subscriptionId);
           this.logger.log(
             `webhook subscription ${run.automation.subscriptionId} removed: its target answered 410`,
           );

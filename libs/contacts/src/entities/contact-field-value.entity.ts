@@ -5,6 +5,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Relation,
 } from 'typeorm';
@@ -18,11 +19,18 @@ export class ContactFieldValue {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  /** The contact's funnel: the distribution column of a sharded deployment (docs/SCALING.md). */
+  @PrimaryColumn({ type: 'uuid' })
+  funnelId: string;
+
   @Column({ type: 'uuid' })
   contactId: string;
 
   @ManyToOne(() => Contact, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'contact_id' })
+  @JoinColumn([
+    { name: 'funnel_id', referencedColumnName: 'funnelId' },
+    { name: 'contact_id', referencedColumnName: 'id' },
+  ])
   contact?: Relation<Contact>;
 
   @Column({ type: 'varchar', length: MAX_CUSTOM_PROPERTY_NAME_LENGTH })

@@ -5,6 +5,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Relation,
 } from 'typeorm';
@@ -26,10 +27,13 @@ export class ContactMessage {
   contactId: string;
 
   @ManyToOne(() => Contact, (contact) => contact.messages, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'contact_id' })
+  @JoinColumn([
+    { name: 'funnel_id', referencedColumnName: 'funnelId' },
+    { name: 'contact_id', referencedColumnName: 'id' },
+  ])
   contact?: Relation<Contact>;
 
-  @Column({ type: 'uuid' })
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   /** Internal name of the message (e.g. the automation that sent it). */

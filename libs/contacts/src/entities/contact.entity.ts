@@ -6,6 +6,7 @@ import {
   JoinColumn,
   ManyToOne,
   OneToMany,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
   Relation,
@@ -69,7 +70,8 @@ export class Contact {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ type: 'uuid' })
+  // In the primary key as the distribution column of a sharded deployment (docs/SCALING.md).
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })

@@ -5,6 +5,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Relation,
 } from 'typeorm';
@@ -21,7 +22,7 @@ export class ErasedContact {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ type: 'uuid' })
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })
@@ -42,7 +43,7 @@ export class ErasedContactMessage {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ type: 'uuid' })
+  @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
   @ManyToOne(() => Funnel, { onDelete: 'CASCADE' })

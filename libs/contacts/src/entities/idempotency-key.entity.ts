@@ -17,7 +17,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  * and a retry with the same key and request gets `responseBody` back instead of a second contact.
  */
 @Entity('idempotency_keys')
-@Index('idx_idempotency_keys_created', ['createdAt'])
+// The sweep of a company's expired keys (pruneExpiredKeys).
+@Index('idx_idempotency_keys_company_created', ['companyId', 'createdAt'])
 export class IdempotencyKey {
   @PrimaryColumn({ type: 'uuid' })
   companyId: string;
