@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { NewContactFields } from './contact-input';
 import type { FieldChange } from './contact-patch';
 import { STANDARD_FIELDS, type StandardField } from './contact-rules';
@@ -29,6 +31,8 @@ export type UpsertKey = { kind: 'email' } | { kind: 'phone' } | { kind: 'propert
 @Injectable()
 export class ContactWritesRepository {
   private columnNames?: Map<string, string>;
+  /** Prepared statement names by statement text. */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -40,6 +44,25 @@ export class ContactWritesRepository {
     return (this.columnNames ??= new Map(
       this.dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c.databaseName]),
     ));
+  }
+
+  /**
+   * Runs a statement of the caller's transaction as a named (prepared) statement: PostgreSQL parses
+   * and plans it once per connection, not once per batch. Errors are TypeORM's, as manager.query
+   * throws them (uniquePropertyViolated and the outage check read them).
+   */
+  private async prepared<T>(manager: EntityManager, text: string, values: unknown[]): Promise<T[]> {
+    let name = this.statementNames.get(text);
+    if (!name) {
+      name = `contacts_write_${createHash('sha1').update(text).digest('base64url')}`;
+      this.statementNames.set(text, name);
+    }
+    const client = (await manager.queryRunner!.connect()) as PoolClient;
+    try {
+      return (await client.query({ name, text, values })).rows as T[];
+    } catch (error) {
+      throw new QueryFailedError(text, values, error as Error);
+    }
   }
 
   /** Contact `c` as the presenter reads it, with its messages and version. */
@@ -65,7 +88,8 @@ export class ContactWritesRepository {
     funnelId: string,
     batch: { scope?: string; keys: string[]; noRuns: (funnelIdSql: string) => string },
   ): Promise<{ noRuns: boolean }> {
-    const rows: { noRuns: boolean }[] = await manager.query(
+    const rows = await this.prepared<{ noRuns: boolean }>(
+      manager,
       `SELECT pg_advisory_xact_lock_shared(contact_properties_lock_key($1))::text AS definitions,
               (SELECT string_agg(pg_advisory_xact_lock(h)::text, '') FROM (
                  SELECT DISTINCT hashtextextended($2 || v, 0) AS h FROM unnest($3::text[]) AS v ORDER BY h) k) AS keys,
@@ -99,7 +123,8 @@ export class ContactWritesRepository {
         ? `u.funnel_id = $1 AND u.property_name = $3
            AND u.value_key IN (SELECT sha256(convert_to(v, 'UTF8')) FROM unnest($2::text[]) AS v)`
         : `c.funnel_id = $1 AND ${expression} = ANY($2::text[])`;
-    return manager.query(
+    return this.prepared(
+      manager,
       `SELECT ${expression} AS key, ${this.row()} FROM ${from} WHERE ${where}
        ORDER BY c.created_at, c.id FOR UPDATE OF c`,
       params,
@@ -117,7 +142,8 @@ export class ContactWritesRepository {
     const fields = ['status', ...STANDARD_FIELDS.filter((f) => f !== 'status')];
     const columns = fields.map((f) => this.columns.get(f)!);
     const records = contacts.map((c) => ({ id: c.id, properties: c.properties, ...c.fields }));
-    const rows: ContactRow[] = await manager.query(
+    const rows = await this.prepared<ContactRow>(
+      manager,
       `INSERT INTO contacts AS c (id, funnel_id, company_id, converted_at, meta, utm_params, properties, ${columns.join(', ')})
        SELECT r.id, $2, $3, $4, $5::jsonb, '{}', r.properties, ${fields.map((f) => `r."${f}"`).join(', ')}
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, properties jsonb, ${fields.map((f) => `"${f}" text`).join(', ')})
@@ -166,7 +192,8 @@ export class ContactWritesRepository {
       const column = this.columns.get(f)!;
       return `${column} = CASE WHEN r.fields ? '${f}' THEN r.fields ->> '${f}' ELSE c.${column} END`;
     });
-    const rows: ContactRow[] = await manager.query(
+    const rows = await this.prepared<ContactRow>(
+      manager,
       `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, fields jsonb, set jsonb, removed text[], history jsonb)
        ), written AS (
