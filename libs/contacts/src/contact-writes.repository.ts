@@ -15,9 +15,9 @@ export interface NewContactRow {
   properties: Record<string, PropertyValue>;
 }
 
-/** The change of one locked contact: its changed fields as changesOf found them. */
+/** The change of one locked contact (as read under its lock): its changed fields as changesOf found them. */
 export interface ContactUpdate {
-  id: string;
+  contact: Contact;
   changes: FieldChange[];
 }
 
@@ -162,7 +162,9 @@ export class ContactWritesRepository {
   /**
    * Writes the changes of locked contacts in one statement: the changed columns, properties
    * merged (null removes), meta.ps_user_edited_at, and one field-value record per changed field.
-   * Answers the written contacts with their messages.
+   * Answers the written contacts with their messages. The statement returns only what the
+   * database makes of the change (merged JSON, updated_at, version, messages): the other columns
+   * are the locked row's, or the changed text as written.
    */
   async updateMany(
     manager: EntityManager,
@@ -173,7 +175,7 @@ export class ContactWritesRepository {
     const written = updates.filter((u) => u.changes.length);
     if (!written.length) return [];
     const standard = new Set<string>(STANDARD_FIELDS);
-    const records = written.map(({ id, changes }) => {
+    const records = written.map(({ contact: { id }, changes }) => {
       const fields: Record<string, string | null> = {};
       const set: Record<string, PropertyValue> = {};
       const removed: string[] = [];
@@ -192,7 +194,12 @@ export class ContactWritesRepository {
       const column = this.columns.get(f)!;
       return `${column} = CASE WHEN r.fields ? '${f}' THEN r.fields ->> '${f}' ELSE c.${column} END`;
     });
-    const rows = await this.prepared<ContactRow>(
+    const returned = (['id', 'properties', 'meta', 'updatedAt'] as const)
+      .map((p) => `c.${this.columns.get(p)!} AS "${p}"`)
+      .join(', ');
+    const rows = await this.prepared<
+      Pick<ContactRow, 'id' | 'properties' | 'meta' | 'updatedAt' | 'messages' | 'version'>
+    >(
       manager,
       `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, fields jsonb, set jsonb, removed text[], history jsonb)
@@ -200,7 +207,7 @@ export class ContactWritesRepository {
          UPDATE contacts c SET ${assignments.join(', ')},
            properties = (c.properties || r.set) - r.removed, meta = c.meta || $3::jsonb
          FROM r WHERE c.id = r.id AND c.funnel_id = $2
-         RETURNING ${this.row()}
+         RETURNING ${returned}, ${ContactsRepository.MESSAGES} AS messages, c.xmin::text AS version
        ), recorded AS (
          INSERT INTO contact_field_values (contact_id, field_name, value, created_at)
          SELECT r.id, h.name, h.value, $4 FROM r
@@ -210,6 +217,7 @@ export class ContactWritesRepository {
        SELECT * FROM written`,
       [JSON.stringify(records), funnelId, JSON.stringify({ ps_user_edited_at: now.toISOString() }), now],
     );
-    return rows;
+    const before = new Map(written.map((u, i) => [u.contact.id, { ...u.contact, ...records[i].fields }]));
+    return rows.map((row) => ({ ...before.get(row.id)!, ...row }) as ContactRow);
   }
 }

@@ -149,7 +149,7 @@ export class ContactBatchWriter {
     const updated = await this.writes.updateMany(
       manager,
       funnelId,
-      live.flatMap((g) => (g.existing && g.changes ? [{ id: g.existing.id, changes: g.changes }] : [])),
+      live.flatMap((g) => (g.existing && g.changes ? [{ contact: g.existing, changes: g.changes }] : [])),
       now,
     );
     // Last: the insert locks the funnel's kept count until the commit.
