@@ -82,16 +82,42 @@ export function validateCreateInput(
   }
   for (const field of ADDRESS_FIELDS) take(field, parts[field], `address.${field}`);
 
-  if (!fields.email && !fields.phone && !problems.some((p) => /^(email|phone) /.test(p))) {
-    problems.unshift('email or phone is required');
-  }
-  fields.status = fields.status ?? statuses[0];
-  const statusProblem = checkStandardValue('status', fields.status, statuses);
-  if (statusProblem) problems.push(statusProblem);
+  completeNewContact(fields, statuses, problems);
 
   const skip = body.skipAutomationTrigger;
   if (!isAbsent(skip) && typeof skip !== 'boolean') problems.push('skipAutomationTrigger must be a boolean');
 
   if (problems.length) throw new ValidationError(problems[0], problems);
   return { fields, skipAutomationTrigger: skip === true };
+}
+
+/**
+ * The rules of a new contact beyond each field's own check: reachable (an email or a phone), and
+ * in one of the funnel's statuses, the first when none is given. Adds its problems to `problems`.
+ */
+function completeNewContact(fields: NewContactFields, statuses: readonly string[], problems: string[]): void {
+  if (!fields.email && !fields.phone && !problems.some((p) => /^(email|phone) /.test(p))) {
+    problems.unshift('email or phone is required');
+  }
+  fields.status = fields.status ?? statuses[0];
+  const statusProblem = checkStandardValue('status', fields.status, statuses);
+  if (statusProblem) problems.push(statusProblem);
+}
+
+/**
+ * A new contact from fields each already checked by its own rule (a batch item's, checked as a
+ * change): the rules of completeNewContact, as validateCreateInput applies them.
+ */
+export function newContactFields(
+  checked: Partial<Record<StandardField, string | null>>,
+  statuses: readonly string[],
+): NewContactFields {
+  const fields = {} as NewContactFields;
+  for (const field of [...TOP_LEVEL, ...ADDRESS_FIELDS]) {
+    (fields as Record<StandardField, string | null>)[field] = checked[field] || null;
+  }
+  const problems: string[] = [];
+  completeNewContact(fields, statuses, problems);
+  if (problems.length) throw new ValidationError(problems[0], problems);
+  return fields;
 }

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { NewContactFields } from './contact-input';
 import type { FieldChange } from './contact-patch';
 import { STANDARD_FIELDS, type StandardField } from './contact-rules';
@@ -13,9 +15,9 @@ export interface NewContactRow {
   properties: Record<string, PropertyValue>;
 }
 
-/** The change of one locked contact: its changed fields as changesOf found them. */
+/** The change of one locked contact (as read under its lock): its changed fields as changesOf found them. */
 export interface ContactUpdate {
-  id: string;
+  contact: Contact;
   changes: FieldChange[];
 }
 
@@ -29,6 +31,8 @@ export type UpsertKey = { kind: 'email' } | { kind: 'phone' } | { kind: 'propert
 @Injectable()
 export class ContactWritesRepository {
   private columnNames?: Map<string, string>;
+  /** Prepared statement names by statement text. */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -40,6 +44,25 @@ export class ContactWritesRepository {
     return (this.columnNames ??= new Map(
       this.dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c.databaseName]),
     ));
+  }
+
+  /**
+   * Runs a statement of the caller's transaction as a named (prepared) statement: PostgreSQL parses
+   * and plans it once per connection, not once per batch. Errors are TypeORM's, as manager.query
+   * throws them (uniquePropertyViolated and the outage check read them).
+   */
+  private async prepared<T>(manager: EntityManager, text: string, values: unknown[]): Promise<T[]> {
+    let name = this.statementNames.get(text);
+    if (!name) {
+      name = `contacts_write_${createHash('sha1').update(text).digest('base64url')}`;
+      this.statementNames.set(text, name);
+    }
+    const client = (await manager.queryRunner!.connect()) as PoolClient;
+    try {
+      return (await client.query({ name, text, values })).rows as T[];
+    } catch (error) {
+      throw new QueryFailedError(text, values, error as Error);
+    }
   }
 
   /** Contact `c` as the presenter reads it, with its messages and version. */
@@ -65,7 +88,8 @@ export class ContactWritesRepository {
     funnelId: string,
     batch: { scope?: string; keys: string[]; noRuns: (funnelIdSql: string) => string },
   ): Promise<{ noRuns: boolean }> {
-    const rows: { noRuns: boolean }[] = await manager.query(
+    const rows = await this.prepared<{ noRuns: boolean }>(
+      manager,
       `SELECT pg_advisory_xact_lock_shared(contact_properties_lock_key($1))::text AS definitions,
               (SELECT string_agg(pg_advisory_xact_lock(h)::text, '') FROM (
                  SELECT DISTINCT hashtextextended($2 || v, 0) AS h FROM unnest($3::text[]) AS v ORDER BY h) k) AS keys,
@@ -99,7 +123,8 @@ export class ContactWritesRepository {
         ? `u.funnel_id = $1 AND u.property_name = $3
            AND u.value_key IN (SELECT sha256(convert_to(v, 'UTF8')) FROM unnest($2::text[]) AS v)`
         : `c.funnel_id = $1 AND ${expression} = ANY($2::text[])`;
-    return manager.query(
+    return this.prepared(
+      manager,
       `SELECT ${expression} AS key, ${this.row()} FROM ${from} WHERE ${where}
        ORDER BY c.created_at, c.id FOR UPDATE OF c`,
       params,
@@ -117,7 +142,8 @@ export class ContactWritesRepository {
     const fields = ['status', ...STANDARD_FIELDS.filter((f) => f !== 'status')];
     const columns = fields.map((f) => this.columns.get(f)!);
     const records = contacts.map((c) => ({ id: c.id, properties: c.properties, ...c.fields }));
-    const rows: ContactRow[] = await manager.query(
+    const rows = await this.prepared<ContactRow>(
+      manager,
       `INSERT INTO contacts AS c (id, funnel_id, company_id, converted_at, meta, utm_params, properties, ${columns.join(', ')})
        SELECT r.id, $2, $3, $4, $5::jsonb, '{}', r.properties, ${fields.map((f) => `r."${f}"`).join(', ')}
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, properties jsonb, ${fields.map((f) => `"${f}" text`).join(', ')})
@@ -136,7 +162,9 @@ export class ContactWritesRepository {
   /**
    * Writes the changes of locked contacts in one statement: the changed columns, properties
    * merged (null removes), meta.ps_user_edited_at, and one field-value record per changed field.
-   * Answers the written contacts with their messages.
+   * Answers the written contacts with their messages. The statement returns only what the
+   * database makes of the change (merged JSON, updated_at, version, messages): the other columns
+   * are the locked row's, or the changed text as written.
    */
   async updateMany(
     manager: EntityManager,
@@ -147,7 +175,7 @@ export class ContactWritesRepository {
     const written = updates.filter((u) => u.changes.length);
     if (!written.length) return [];
     const standard = new Set<string>(STANDARD_FIELDS);
-    const records = written.map(({ id, changes }) => {
+    const records = written.map(({ contact: { id }, changes }) => {
       const fields: Record<string, string | null> = {};
       const set: Record<string, PropertyValue> = {};
       const removed: string[] = [];
@@ -166,14 +194,20 @@ export class ContactWritesRepository {
       const column = this.columns.get(f)!;
       return `${column} = CASE WHEN r.fields ? '${f}' THEN r.fields ->> '${f}' ELSE c.${column} END`;
     });
-    const rows: ContactRow[] = await manager.query(
+    const returned = (['id', 'properties', 'meta', 'updatedAt'] as const)
+      .map((p) => `c.${this.columns.get(p)!} AS "${p}"`)
+      .join(', ');
+    const rows = await this.prepared<
+      Pick<ContactRow, 'id' | 'properties' | 'meta' | 'updatedAt' | 'messages' | 'version'>
+    >(
+      manager,
       `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, fields jsonb, set jsonb, removed text[], history jsonb)
        ), written AS (
          UPDATE contacts c SET ${assignments.join(', ')},
            properties = (c.properties || r.set) - r.removed, meta = c.meta || $3::jsonb
          FROM r WHERE c.id = r.id AND c.funnel_id = $2
-         RETURNING ${this.row()}
+         RETURNING ${returned}, ${ContactsRepository.MESSAGES} AS messages, c.xmin::text AS version
        ), recorded AS (
          INSERT INTO contact_field_values (funnel_id, contact_id, field_name, value, created_at)
          SELECT $2, r.id, h.name, h.value, $4 FROM r
@@ -183,6 +217,7 @@ export class ContactWritesRepository {
        SELECT * FROM written`,
       [JSON.stringify(records), funnelId, JSON.stringify({ ps_user_edited_at: now.toISOString() }), now],
     );
-    return rows;
+    const before = new Map(written.map((u, i) => [u.contact.id, { ...u.contact, ...records[i].fields }]));
+    return rows.map((row) => ({ ...before.get(row.id)!, ...row }) as ContactRow);
   }
 }

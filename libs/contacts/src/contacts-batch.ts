@@ -5,7 +5,7 @@ import { ConflictError, DomainException, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { AutomationTrigger, ContactChange } from './automation-trigger';
 import { assertIds } from './contact-ids';
-import { validateCreateInput } from './contact-input';
+import { newContactFields, validateCreateInput } from './contact-input';
 import { changesOf, ContactPatch, FieldChange, mergePatches, validatePatchInput } from './contact-patch';
 import { ContactPropertiesService } from './contact-properties.service';
 import {
@@ -14,7 +14,7 @@ import {
   uniquePropertyViolated,
 } from './contact-properties.repository';
 import { ContactWritesRepository, NewContactRow, UpsertKey } from './contact-writes.repository';
-import { ADDRESS_FIELDS, ContactView, presentContact } from './contact.presenter';
+import { ContactView, presentContact } from './contact.presenter';
 import type { ContactRow } from './contacts.repository';
 import type { PropertyValue } from './entities/contact.entity';
 import {
@@ -77,7 +77,8 @@ const ATTEMPTS = 3;
 /**
  * Creates and upserts contacts a batch at a time with set-based SQL (one statement per kind of
  * write), while every item passes the checks of the single doors: validateCreateInput for a new
- * contact, validatePatchInput and changesOf for a change, the property definitions for values.
+ * contact (newContactFields when its fields were checked as a change), validatePatchInput and
+ * changesOf for a change, the property definitions for values.
  */
 @Injectable()
 export class ContactBatchWriter {
@@ -149,7 +150,7 @@ export class ContactBatchWriter {
     const updated = await this.writes.updateMany(
       manager,
       funnelId,
-      live.flatMap((g) => (g.existing && g.changes ? [{ id: g.existing.id, changes: g.changes }] : [])),
+      live.flatMap((g) => (g.existing && g.changes ? [{ contact: g.existing, changes: g.changes }] : [])),
       now,
     );
     // Last: the insert locks the funnel's kept count until the commit.
@@ -350,9 +351,10 @@ function decide(group: Group, statuses: readonly string[]): void {
     return;
   }
   const properties = withoutRemovals(patch.properties);
-  const created = attempt(() => validateCreateInput(createBody(patch.fields), statuses));
-  if (created instanceof ItemRefusal) group.refusal = created;
-  else group.create = { id: randomUUID(), fields: created.fields, properties };
+  // The items' fields passed their own checks (validatePatchInput): what is left is the create's.
+  const fields = attempt(() => newContactFields(patch.fields, statuses));
+  if (fields instanceof ItemRefusal) group.refusal = fields;
+  else group.create = { id: randomUUID(), fields, properties };
 }
 
 function automationChanges(
@@ -414,17 +416,6 @@ function presentMembers(item: unknown): unknown {
     body.address = present(Object.entries(body.address));
   }
   return body;
-}
-
-/** The fields of a patch as the body of a single create. */
-function createBody(fields: ContactPatch['fields']): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  const address: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    if ((ADDRESS_FIELDS as readonly string[]).includes(name)) address[name] = value;
-    else body[name] = value;
-  }
-  return { ...body, address };
 }
 
 function withoutRemovals(properties: Record<string, PropertyValue | null>): Record<string, PropertyValue> {

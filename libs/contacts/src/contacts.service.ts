@@ -266,7 +266,7 @@ export class ContactsService {
         if (!contact) throw new NotFoundError('Contact not found');
         const changes = changesOf(contact, patch);
         const now = new Date();
-        const [row] = await this.writes.updateMany(manager, funnelId, [{ id: contactId, changes }], now);
+        const [row] = await this.writes.updateMany(manager, funnelId, [{ contact, changes }], now);
         if (row && !patch.skipAutomationTrigger && !contact.noRuns) {
           await this.automations.record(
             manager,
