@@ -36,6 +36,7 @@ export { RollupReader } from './rollups/rollup-reader';
 export { backfillEventDimensions } from './rollups/event-backfill';
 export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
 export type { RunSql } from './rollups/session-backfill';
+export { backfillStepMarks } from './steps/step-marks-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';
 export { FixedOffsetZone } from './time/time-zone';
