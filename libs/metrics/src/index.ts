@@ -23,6 +23,7 @@ export type { AbTestFilter, MetricWindow } from './query/metric-query';
 export { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions } from './events/event-store';
 export type { Sql } from './events/event-store';
 export { saveMessages } from './events/message-store';
+export { writeStepMarks } from './steps/step-marks';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
 export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';

@@ -47,7 +47,8 @@ export const FILTER_COLUMNS = START_ATTRIBUTE_NAMES.filter(
  * Brings the step summaries of a batch's sessions in step, in the funnel's turn after its sessions
  * were written: numbers the step keys not seen before, merges the new marks into each session's,
  * and copies the start and filter attributes from metric_sessions for those sessions and for the
- * ones whose start changed. One statement; each session found by its key.
+ * ones whose start changed. One statement; sessions and keys are found by `= ANY` of the
+ * batch's, one index probe each whatever the generic plan of the prepared statement.
  */
 export async function writeStepMarks(
   sql: Sql,
@@ -73,16 +74,18 @@ export async function writeStepMarks(
        SELECT r.s, r.k, r.t FROM json_to_recordset($2::json) AS r(s text, k text, t bigint)
      ), named AS (
        SELECT n.key, n.id FROM metric_step_keys n
-       WHERE n.funnel_id = $1 AND n.key IN (SELECT DISTINCT r.k FROM raw r)
+       WHERE n.funnel_id = $1 AND n.key = ANY(ARRAY(SELECT DISTINCT r.k FROM raw r))
+     ), keys AS (
+       SELECT u.k, n.id FROM (SELECT DISTINCT r.k FROM raw r) AS u LEFT JOIN named n ON n.key = u.k
      ), added AS (
        INSERT INTO metric_step_keys (funnel_id, key, id)
-       SELECT $1, u.k,
-              (SELECT coalesce(max(x.id), 0) FROM metric_step_keys x WHERE x.funnel_id = $1)
-                + row_number() OVER (ORDER BY u.k)
-       FROM (SELECT DISTINCT r.k FROM raw r WHERE r.k NOT IN (SELECT named.key FROM named)) AS u
+       SELECT $1, k.k,
+              coalesce((SELECT x.id FROM metric_step_keys x WHERE x.funnel_id = $1 ORDER BY x.id DESC LIMIT 1), 0)
+                + row_number() OVER (ORDER BY k.k)
+       FROM keys k WHERE k.id IS NULL
        RETURNING key, id
      ), ids AS (
-       SELECT key, id FROM named UNION ALL SELECT key, id FROM added
+       SELECT k.k AS key, k.id FROM keys k WHERE k.id IS NOT NULL UNION ALL SELECT key, id FROM added
      ), marked AS (
        SELECT r.s, array_agg(DISTINCT i.id * ${MARK_KEY_SQL} + r.t ORDER BY i.id * ${MARK_KEY_SQL} + r.t) AS marks
        FROM raw r JOIN ids i ON i.key = r.k
@@ -90,15 +93,14 @@ export async function writeStepMarks(
      ), touched AS (
        SELECT coalesce(a.s, b.s) AS s, coalesce(a.marks, '{}') AS marks
        FROM marked a FULL JOIN unnest($3::text[]) AS b(s) ON b.s = a.s
+     ), starts AS (
+       SELECT m.session_id, (extract(epoch FROM m.started_at) * 1000)::bigint - ${MARK_EPOCH_MS} AS started_ms,
+              ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}
+       FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = ANY(ARRAY(SELECT t.s FROM touched t))
      )
      INSERT INTO metric_session_steps AS st (funnel_id, session_id, started_ms, ${FILTER_COLUMNS.join(', ')}, marks)
      SELECT $1, t.s, m.started_ms, ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}, t.marks
-     FROM touched t
-     LEFT JOIN LATERAL (
-       SELECT (extract(epoch FROM m.started_at) * 1000)::bigint - ${MARK_EPOCH_MS} AS started_ms,
-              ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}
-       FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = t.s
-     ) m ON true
+     FROM touched t LEFT JOIN starts m ON m.session_id = t.s
      ON CONFLICT (funnel_id, session_id) DO UPDATE SET
        started_ms = EXCLUDED.started_ms,
        ${FILTER_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')},
