@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { parseSteps, stepFunnelSql } from '@app/metrics';
 import { rawStepFunnel, rawStepFunnelSql } from '../../test/support/raw-step-funnel';
 import { fmt } from './bench-env';
 

@@ -31,41 +31,50 @@ export class StepFunnelReader {
     withinMs: number,
     filter: SessionFilter,
   ): Promise<StepCounts[]> {
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    // Each step's key as its marks' base (id × 2^42), once per statement; null for a key never seen.
-    const bases = steps.map(
-      (step) =>
-        `(SELECT k.id * ${MARK_KEY_SQL} FROM metric_step_keys k WHERE k.funnel_id = ${funnel} AND k.key = ${params.bind(step.name)})`,
-    );
-    const kept = (i: number) => `CASE WHEN x${i} <= d THEN x${i} END AS t${i}`;
-    const earlier = (i: number) => Array.from({ length: i }, (_, j) => `, t${j}`).join('');
-    // The innermost level reads the rows; each next one finds a step, the one after keeps it when in time.
-    let from = `(SELECT s.marks, s.started_ms AS b, s.started_ms + ${params.bind(withinMs, 'bigint')} AS d
-       FROM metric_session_steps s
-       WHERE s.funnel_id = ${funnel} AND s.started_ms >= ${params.bind(window.from - MARK_EPOCH_MS, 'bigint')}
-         AND s.started_ms < ${params.bind(window.to + 1 - MARK_EPOCH_MS, 'bigint')}${sessionFilterSql(filter, params, 's')}
-       OFFSET 0) AS l`;
-    steps.forEach((_, i) => {
-      const before = i === 0 ? 'b' : `t${i - 1}`;
-      const found = `marks[width_bucket(${bases[i]} + ${before} - 1, marks) + 1] - ${bases[i]} AS x${i}`;
-      from = `(SELECT marks, d${earlier(i)}, ${found} FROM ${from} OFFSET 0) AS f${i}`;
-      from = `(SELECT marks, d${earlier(i)}, ${kept(i)} FROM ${from} OFFSET 0) AS k${i}`;
-    });
-    const figures = steps.map(
-      (_, i) =>
-        `count(t${i}) AS v${i}` +
-        (i === 0
-          ? ''
-          : `, percentile_cont(0.5) WITHIN GROUP (ORDER BY (t${i} - t${i - 1})::float8 / 1000) AS m${i}`),
-    );
-    const [row]: Record<string, string | number | null>[] = await this.dataSource.query(
-      `SELECT ${figures.join(', ')} FROM ${from}`,
-      params.values,
-    );
+    const { text, values } = stepFunnelSql(funnelId, window, steps, withinMs, filter);
+    const [row]: Record<string, string | number | null>[] = await this.dataSource.query(text, values);
     return steps.map((_, i) => ({
       sessions: Number(row[`v${i}`]),
       medianSeconds: i === 0 || row[`m${i}`] === null ? null : Number(row[`m${i}`]),
     }));
   }
+}
+
+/** The statement of a step funnel (exported for the benchmark, which shows its plan). */
+export function stepFunnelSql(
+  funnelId: string,
+  window: MetricWindow,
+  steps: FunnelStep[],
+  withinMs: number,
+  filter: SessionFilter,
+): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const funnel = params.bind(funnelId);
+  // Each step's key as its marks' base (id × 2^42), once per statement; null for a key never seen.
+  const bases = steps.map(
+    (step) =>
+      `(SELECT k.id * ${MARK_KEY_SQL} FROM metric_step_keys k WHERE k.funnel_id = ${funnel} AND k.key = ${params.bind(step.name)})`,
+  );
+  const kept = (i: number) => `CASE WHEN x${i} <= d THEN x${i} END AS t${i}`;
+  const earlier = (i: number) => Array.from({ length: i }, (_, j) => `, t${j}`).join('');
+  // The innermost level reads the rows; each next one finds a step, the one after keeps it when in time.
+  let from = `(SELECT s.marks, s.started_ms AS b, s.started_ms + ${params.bind(withinMs, 'bigint')} AS d
+       FROM metric_session_steps s
+       WHERE s.funnel_id = ${funnel} AND s.started_ms >= ${params.bind(window.from - MARK_EPOCH_MS, 'bigint')}
+         AND s.started_ms < ${params.bind(window.to + 1 - MARK_EPOCH_MS, 'bigint')}${sessionFilterSql(filter, params, 's')}
+       OFFSET 0) AS l`;
+  steps.forEach((_, i) => {
+    const before = i === 0 ? 'b' : `t${i - 1}`;
+    const found = `marks[width_bucket(${bases[i]} + ${before} - 1, marks) + 1] - ${bases[i]} AS x${i}`;
+    from = `(SELECT marks, d${earlier(i)}, ${found} FROM ${from} OFFSET 0) AS f${i}`;
+    from = `(SELECT marks, d${earlier(i)}, ${kept(i)} FROM ${from} OFFSET 0) AS k${i}`;
+  });
+  const figures = steps.map(
+    (_, i) =>
+      `count(t${i}) AS v${i}` +
+      (i === 0
+        ? ''
+        : `, percentile_cont(0.5) WITHIN GROUP (ORDER BY (t${i} - t${i - 1})::float8 / 1000) AS m${i}`),
+  );
+  return { text: `SELECT ${figures.join(', ')} FROM ${from}`, values: params.values };
 }
