@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { parseSteps, stepFunnelSql } from '@app/metrics';
+import { FixedOffsetZone, parseSteps, stepFunnelSql } from '@app/metrics';
 import { rawStepFunnel, rawStepFunnelSql } from '../../test/support/raw-step-funnel';
 import { fmt } from './bench-env';
 
@@ -42,10 +42,24 @@ export async function compareStepFunnelWithEvents(
     if (!same) console.log(`       from events: ${JSON.stringify(expected)}`);
   }
   const large = funnels[funnels.length - 1];
-  const { text, values } = rawStepFunnelSql(large.funnelId, from, to, steps, withinMs);
-  const plan: { 'QUERY PLAN': string }[] = await dataSource.query(
-    `EXPLAIN (ANALYZE, BUFFERS) ${text}`,
-    values,
+  const explain = async (label: string, { text, values }: { text: string; values: unknown[] }) => {
+    const plan: { 'QUERY PLAN': string }[] = await dataSource.query(
+      `EXPLAIN (ANALYZE, BUFFERS) ${text}`,
+      values,
+    );
+    console.log(
+      `  plan ${label} on ${large.label}:\n${plan.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`,
+    );
+  };
+  await explain('from events (before)', rawStepFunnelSql(large.funnelId, from, to, steps, withinMs));
+  await explain(
+    'from the step summaries',
+    stepFunnelSql(
+      large.funnelId,
+      { ...window, zone: new FixedOffsetZone(0) },
+      parseSteps(steps.join(','), []),
+      withinMs,
+      {},
+    ),
   );
-  console.log(`  plan on ${large.label}:\n${plan.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
 }

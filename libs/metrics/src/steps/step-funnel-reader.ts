@@ -18,7 +18,8 @@ export interface StepCounts {
  * step i is reached at the first mark of its key at or after step i-1 (the start for the first),
  * found by a binary search of the session's sorted marks, and counts when it is at most `withinMs`
  * after the start. Each step is its own level of the query (OFFSET 0 keeps the planner from
- * inlining it into the next, which would search again), then one pass counts and takes medians.
+ * inlining it into the next, which would search once per later step), then one pass counts and
+ * takes medians.
  */
 @Injectable()
 export class StepFunnelReader {
@@ -55,9 +56,9 @@ export function stepFunnelSql(
     (step) =>
       `(SELECT k.id * ${MARK_KEY_SQL} FROM metric_step_keys k WHERE k.funnel_id = ${funnel} AND k.key = ${params.bind(step.name)})`,
   );
-  const kept = (i: number) => `CASE WHEN x${i} <= d THEN x${i} END AS t${i}`;
   const earlier = (i: number) => Array.from({ length: i }, (_, j) => `, t${j}`).join('');
-  // The innermost level reads the rows; each next one finds a step, the one after keeps it when in time.
+  // The innermost level reads the rows; each next one finds a step and keeps it when in time:
+  // nullif(least(x, d + 1), d + 1) is x when x <= d, else null (least ignores a null x).
   let from = `(SELECT s.marks, s.started_ms AS b, s.started_ms + ${params.bind(withinMs, 'bigint')} AS d
        FROM metric_session_steps s
        WHERE s.funnel_id = ${funnel} AND s.started_ms >= ${params.bind(window.from - MARK_EPOCH_MS, 'bigint')}
@@ -65,9 +66,8 @@ export function stepFunnelSql(
        OFFSET 0) AS l`;
   steps.forEach((_, i) => {
     const before = i === 0 ? 'b' : `t${i - 1}`;
-    const found = `marks[width_bucket(${bases[i]} + ${before} - 1, marks) + 1] - ${bases[i]} AS x${i}`;
-    from = `(SELECT marks, d${earlier(i)}, ${found} FROM ${from} OFFSET 0) AS f${i}`;
-    from = `(SELECT marks, d${earlier(i)}, ${kept(i)} FROM ${from} OFFSET 0) AS k${i}`;
+    const found = `marks[width_bucket(${bases[i]} + ${before} - 1, marks) + 1] - ${bases[i]}`;
+    from = `(SELECT marks, d${earlier(i)}, nullif(least(${found}, d + 1), d + 1) AS t${i} FROM ${from} OFFSET 0) AS k${i}`;
   });
   const figures = steps.map(
     (_, i) =>
