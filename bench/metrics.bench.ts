@@ -255,7 +255,7 @@ async function main(): Promise<void> {
 async function printSizes(dataSource: DataSource): Promise<void> {
   const rows: { table: string; rows: string; size: string }[] = await dataSource.query(
     `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
-     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_event_rollups', 'metric_session_rollups', 'contacts')
+     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_session_steps', 'metric_event_rollups', 'metric_session_rollups', 'contacts')
      UNION ALL
      SELECT 'metric_events (all months)', sum(c.reltuples)::bigint, pg_size_pretty(sum(pg_total_relation_size(c.oid)))
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metric_events'::regclass`,
