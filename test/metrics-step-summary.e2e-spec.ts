@@ -208,6 +208,34 @@ describe('step funnels from the step summaries', () => {
     expect(Number(count)).toBeGreaterThan(250);
   });
 
+  it('answers 0 for a step key numbered beyond what marks hold, and keeps ingesting', async () => {
+    await db.query(`INSERT INTO metric_step_keys (funnel_id, key, id) VALUES ($1, 'click:far', 2097152)`, [
+      globex.funnelId,
+    ]);
+    const sent = await httpClient(t.baseUrl, globex.key).post(`/v1/funnels/${globex.funnelId}/events`, {
+      events: [
+        {
+          type: 'button_click',
+          sessionId: 's-1',
+          occurredAt: '2026-03-10T13:00:00Z',
+          pageSlug: 'a',
+          buttonId: 'far',
+        },
+        {
+          type: 'button_click',
+          sessionId: 's-1',
+          occurredAt: '2026-03-10T13:00:01Z',
+          pageSlug: 'a',
+          buttonId: 'further',
+        },
+      ],
+    });
+    expect(sent.status).toBe(202);
+    const [query] = WINDOWS[0];
+    for (const step of ['click:far', 'click:further'])
+      expect((await funnel(globex, `${query}&steps=page:a,${step}`))[1]).toMatchObject({ step, value: 0 });
+  });
+
   it('answers the same from the summaries the migration fills from stored events', async () => {
     const [query, from, to] = WINDOWS[1];
     const asked = STEP_LISTS.map((steps) => `${query}&steps=${steps.join(',')}&within=PT60S&device=mobile`);

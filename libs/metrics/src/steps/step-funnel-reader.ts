@@ -4,7 +4,7 @@ import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { sessionFilterSql } from '../rollups/session-filter-sql';
 import { SqlParams } from '../sql/sql-params';
 import { FunnelStep } from './funnel-steps';
-import { MARK_EPOCH_MS, MARK_KEY_SQL } from './step-marks';
+import { MARK_EPOCH_MS, MARK_KEY_SQL, MAX_MARK_KEY_ID } from './step-marks';
 
 /** How many sessions reached each step, and the median seconds from the step before. */
 export interface StepCounts {
@@ -51,10 +51,11 @@ export function stepFunnelSql(
 ): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
-  // Each step's key as its marks' base (id × 2^42), once per statement; null for a key never seen.
+  // Each step's key as its marks' base (id × 2^42), once per statement; null for a key never seen
+  // (or numbered beyond what marks hold: it has none).
   const bases = steps.map(
     (step) =>
-      `(SELECT k.id * ${MARK_KEY_SQL} FROM metric_step_keys k WHERE k.funnel_id = ${funnel} AND k.key = ${params.bind(step.name)})`,
+      `(SELECT k.id * ${MARK_KEY_SQL} FROM metric_step_keys k WHERE k.funnel_id = ${funnel} AND k.key = ${params.bind(step.name)} AND k.id <= ${MAX_MARK_KEY_ID})`,
   );
   const earlier = (i: number) => Array.from({ length: i }, (_, j) => `, t${j}`).join('');
   // The innermost level reads the rows; each next one finds a step and keeps it when in time:

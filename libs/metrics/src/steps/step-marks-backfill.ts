@@ -1,6 +1,6 @@
 import type { RunSql } from '../rollups/session-backfill';
 import { STEP_KINDS, StepKind } from './funnel-steps';
-import { FILTER_COLUMNS, MARK_EPOCH_MS, MARK_KEY_SQL } from './step-marks';
+import { FILTER_COLUMNS, MARK_EPOCH_MS, MARK_KEY_SQL, MAX_MARK_KEY_ID } from './step-marks';
 
 /** The step key of a metric_events row `e`, as stepKeyOf gives it at ingestion (null for other types). */
 function stepKeySql(e: string): string {
@@ -36,7 +36,7 @@ export async function backfillStepMarks(run: RunSql): Promise<void> {
               array_agg(DISTINCT k.id * ${MARK_KEY_SQL} + ((extract(epoch FROM e.occurred_at) * 1000)::bigint - ${MARK_EPOCH_MS})
                         ORDER BY k.id * ${MARK_KEY_SQL} + ((extract(epoch FROM e.occurred_at) * 1000)::bigint - ${MARK_EPOCH_MS})) AS marks
        FROM metric_events e
-       JOIN metric_step_keys k ON k.funnel_id = e.funnel_id AND k.key = ${stepKeySql('e')}
+       JOIN metric_step_keys k ON k.funnel_id = e.funnel_id AND k.key = ${stepKeySql('e')} AND k.id <= ${MAX_MARK_KEY_ID}
        WHERE e.type IN (${types})
        GROUP BY e.funnel_id, e.session_id
      ) AS g

@@ -9,14 +9,16 @@ import { STEP_KINDS, StepKind } from './funnel-steps';
 // sorted bigint array of marks: the key's id (metric_step_keys, per funnel) × 2^42 plus the
 // milliseconds since 2000-01-01 UTC. "The first time key k was reached at or after t" is then one
 // binary search of that array (width_bucket), so a step funnel walks each session's steps with a
-// few integer operations, without reading its events. 2^42 ms after 2000 is the year 2139; the
-// ids stay below 2^21, ample for the pages, buttons and questions of a funnel.
+// few integer operations, without reading its events. 2^42 ms after 2000 is the year 2139; key
+// ids up to 2^21 fit (ample for a funnel's pages, buttons and questions): a funnel's keys beyond
+// that many are numbered but get no marks, rather than overflowing.
 
 /** Events are refused before this (EVENT_LIMITS.earliest): marks are never negative. */
 export const MARK_EPOCH_MS = Date.UTC(2000, 0, 1);
 export const MARK_KEY_FACTOR = 2n ** 42n;
 /** The SQL literal of MARK_KEY_FACTOR. */
 export const MARK_KEY_SQL = MARK_KEY_FACTOR.toString();
+export const MAX_MARK_KEY_ID = 2 ** 21 - 1;
 
 const KIND_OF_TYPE = new Map<string, StepKind>(
   (Object.entries(STEP_KINDS) as [StepKind, (typeof STEP_KINDS)[StepKind]][]).map(([kind, d]) => [
@@ -88,7 +90,7 @@ export async function writeStepMarks(
        SELECT k.k AS key, k.id FROM keys k WHERE k.id IS NOT NULL UNION ALL SELECT key, id FROM added
      ), marked AS (
        SELECT r.s, array_agg(DISTINCT i.id * ${MARK_KEY_SQL} + r.t ORDER BY i.id * ${MARK_KEY_SQL} + r.t) AS marks
-       FROM raw r JOIN ids i ON i.key = r.k
+       FROM raw r JOIN ids i ON i.key = r.k AND i.id <= ${MAX_MARK_KEY_ID}
        GROUP BY r.s
      ), touched AS (
        SELECT coalesce(a.s, b.s) AS s, coalesce(a.marks, '{}') AS marks
