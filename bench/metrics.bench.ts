@@ -18,9 +18,17 @@ import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES, EVENT_GRAINS, SESSION_GRAI
 import { questionProbes } from './metrics/question-probes';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { createApp } from '../apps/api/src/create-app';
-import { calibrate, createBenchFunnel, fmt, percentile, startBenchDatabase } from './metrics/bench-env';
+import {
+  BENCH_PAGES,
+  calibrate,
+  createBenchFunnel,
+  fmt,
+  percentile,
+  startBenchDatabase,
+} from './metrics/bench-env';
 import { machineTicks } from './metrics/cpu';
 import { ingestTraffic, seedContactsAndMessages } from './metrics/dataset';
+import { compareStepFunnelWithEvents } from './metrics/step-funnel-reference';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const SCALE = Number(process.argv[3] ?? 10);
@@ -207,6 +215,19 @@ async function main(): Promise<void> {
         if (r.large.p50 > slowest.p50) slowest = { name: `${name} (${win})`, p50: r.large.p50 };
       }
     }
+    if (PROBES !== 'figures' && ONLY.test('step funnel'))
+      await compareStepFunnelWithEvents(
+        dataSource,
+        baseUrl,
+        [
+          { label: 'x1', ...small },
+          { label: `x${SCALE}`, ...large },
+        ],
+        { from: now - DAYS * DAY + 12_345, to: now - 4_321 },
+        [`page:${BENCH_PAGES[0].slug}`, `page:${BENCH_PAGES[2].slug}`, 'conversion'],
+        7 * DAY,
+        3,
+      );
     const geomean = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);
     const used = machineTicks();
     const steal = (100 * (used.steal - ticks.steal)) / Math.max(1, used.total - ticks.total);
@@ -234,7 +255,7 @@ async function main(): Promise<void> {
 async function printSizes(dataSource: DataSource): Promise<void> {
   const rows: { table: string; rows: string; size: string }[] = await dataSource.query(
     `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
-     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_event_rollups', 'metric_session_rollups', 'contacts')
+     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_session_steps', 'metric_event_rollups', 'metric_session_rollups', 'contacts')
      UNION ALL
      SELECT 'metric_events (all months)', sum(c.reltuples)::bigint, pg_size_pretty(sum(pg_total_relation_size(c.oid)))
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metric_events'::regclass`,

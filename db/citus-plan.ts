@@ -41,6 +41,8 @@ export const CITUS_PLAN: Record<string, Placement> = {
   metric_session_rollups: byFunnel,
   metric_messages: byFunnel,
   metric_questions: byFunnel,
+  metric_session_steps: byFunnel,
+  metric_step_keys: byFunnel,
 };
 
 /**

@@ -28,7 +28,7 @@ describe('EVENT_RETENTION_MONTHS', () => {
            WHERE i.inhparent = 'metric_events'::regclass ORDER BY 1`,
       )
     ).map((r) => r.name);
-  /** Every chart, KPI and insight of acme's funnel over every window. */
+  /** Every chart, KPI and insight of acme's funnel, and step funnels, over every window. */
   const everyAnswer = async (app: TestApp) => {
     const api = httpClient(app.baseUrl, acme.key);
     const base = `/v1/funnels/${acme.funnelId}/metrics`;
@@ -38,6 +38,9 @@ describe('EVENT_RETENTION_MONTHS', () => {
         ...CHART_SUBTYPES.map((s) => `${base}/charts/${s}?${window}`),
         ...KPI_SUBTYPES.map((s) => `${base}/kpis/${s}?${window}`),
         `${base}/insights/question_1?${window}`,
+        // Step funnels read the sessions' step summaries, which are kept with the sessions.
+        `${base}/funnel?${window}&steps=page:start,page:details,conversion`,
+        `${base}/funnel?${window}&steps=click:cta-next,answer:question_1,completion&within=PT30M`,
       ];
       for (const path of paths) {
         const res = await api.get(path);
@@ -69,13 +72,13 @@ describe('EVENT_RETENTION_MONTHS', () => {
     await t?.close();
   });
 
-  it('drops the old months at start; every chart, KPI and insight over them answers as before', async () => {
+  it('drops the old months at start; every chart, KPI, insight and step funnel over them answers as before', async () => {
     const before = await everyAnswer(t);
     expect(await partitions(t)).toEqual(
       expect.arrayContaining(['metric_events_p2026_01', 'metric_events_p2026_02', 'metric_events_p2026_03']),
     );
     expect(Object.keys(before)).toHaveLength(
-      WINDOWS.length * (CHART_SUBTYPES.length + KPI_SUBTYPES.length + 1),
+      WINDOWS.length * (CHART_SUBTYPES.length + KPI_SUBTYPES.length + 3),
     );
 
     // A second process of the service, on the same database, with the retention on.

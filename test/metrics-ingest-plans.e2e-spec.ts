@@ -7,6 +7,7 @@ import {
   lockFunnelAndReadSessions,
   saveMessages,
   Sql,
+  writeStepMarks,
 } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
@@ -100,6 +101,7 @@ describe('Ingestion statements on a grown funnel', () => {
         await insertEvents(sql, acme.funnelId, batch(n));
         await lockFunnelAndReadSessions(sql, acme.funnelId, [`s-${n}`]);
         await saveMessages(sql, acme.funnelId, batch(n));
+        await writeStepMarks(sql, acme.funnelId, batch(n), []);
       });
     }
     const plans: { name: string; generic_plans: string }[] = (
@@ -116,6 +118,7 @@ describe('Ingestion statements on a grown funnel', () => {
       'metrics_read_messages',
       'metrics_read_sessions',
       'metrics_save_messages',
+      'metrics_write_step_marks',
     ]);
 
     // The funnel grows to 20,000 sessions and 20,000 messages.
@@ -132,6 +135,17 @@ describe('Ingestion statements on a grown funnel', () => {
       [contact.id, acme.funnelId],
     );
 
+    await client.query(
+      `INSERT INTO metric_session_steps (funnel_id, session_id, started_ms, device, marks)
+       SELECT $1, 'bulk-' || i, 8.2e11::bigint + i * 1000, 'desktop', ARRAY[4398046511104 + 8.2e11::bigint + i * 1000]
+       FROM generate_series(1, 20000) AS i`,
+      [acme.funnelId],
+    );
+    await client.query(
+      `INSERT INTO metric_step_keys (funnel_id, key, id) SELECT $1, 'page:p' || i, i FROM generate_series(1, 2000) AS i`,
+      [acme.funnelId],
+    );
+
     const next = [
       ...batch(8),
       trackedEvent('page_view', 'bulk-7', Date.UTC(2026, 2, 3, 9), { pageSlug: 'start' }),
@@ -141,10 +155,15 @@ describe('Ingestion statements on a grown funnel', () => {
       const sessions = await lockFunnelAndReadSessions(explain, acme.funnelId, ['s-8', 'bulk-7']);
       expect([...sessions.keys()]).toEqual(['bulk-7']);
       await saveMessages(explain, acme.funnelId, next);
+      await writeStepMarks(explain, acme.funnelId, next, []);
     });
     // Each session and message is one probe of its key: the rows read are the batch's own.
     expect(rowsRead(explained.get('metrics_read_sessions') as PlanNode, 'metric_sessions')).toBe(1);
     expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'contact_messages')).toBe(1);
     expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'metric_messages')).toBe(0);
+    // The step summaries: the batch's key looked up, the highest key number, the sessions' starts.
+    const steps = explained.get('metrics_write_step_marks') as PlanNode;
+    expect(rowsRead(steps, 'metric_step_keys')).toBeLessThanOrEqual(2);
+    expect(rowsRead(steps, 'metric_sessions')).toBe(1);
   });
 });

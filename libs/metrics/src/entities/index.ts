@@ -4,6 +4,8 @@ import { MetricMessage } from './metric-message.entity';
 import { MetricQuestion } from './metric-question.entity';
 import { MetricSession } from './metric-session.entity';
 import { MetricSessionRollup } from './metric-session-rollup.entity';
+import { MetricSessionSteps } from './metric-session-steps.entity';
+import { MetricStepKey } from './metric-step-key.entity';
 
 export * from './metric-event.entity';
 export * from './metric-event-rollup.entity';
@@ -11,6 +13,8 @@ export * from './metric-message.entity';
 export * from './metric-question.entity';
 export * from './metric-session.entity';
 export * from './metric-session-rollup.entity';
+export * from './metric-session-steps.entity';
+export * from './metric-step-key.entity';
 
 // Tracking events and their rollups.
 export const metricsEntities: Function[] = [
@@ -20,4 +24,6 @@ export const metricsEntities: Function[] = [
   MetricSessionRollup,
   MetricQuestion,
   MetricMessage,
+  MetricSessionSteps,
+  MetricStepKey,
 ];

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/core';
 import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
+import { writeStepMarks } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
@@ -194,6 +195,7 @@ export class EventsService {
       sessionRollups: sessionRollupDeltas(changes),
       questions: latestQuestionTitles(fresh),
     });
+    await writeStepMarks(sql, funnelId, fresh, changes);
     return inserted;
   }
 }

@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { sessionFilterSql } from '../rollups/session-filter-sql';
 import { SqlParams } from '../sql/sql-params';
-import { FunnelStep, STEP_KINDS } from './funnel-steps';
+import { FunnelStep } from './funnel-steps';
+import { MARK_EPOCH_MS, MARK_KEY_SQL, MAX_MARK_KEY_ID } from './step-marks';
 
 /** How many sessions reached each step, and the median seconds from the step before. */
 export interface StepCounts {
@@ -11,14 +12,14 @@ export interface StepCounts {
   medianSeconds: number | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /**
- * Reads a step funnel from the sessions and their events: the sessions that started in the window
- * (and match the filter), and per session the time each step was first reached at or after the
- * step before, no later than `withinMs` after the start. One statement: the sessions, the events
- * of the steps' types from the window's start to `withinMs` after its end (the key's range scan,
- * joined to those sessions), gathered per session and step, then walked step by step.
+ * Reads a step funnel from the sessions' step summaries (metric_session_steps): one row per
+ * session that started in the window (and matches the filter), by the start index. Per session,
+ * step i is reached at the first mark of its key at or after step i-1 (the start for the first),
+ * found by a binary search of the session's sorted marks, and counts when it is at most `withinMs`
+ * after the start. Each step is its own level of the query (OFFSET 0 keeps the planner from
+ * inlining it into the next, which would search once per later step), then one pass counts and
+ * takes medians.
  */
 @Injectable()
 export class StepFunnelReader {
@@ -31,55 +32,50 @@ export class StepFunnelReader {
     withinMs: number,
     filter: SessionFilter,
   ): Promise<StepCounts[]> {
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const within = `${params.bind(withinMs, 'bigint')} * interval '1 millisecond'`;
-    const types = params.bind([...new Set(steps.map((s) => STEP_KINDS[s.kind].type))], 'text[]');
-    const matches = steps.map((step) => {
-      const kind = STEP_KINDS[step.kind];
-      const type = `e.type = ${params.bind(kind.type)}`;
-      if (!('match' in kind)) return type;
-      const arg = params.bind(step.arg);
-      return kind.match === 'key'
-        ? `${type} AND e.key = ${arg}`
-        : `${type} AND e.payload ->> 'questionId' = ${arg}`;
-    });
-    const reached = steps.map(
-      (_, i) =>
-        `CROSS JOIN LATERAL (SELECT min(x.at) AS at FROM unnest(r.a${i}) AS x(at)
-           WHERE x.at >= ${i === 0 ? 'r.started_at' : `t${i - 1}.at`} AND x.at <= r.deadline) AS t${i}`,
-    );
-    const figures = steps.map(
-      (_, i) =>
-        `count(t${i}.at) AS v${i}` +
-        (i === 0
-          ? ''
-          : `, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t${i}.at - t${i - 1}.at)) AS m${i}`),
-    );
-    const [row]: Record<string, string | number | null>[] = await this.dataSource.query(
-      `WITH s AS MATERIALIZED (
-         SELECT m.session_id, m.started_at, m.started_at + ${within} AS deadline
-         FROM metric_sessions m
-         WHERE m.funnel_id = ${funnel} AND m.started_at >= ${params.bind(iso(window.from), 'timestamptz')}
-           AND m.started_at < ${params.bind(iso(window.to + 1), 'timestamptz')}${sessionFilterSql(filter, params)}
-       ), r AS (
-         SELECT s.session_id, s.started_at, s.deadline,
-                ${matches.map((m, i) => `array_agg(e.occurred_at) FILTER (WHERE ${m}) AS a${i}`).join(',\n                ')}
-         FROM metric_events e JOIN s ON s.session_id = e.session_id
-         WHERE e.funnel_id = ${funnel} AND e.type = ANY(${types})
-           AND e.occurred_at >= ${params.bind(iso(window.from), 'timestamptz')}
-           AND e.occurred_at < ${params.bind(iso(window.to + 1), 'timestamptz')} + ${within}
-           AND e.occurred_at >= s.started_at AND e.occurred_at <= s.deadline
-         GROUP BY s.session_id, s.started_at, s.deadline
-       )
-       SELECT ${figures.join(', ')}
-       FROM r
-       ${reached.join('\n       ')}`,
-      params.values,
-    );
+    const { text, values } = stepFunnelSql(funnelId, window, steps, withinMs, filter);
+    const [row]: Record<string, string | number | null>[] = await this.dataSource.query(text, values);
     return steps.map((_, i) => ({
       sessions: Number(row[`v${i}`]),
       medianSeconds: i === 0 || row[`m${i}`] === null ? null : Number(row[`m${i}`]),
     }));
   }
+}
+
+/** The statement of a step funnel (exported for the benchmark, which shows its plan). */
+export function stepFunnelSql(
+  funnelId: string,
+  window: MetricWindow,
+  steps: FunnelStep[],
+  withinMs: number,
+  filter: SessionFilter,
+): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const funnel = params.bind(funnelId);
+  // Each step's key as its marks' base (id × 2^42), once per statement; null for a key never seen
+  // (or numbered beyond what marks hold: it has none).
+  const bases = steps.map(
+    (step) =>
+      `(SELECT k.id * ${MARK_KEY_SQL} FROM metric_step_keys k WHERE k.funnel_id = ${funnel} AND k.key = ${params.bind(step.name)} AND k.id <= ${MAX_MARK_KEY_ID})`,
+  );
+  const earlier = (i: number) => Array.from({ length: i }, (_, j) => `, t${j}`).join('');
+  // The innermost level reads the rows; each next one finds a step and keeps it when in time:
+  // nullif(least(x, d + 1), d + 1) is x when x <= d, else null (least ignores a null x).
+  let from = `(SELECT s.marks, s.started_ms AS b, s.started_ms + ${params.bind(withinMs, 'bigint')} AS d
+       FROM metric_session_steps s
+       WHERE s.funnel_id = ${funnel} AND s.started_ms >= ${params.bind(window.from - MARK_EPOCH_MS, 'bigint')}
+         AND s.started_ms < ${params.bind(window.to + 1 - MARK_EPOCH_MS, 'bigint')}${sessionFilterSql(filter, params, 's')}
+       OFFSET 0) AS l`;
+  steps.forEach((_, i) => {
+    const before = i === 0 ? 'b' : `t${i - 1}`;
+    const found = `marks[width_bucket(${bases[i]} + ${before} - 1, marks) + 1] - ${bases[i]}`;
+    from = `(SELECT marks, d${earlier(i)}, nullif(least(${found}, d + 1), d + 1) AS t${i} FROM ${from} OFFSET 0) AS k${i}`;
+  });
+  const figures = steps.map(
+    (_, i) =>
+      `count(t${i}) AS v${i}` +
+      (i === 0
+        ? ''
+        : `, percentile_cont(0.5) WITHIN GROUP (ORDER BY (t${i} - t${i - 1})::float8 / 1000) AS m${i}`),
+  );
+  return { text: `SELECT ${figures.join(', ')} FROM ${from}`, values: params.values };
 }

@@ -1,0 +1,251 @@
+import { DataSource } from 'typeorm';
+import { backfillStepMarks } from '@app/metrics';
+import { createRandom } from '../apps/admin/src/demo/demo-data';
+import { startTestApp, TestApp } from './support/app';
+import { createTenant, TenantFixture } from './support/factories';
+import { httpClient } from './support/http-client';
+import { RawFilter, rawStepFunnel } from './support/raw-step-funnel';
+
+const T0 = Date.parse('2026-03-10T12:00:00Z');
+const SPAN = 2 * 3_600_000;
+const PAGES = ['a', 'b', 'c'];
+
+/**
+ * Random sessions whose steps repeat and come in any order: pages, clicks, answers and outcomes
+ * before and after the start, a start moved earlier by a later-sent session_start, sessions
+ * never started, events exactly 60 s and 60.001 s after the start, and repeated events.
+ */
+function traffic(seed: number, sessions: number): Record<string, unknown>[] {
+  const random = createRandom(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const at = (ms: number) => new Date(ms).toISOString();
+  const events: Record<string, unknown>[] = [];
+  for (let n = 0; n < sessions; n++) {
+    const sessionId = `s-${n}`;
+    const start = T0 + Math.floor(random() * SPAN);
+    const later = (from: number, to: number) => at(start + from + Math.floor(random() * (to - from)));
+    if (random() < 0.9)
+      events.push({
+        type: 'session_start',
+        sessionId,
+        occurredAt: at(start),
+        visitorId: `v-${n}`,
+        device: pick(['mobile', 'desktop', 'tablet']),
+        ...(random() < 0.7 ? { utm: { source: pick(['google', 'facebook', 'newsletter']) } } : {}),
+        ...(random() < 0.5 ? { abVariant: pick(['original', 'variant']) } : {}),
+      });
+    // An earlier start, sent in any batch, moves the session (and what counts after it) earlier.
+    if (random() < 0.15)
+      events.push({
+        type: 'session_start',
+        sessionId,
+        occurredAt: at(start - 20_000),
+        visitorId: `v-${n}`,
+        device: 'mobile',
+      });
+    for (let k = Math.floor(random() * 7); k > 0; k--)
+      events.push({
+        type: 'page_view',
+        sessionId,
+        occurredAt: later(-25_000, 120_000),
+        pageSlug: pick(PAGES),
+      });
+    for (let k = Math.floor(random() * 3); k > 0; k--)
+      events.push({
+        type: 'button_click',
+        sessionId,
+        occurredAt: later(-5_000, 90_000),
+        pageSlug: 'a',
+        buttonId: pick(['x', 'y']),
+      });
+    for (let k = Math.floor(random() * 3); k > 0; k--)
+      events.push({
+        type: 'answer',
+        sessionId,
+        occurredAt: later(0, 90_000),
+        questionId: pick(['question_1', 'question_2']),
+        questionTitle: 'Q',
+        answers: [pick(['A', 'B'])],
+      });
+    for (let k = Math.floor(random() * 3); k > 0; k--)
+      events.push({ type: 'conversion', sessionId, occurredAt: later(-2_000, 100_000) });
+    if (random() < 0.3) events.push({ type: 'completion', sessionId, occurredAt: later(0, 110_000) });
+    // The edge of within=PT60S: at 60 s it counts, at 60.001 s it does not.
+    if (random() < 0.3)
+      events.push({ type: 'page_view', sessionId, occurredAt: at(start + 60_000), pageSlug: pick(PAGES) });
+    if (random() < 0.2)
+      events.push({
+        type: 'conversion',
+        sessionId,
+        occurredAt: at(start + 60_000 + (random() < 0.5 ? 1 : 0)),
+      });
+  }
+  // Any order of arrival, some events sent twice.
+  for (let i = events.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [events[i], events[j]] = [events[j], events[i]];
+  }
+  return [...events, ...events.filter(() => random() < 0.05)];
+}
+
+const STEP_LISTS = [
+  ['page:a', 'page:b', 'conversion'],
+  ['page:b', 'page:a'],
+  ['page:a', 'page:a', 'page:a'],
+  ['click:x', 'answer:question_1', 'page:c', 'completion'],
+  ['conversion', 'conversion'],
+  ['page:a', 'page:nowhere'],
+  [
+    'page:c',
+    'click:y',
+    'page:b',
+    'page:a',
+    'answer:question_2',
+    'page:c',
+    'conversion',
+    'page:a',
+    'page:b',
+    'completion',
+  ],
+];
+const WITHINS: [string | undefined, number | undefined][] = [
+  [undefined, undefined],
+  ['PT60S', 60_000],
+  ['PT59.999S', 59_999],
+  ['PT45S', 45_000],
+];
+const FILTERS: [string, RawFilter][] = [
+  ['', {}],
+  ['&device=mobile', { device: ['mobile'] }],
+  ['&utmSource=google&utmSource=facebook', { utm_source: ['google', 'facebook'] }],
+  ['&abVariant=variant&device=desktop', { ab_variant: ['variant'], device: ['desktop'] }],
+];
+// The whole day, and a window to the millisecond inside the traffic.
+const WINDOWS: [string, string, string][] = [
+  ['from=2026-03-10&to=2026-03-10', '2026-03-10T00:00:00.000Z', '2026-03-10T23:59:59.999Z'],
+  [
+    'from=2026-03-10T12:31:07.250Z&to=2026-03-10T13:20:00.001Z',
+    '2026-03-10T12:31:07.250Z',
+    '2026-03-10T13:20:00.001Z',
+  ],
+];
+
+describe('step funnels from the step summaries', () => {
+  let t: TestApp;
+  let acme: TenantFixture;
+  let globex: TenantFixture;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '10000' });
+    acme = await createTenant(t.app);
+    globex = await createTenant(t.app);
+    db = t.app.get(DataSource);
+    // The same session ids in both funnels, different traffic.
+    for (const [tenant, seed] of [
+      [acme, 41],
+      [globex, 42],
+    ] as const) {
+      const events = traffic(seed, 300);
+      const random = createRandom(seed + 100);
+      for (let i = 0; i < events.length;) {
+        const size = 1 + Math.floor(random() * 300);
+        const res = await httpClient(t.baseUrl, tenant.key).post(`/v1/funnels/${tenant.funnelId}/events`, {
+          events: events.slice(i, i + size),
+        });
+        expect(res.status).toBe(202);
+        i += size;
+      }
+    }
+  }, 120_000);
+  afterAll(() => t.close());
+
+  const funnel = async (tenant: TenantFixture, query: string) => {
+    const res = await httpClient(t.baseUrl, tenant.key).get(
+      `/v1/funnels/${tenant.funnelId}/metrics/funnel?${query}`,
+    );
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+
+  it.each(WINDOWS)(
+    'answers as the raw events do over %s, for every steps, within and filter',
+    async (query, from, to) => {
+      const period = Date.parse(to) + 1 - Date.parse(from);
+      let reachedLast = 0;
+      for (const steps of STEP_LISTS)
+        for (const [within, withinMs] of WITHINS)
+          for (const [filterQuery, filter] of FILTERS) {
+            const asked = `${query}&steps=${steps.join(',')}${within ? `&within=${within}` : ''}${filterQuery}`;
+            const expected = await rawStepFunnel(
+              db,
+              acme.funnelId,
+              from,
+              to,
+              steps,
+              withinMs ?? period,
+              filter,
+            );
+            expect({ asked, data: await funnel(acme, asked) }).toEqual({ asked, data: expected });
+            reachedLast += expected[expected.length - 1].value;
+          }
+      // The traffic reaches the steps: the comparison is not one of zeros.
+      expect(reachedLast).toBeGreaterThan(50);
+    },
+    120_000,
+  );
+
+  it('counts each funnel’s own sessions only', async () => {
+    const steps = ['page:a', 'page:b', 'conversion'];
+    const [query, from, to] = WINDOWS[0];
+    const own = await funnel(globex, `${query}&steps=${steps.join(',')}`);
+    expect(own).toEqual(await rawStepFunnel(db, globex.funnelId, from, to, steps, 86_400_000));
+    expect(own).not.toEqual(await funnel(acme, `${query}&steps=${steps.join(',')}`));
+    const [{ count }]: { count: string }[] = await db.query(
+      `SELECT count(*) FROM metric_session_steps WHERE funnel_id = $1`,
+      [globex.funnelId],
+    );
+    expect(Number(count)).toBeGreaterThan(250);
+  });
+
+  it('answers 0 for a step key numbered beyond what marks hold, and keeps ingesting', async () => {
+    await db.query(`INSERT INTO metric_step_keys (funnel_id, key, id) VALUES ($1, 'click:far', 2097152)`, [
+      globex.funnelId,
+    ]);
+    const sent = await httpClient(t.baseUrl, globex.key).post(`/v1/funnels/${globex.funnelId}/events`, {
+      events: [
+        {
+          type: 'button_click',
+          sessionId: 's-1',
+          occurredAt: '2026-03-10T13:00:00Z',
+          pageSlug: 'a',
+          buttonId: 'far',
+        },
+        {
+          type: 'button_click',
+          sessionId: 's-1',
+          occurredAt: '2026-03-10T13:00:01Z',
+          pageSlug: 'a',
+          buttonId: 'further',
+        },
+      ],
+    });
+    expect(sent.status).toBe(202);
+    const [query] = WINDOWS[0];
+    for (const step of ['click:far', 'click:further'])
+      expect((await funnel(globex, `${query}&steps=page:a,${step}`))[1]).toMatchObject({ step, value: 0 });
+  });
+
+  it('answers the same from the summaries the migration fills from stored events', async () => {
+    const [query, from, to] = WINDOWS[1];
+    const asked = STEP_LISTS.map((steps) => `${query}&steps=${steps.join(',')}&within=PT60S&device=mobile`);
+    const before = await Promise.all(asked.map((q) => funnel(acme, q)));
+    await db.query('TRUNCATE metric_session_steps, metric_step_keys');
+    await backfillStepMarks((text, params) => db.query(text, params));
+    expect(await Promise.all(asked.map((q) => funnel(acme, q)))).toEqual(before);
+    for (const steps of STEP_LISTS.slice(0, 3))
+      expect(await funnel(acme, `${query}&steps=${steps.join(',')}`)).toEqual(
+        await rawStepFunnel(db, acme.funnelId, from, to, steps, Date.parse(to) + 1 - Date.parse(from)),
+      );
+  });
+});
