@@ -8,6 +8,7 @@
  * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and gzipped NDJSON, read to
  *   the end, beside walking the same contacts through the list by cursor (the reference).
  */
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { request } from 'node:http';
 import { DataSource } from 'typeorm';
@@ -23,6 +24,7 @@ import { dataSourceOptions, runMigrations, startThrowawayPostgres, validateEnv }
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { createApp } from '../apps/api/src/create-app';
 import { databaseSchema } from '../db/schema';
+import { calibrate, fmt } from './metrics/bench-env';
 
 const MODE = process.argv[2] === 'export' ? 'export' : 'search';
 const CONTACTS = Number(process.argv[3] ?? 1_000_000);
@@ -76,6 +78,12 @@ async function main(): Promise<void> {
         console.log(`VACUUM ANALYZE + CHECKPOINT in ${((performance.now() - started) / 1000).toFixed(1)} s`);
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
         else await benchExport(ds, baseUrl, key, big.id);
+        console.log(
+          `\nmachine now: PostgreSQL sums 20M integers in ${fmt(await calibrate(pg.url), 0)} ms ` +
+            `(about 1500 ms on an idle modern core); load average ${loadavg()
+              .map((l) => l.toFixed(2))
+              .join(' ')}`,
+        );
       } finally {
         await ds.destroy();
       }
@@ -302,12 +310,17 @@ function readExport(url: string, headers: Record<string, string>) {
 
 async function benchExport(ds: DataSource, baseUrl: string, key: string, funnelId: string): Promise<void> {
   const path = `${baseUrl}/v1/funnels/${funnelId}/contacts/export`;
-  console.log(`\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end:`);
+  console.log(
+    `\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end (load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}):`,
+  );
   console.log('format              rows      MB       s    rows/s   RSS growth MB');
   for (const [name, url, headers] of [
     ['ndjson', `${path}?format=ndjson`, {}],
     ['csv', `${path}?format=csv`, {}],
     ['ndjson, gzip', `${path}?format=ndjson`, { 'accept-encoding': 'gzip' }],
+    ['csv, gzip', `${path}?format=csv`, { 'accept-encoding': 'gzip' }],
   ] as const) {
     global.gc?.();
     const r = await readExport(url, { 'x-service-api-key': key, ...headers });

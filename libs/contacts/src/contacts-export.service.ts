@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { isUuid, sqlPool, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
-import { csvCells, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
+import { csvSelect, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
 import {
   assertStatusFilter,
   ContactFilters,
@@ -93,11 +93,12 @@ export class ContactsExportService {
       const columns = format === 'csv' ? csvColumns(rows[0].properties ?? []) : undefined;
       // In no particular order: the table is read as it lies (a sorted walk of the funnel's
       // contacts jumps around the heap, several times slower for the whole funnel).
+      const csv = columns && csvSelect(columns);
       const copy = client.query(
         copyTo(
-          columns
-            ? `/* contacts_export */ COPY (SELECT ${csvCells(columns).join(',\n')}
-               FROM contacts c WHERE ${conditions}) TO STDOUT WITH (FORMAT csv)`
+          csv
+            ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
+               FROM contacts c${csv.from} WHERE ${conditions}) TO STDOUT WITH (FORMAT csv)`
             : `/* contacts_export */ COPY (SELECT ${NDJSON_LINE} FROM contacts c WHERE ${conditions})
                TO STDOUT WITH (${JSON_LINES})`,
         ),

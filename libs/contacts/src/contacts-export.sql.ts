@@ -1,4 +1,4 @@
-import { escapeLiteral } from 'pg';
+import { escapeIdentifier, escapeLiteral } from 'pg';
 import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from './contact.presenter';
 import type { Placeholder } from './contacts-search.sql';
 
@@ -61,18 +61,26 @@ export const NDJSON_LINE = `concat(
 
 /**
  * A CSV cell as csvCell writes it, before quoting (COPY quotes): empty when missing or empty, and
- * prefixed with `'` when a spreadsheet would take it for a formula. `e` is evaluated twice: keep it cheap.
+ * prefixed with `'` when a spreadsheet would take it for a formula (= + - @ tab CR, by code).
  */
 const cell = (e: string) =>
-  `CASE WHEN left((${e}), 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || (${e}) ELSE nullif((${e}), '') END`;
+  `CASE WHEN ascii(${e}) IN (61, 43, 45, 64, 9, 13) THEN '''' || ${e} ELSE nullif(${e}, '') END`;
+
+/** The CSV select list and the FROM items it reads (beside `contacts c`). */
+export interface CsvSelect {
+  cells: string[];
+  from: string;
+}
 
 /**
- * The cells of contact `c` under the CSV columns of csvColumns, in order. A property's number is
- * written as PostgreSQL writes the stored JSON number (the same digits as JavaScript's for every
- * number written in plain decimal notation).
+ * The cells of contact `c` under the CSV columns of csvColumns, in order. `meta` is read into
+ * columns once per contact (its keys are the service's own); a property is looked up by name. A
+ * property's number is written as PostgreSQL writes the stored JSON number (the same digits as
+ * JavaScript's for every number JavaScript writes in plain decimal notation).
  */
-export function csvCells(columns: readonly string[]): string[] {
-  return columns.map((name) => {
+export function csvSelect(columns: readonly string[]): CsvSelect {
+  const metaKeys: string[] = [];
+  const cells = columns.map((name) => {
     const dot = name.indexOf('.');
     const [object, key] = dot < 0 ? [name, ''] : [name.slice(0, dot), name.slice(dot + 1)];
     switch (object) {
@@ -83,18 +91,25 @@ export function csvCells(columns: readonly string[]): string[] {
         return isoTime(column(object));
       case 'address':
         return cell(column(key));
-      case 'meta':
+      case 'meta': {
+        const value = `m.${escapeIdentifier(key)}`;
+        metaKeys.push(key);
         return key === 'ps_converted_at'
-          ? `coalesce(${isoTime('c.converted_at')}, ${cell(`c.meta->>${escapeLiteral(key)}`)})`
-          : cell(`c.meta->>${escapeLiteral(key)}`);
+          ? `coalesce(${isoTime('c.converted_at')}, ${cell(value)})`
+          : cell(value);
+      }
       case 'utmParams':
-        return cell(`c.utm_params->>${escapeLiteral(key)}`);
+        return cell(`(c.utm_params->>${escapeLiteral(key)})`);
       case 'properties':
-        return cell(`c.properties->>${escapeLiteral(key)}`);
+        return cell(`(c.properties->>${escapeLiteral(key)})`);
       default:
         return cell(column(object));
     }
   });
+  const from = metaKeys.length
+    ? `, jsonb_to_record(c.meta) AS m(${metaKeys.map((k) => `${escapeIdentifier(k)} text`).join(', ')})`
+    : '';
+  return { cells, from };
 }
 
 /**
