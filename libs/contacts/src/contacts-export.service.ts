@@ -3,11 +3,10 @@ import { finished, pipeline, type Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { DataSource } from 'typeorm';
-import { isUuid, sqlPool, ValidationError } from '@app/core';
+import { isUuid, ReadPool, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
-import { csvSelect, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
+import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
 import {
   assertStatusFilter,
   ContactFilters,
@@ -43,7 +42,7 @@ export interface ContactExport {
 @Injectable()
 export class ContactsExportService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly reads: ReadPool,
     private readonly funnels: FunnelsService,
   ) {}
 
@@ -79,10 +78,12 @@ export class ContactsExportService {
       ...whereConditions(where, p),
     ].join(' AND ');
 
-    const client = await sqlPool(this.dataSource).connect();
+    // The replica when it is fresh enough for this company, as for every read (see ReadPool).
+    const client = await this.reads.session();
     const session = new ExportSession(client);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      await client.query(EXPORT_SESSION_SETTINGS);
       const { rows } = await client.query<{ count: string; properties: string[] | null }>(
         format === 'csv'
           ? `SELECT (SELECT count(*) FROM contacts c WHERE ${conditions}) AS count,

@@ -10,11 +10,15 @@ import type { Placeholder } from './contacts-search.sql';
 /** The column of contact `c` behind a member of the entity (`houseNumber` -> `c.house_number`). */
 const column = (member: string) => `c.${member.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`)}`;
 
+/** What the export's session sets first: timestamps are written in UTC (see isoTime). */
+export const EXPORT_SESSION_SETTINGS = "SET LOCAL TimeZone = 'UTC'";
+
 /**
  * A timestamp as the presenter writes it: ISO 8601 in UTC to the millisecond, the microseconds cut
- * off as the driver cuts them when it reads a timestamptz into a Date.
+ * off as the driver cuts them when it reads a timestamptz into a Date. The session's time zone is
+ * UTC (EXPORT_SESSION_SETTINGS), which spares a zone conversion per value.
  */
-const isoTime = (e: string) => `to_char(${e} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoTime = (e: string) => `to_char(${e}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A member of the object being written, as `,"name":<json>`; NULL (left out) when `json` is NULL. */
 const member = (name: string, json: string) => `',"${name}":' || (${json})::text`;
@@ -25,15 +29,17 @@ const withValues = (e: string) =>
         THEN (SELECT jsonb_object_agg(k, v) FROM jsonb_each(${e}) AS x(k, v) WHERE v <> 'null' AND v <> '""')
         ELSE nullif(${e}, '{}') END`;
 
-/** `meta` as presentContact shows it: members that are not null, and ps_converted_at from its column. */
-const META = `nullif(
-    CASE WHEN c.converted_at IS NULL THEN jsonb_strip_nulls(c.meta)
-         ELSE jsonb_strip_nulls(c.meta) || jsonb_build_object('ps_converted_at', ${isoTime('c.converted_at')}) END,
-    '{}')`;
+/**
+ * `meta` as presentContact shows it: members that are not null, and ps_converted_at from its
+ * column (written first, then the rest of the object's text, so no second object is built).
+ */
+const META = `CASE WHEN c.converted_at IS NULL THEN nullif(jsonb_strip_nulls(c.meta), '{}')::text
+    ELSE '{"ps_converted_at":"' || ${isoTime('c.converted_at')} || '"' || coalesce(', ' || nullif(substr(
+      jsonb_strip_nulls(CASE WHEN c.meta ? 'ps_converted_at' THEN c.meta - 'ps_converted_at' ELSE c.meta END)::text,
+      2), '}'), '}') END`;
 
-/** The address parts that hold a value; NULL when none does. */
-const ADDRESS = `CASE WHEN ${ADDRESS_FIELDS.map((f) => `coalesce(${column(f)}, '') = ''`).join(' AND ')} THEN NULL
-    ELSE jsonb_strip_nulls(jsonb_build_object(${ADDRESS_FIELDS.map((f) => `'${f}', nullif(${column(f)}, '')`).join(', ')})) END`;
+/** The address parts that hold a value, as text; NULL when none does. */
+const ADDRESS = `'{' || substr(nullif(concat(${ADDRESS_FIELDS.map((f) => member(f, `to_json(nullif(${column(f)}, ''))`)).join(', ')}), ''), 2) || '}'`;
 
 /** The messages of contact `c`, oldest first, `subject` only when it holds a value. */
 const MESSAGES = `coalesce((
