@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { finished, pipeline, type Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
+import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
 import { isUuid, ReadPool, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
@@ -25,6 +25,18 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
  * each line leaves exactly as PostgreSQL wrote it (text format would double its backslashes).
  */
 const JSON_LINES = `FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01'`;
+
+/**
+ * The longest delay a timer takes. node-postgres bounds each query by its pool's query_timeout
+ * unless the query names its own (0 falls back to the pool's); the COPY names this one.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A COPY TO query as node-postgres holds it: it calls `callback` when the query ends (which also
+ * clears its read timer), and pg-copy-streams never does, so the export calls it.
+ */
+type CopyQuery = CopyToStreamQuery & { query_timeout: number; callback?: (error?: Error) => void };
 
 export interface ContactExport {
   /** How many contacts the export holds (counted in its snapshot). */
@@ -95,7 +107,10 @@ export class ContactsExportService {
       // In no particular order: the table is read as it lies (a sorted walk of the funnel's
       // contacts jumps around the heap, several times slower for the whole funnel).
       const csv = columns && csvSelect(columns);
-      const copy = client.query(
+      // The COPY is the whole export, as long as the client takes to read it: the statement
+      // timeout bounds the statements above, not this one.
+      await client.query('SET LOCAL statement_timeout = 0');
+      const copy: CopyQuery = Object.assign(
         copyTo(
           csv
             ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
@@ -103,7 +118,9 @@ export class ContactsExportService {
             : `/* contacts_export */ COPY (SELECT ${NDJSON_LINE} FROM contacts c WHERE ${conditions})
                TO STDOUT WITH (${JSON_LINES})`,
         ),
+        { query_timeout: LONGEST_TIMER_MS },
       );
+      client.query(copy);
       session.endWith(copy);
       // The first rows (or the end, or the error) have arrived: the statement runs.
       await once(copy, 'readable');
@@ -128,8 +145,9 @@ class ExportSession {
    * Read to the end, `copy` commits the snapshot and frees the connection. Stopped early (the
    * client left) or failed, the connection is dropped: that ends the transaction and the COPY.
    */
-  endWith(copy: Readable): void {
+  endWith(copy: CopyQuery): void {
     finished(copy, (error) => {
+      copy.callback?.(error ?? undefined);
       if (error) return this.drop();
       this.client.query('COMMIT').then(
         () => this.release(),
