@@ -8,7 +8,12 @@ import { httpClient } from './support/http-client';
 import { rawRequest } from './support/raw-request';
 
 /** Bulk contacts by set-based SQL, for exports larger than one batch. */
-async function seed(ds: Pick<DataSource, 'query'>, tenant: TenantFixture, count: number, filler = 0): Promise<void> {
+async function seed(
+  ds: Pick<DataSource, 'query'>,
+  tenant: TenantFixture,
+  count: number,
+  filler = 0,
+): Promise<void> {
   await ds.query(
     `INSERT INTO contacts (funnel_id, company_id, status, email, first_name, properties, created_at)
      SELECT $1, $2, 'lead', 'bulk' || n || '@example.com', 'Bulk', jsonb_build_object('blob', repeat('x', $4::int)),
