@@ -5,8 +5,9 @@
  * SQL into a throwaway PostgreSQL, the service in this process over real HTTP.
  * - search: p50/p95 of POST …/contacts/search per filter, beside the list's GET with the same
  *   equality filter (the reference), and the plan (EXPLAIN ANALYZE) of each search's page and count.
- * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and gzipped NDJSON, read to
- *   the end, beside walking the same contacts through the list by cursor (the reference).
+ * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and both gzipped, read to
+ *   the end, beside reading the contacts' rows by FETCH alone and walking them through the list by
+ *   cursor (the references), with the machine's speed and load average.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
