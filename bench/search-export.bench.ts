@@ -15,6 +15,7 @@ import { request } from 'node:http';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
 import {
+  ContactsExportService,
   countMatching,
   pageQueries,
   SearchValueType,
@@ -78,7 +79,10 @@ async function main(): Promise<void> {
         await ds.query('CHECKPOINT');
         console.log(`VACUUM ANALYZE + CHECKPOINT in ${((performance.now() - started) / 1000).toFixed(1)} s`);
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
-        else await benchExport(ds, baseUrl, key, big.id);
+        else
+          await benchExport(ds, baseUrl, key, big.id, () =>
+            copyAlone(app.get(ContactsExportService), company.id, big.id),
+          );
         console.log(
           `\nmachine now: PostgreSQL sums 20M integers in ${fmt(await calibrate(pg.url), 0)} ms ` +
             `(about 1500 ms on an idle modern core); load average ${loadavg()
@@ -309,7 +313,31 @@ function readExport(url: string, headers: Record<string, string>) {
   });
 }
 
-async function benchExport(ds: DataSource, baseUrl: string, key: string, funnelId: string): Promise<void> {
+/**
+ * Reference: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
+ * writes and the driver passes on, before any client).
+ */
+async function copyAlone(exports: ContactsExportService, companyId: string, funnelId: string): Promise<void> {
+  for (const format of ['ndjson', 'csv'] as const) {
+    const started = performance.now();
+    const { count, body } = await exports.open(companyId, funnelId, format, {});
+    let bytes = 0;
+    for await (const chunk of body) bytes += (chunk as Buffer).length;
+    const s = (performance.now() - started) / 1000;
+    console.log(
+      `COPY alone, ${format}, no HTTP (reference) ${count} rows, ${(bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
+        `${Math.round(count / s)} rows/s`,
+    );
+  }
+}
+
+async function benchExport(
+  ds: DataSource,
+  baseUrl: string,
+  key: string,
+  funnelId: string,
+  references: () => Promise<void>,
+): Promise<void> {
   const path = `${baseUrl}/v1/funnels/${funnelId}/contacts/export`;
   console.log(
     `\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end (load average ${loadavg()
@@ -333,7 +361,8 @@ async function benchExport(ds: DataSource, baseUrl: string, key: string, funnelI
           .padStart(9)} ${r.rssGrowthMb.toFixed(1).padStart(15)}`,
     );
   }
-  // Reference: the export's own statement read by FETCH alone, without presenting or sending.
+  await references();
+  // Reference: the rows read by FETCH alone (the old export's statement), without presenting or sending.
   const runner = ds.createQueryRunner();
   await runner.connect();
   try {
