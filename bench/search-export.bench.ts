@@ -5,14 +5,17 @@
  * SQL into a throwaway PostgreSQL, the service in this process over real HTTP.
  * - search: p50/p95 of POST …/contacts/search per filter, beside the list's GET with the same
  *   equality filter (the reference), and the plan (EXPLAIN ANALYZE) of each search's page and count.
- * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and gzipped NDJSON, read to
- *   the end, beside walking the same contacts through the list by cursor (the reference).
+ * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and both gzipped, read to
+ *   the end, beside reading the contacts' rows by FETCH alone and walking them through the list by
+ *   cursor (the references), with the machine's speed and load average.
  */
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { request } from 'node:http';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
 import {
+  ContactsExportService,
   countMatching,
   pageQueries,
   SearchValueType,
@@ -23,6 +26,7 @@ import { dataSourceOptions, runMigrations, startThrowawayPostgres, validateEnv }
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { createApp } from '../apps/api/src/create-app';
 import { databaseSchema } from '../db/schema';
+import { calibrate, fmt } from './metrics/bench-env';
 
 const MODE = process.argv[2] === 'export' ? 'export' : 'search';
 const CONTACTS = Number(process.argv[3] ?? 1_000_000);
@@ -75,7 +79,16 @@ async function main(): Promise<void> {
         await ds.query('CHECKPOINT');
         console.log(`VACUUM ANALYZE + CHECKPOINT in ${((performance.now() - started) / 1000).toFixed(1)} s`);
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
-        else await benchExport(ds, baseUrl, key, big.id);
+        else
+          await benchExport(ds, baseUrl, key, big.id, () =>
+            copyAlone(app.get(ContactsExportService), company.id, big.id),
+          );
+        console.log(
+          `\nmachine now: PostgreSQL sums 20M integers in ${fmt(await calibrate(pg.url), 0)} ms ` +
+            `(about 1500 ms on an idle modern core); load average ${loadavg()
+              .map((l) => l.toFixed(2))
+              .join(' ')}`,
+        );
       } finally {
         await ds.destroy();
       }
@@ -300,14 +313,43 @@ function readExport(url: string, headers: Record<string, string>) {
   });
 }
 
-async function benchExport(ds: DataSource, baseUrl: string, key: string, funnelId: string): Promise<void> {
+/**
+ * Reference: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
+ * writes and the driver passes on, before any client).
+ */
+async function copyAlone(exports: ContactsExportService, companyId: string, funnelId: string): Promise<void> {
+  for (const format of ['ndjson', 'csv'] as const) {
+    const started = performance.now();
+    const { count, body } = await exports.open(companyId, funnelId, format, {});
+    let bytes = 0;
+    for await (const chunk of body) bytes += (chunk as Buffer).length;
+    const s = (performance.now() - started) / 1000;
+    console.log(
+      `COPY alone, ${format}, no HTTP (reference) ${count} rows, ${(bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
+        `${Math.round(count / s)} rows/s`,
+    );
+  }
+}
+
+async function benchExport(
+  ds: DataSource,
+  baseUrl: string,
+  key: string,
+  funnelId: string,
+  references: () => Promise<void>,
+): Promise<void> {
   const path = `${baseUrl}/v1/funnels/${funnelId}/contacts/export`;
-  console.log(`\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end:`);
+  console.log(
+    `\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end (load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}):`,
+  );
   console.log('format              rows      MB       s    rows/s   RSS growth MB');
   for (const [name, url, headers] of [
     ['ndjson', `${path}?format=ndjson`, {}],
     ['csv', `${path}?format=csv`, {}],
     ['ndjson, gzip', `${path}?format=ndjson`, { 'accept-encoding': 'gzip' }],
+    ['csv, gzip', `${path}?format=csv`, { 'accept-encoding': 'gzip' }],
   ] as const) {
     global.gc?.();
     const r = await readExport(url, { 'x-service-api-key': key, ...headers });
@@ -319,7 +361,8 @@ async function benchExport(ds: DataSource, baseUrl: string, key: string, funnelI
           .padStart(9)} ${r.rssGrowthMb.toFixed(1).padStart(15)}`,
     );
   }
-  // Reference: the export's own statement read by FETCH alone, without presenting or sending.
+  await references();
+  // Reference: the rows read by FETCH alone (the old export's statement), without presenting or sending.
   const runner = ds.createQueryRunner();
   await runner.connect();
   try {

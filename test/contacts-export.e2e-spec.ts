@@ -8,7 +8,12 @@ import { httpClient } from './support/http-client';
 import { rawRequest } from './support/raw-request';
 
 /** Bulk contacts by set-based SQL, for exports larger than one batch. */
-async function seed(ds: DataSource, tenant: TenantFixture, count: number, filler = 0): Promise<void> {
+async function seed(
+  ds: Pick<DataSource, 'query'>,
+  tenant: TenantFixture,
+  count: number,
+  filler = 0,
+): Promise<void> {
   await ds.query(
     `INSERT INTO contacts (funnel_id, company_id, status, email, first_name, properties, created_at)
      SELECT $1, $2, 'lead', 'bulk' || n || '@example.com', 'Bulk', jsonb_build_object('blob', repeat('x', $4::int)),
@@ -241,5 +246,36 @@ describe('GET /v1/funnels/{funnelId}/contacts/export', () => {
     expect(outcome).toBe('cut');
     // The service goes on serving.
     expect((await api.get(path)).status).toBe(200);
+  });
+});
+
+describe('an export that lasts longer than DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  let t: TestApp;
+  let tenant: TenantFixture;
+
+  beforeAll(async () => {
+    t = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '1000' });
+    tenant = await createTenant(t.app);
+    await t.app.get(DataSource).transaction(async (manager) => {
+      await manager.query('SET LOCAL statement_timeout = 0');
+      await seed(manager, tenant, 5000, 2000);
+    });
+  });
+  afterAll(() => t.close());
+
+  it('is read to the end: the timeout bounds its first statements, not the COPY a slow client paces', async () => {
+    const res = await openStream(t.baseUrl, `/v1/funnels/${tenant.funnelId}/contacts/export`, {
+      'x-service-api-key': tenant.key,
+    });
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const lines = (await readAll(res)).trim().split('\n');
+    expect(lines).toHaveLength(5000);
+    // The service goes on answering with the connection the export gave back.
+    const list = await httpClient(t.baseUrl, tenant.key).get(
+      `/v1/funnels/${tenant.funnelId}/contacts?limit=1`,
+    );
+    expect(list.status).toBe(200);
   });
 });

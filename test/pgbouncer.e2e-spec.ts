@@ -100,6 +100,24 @@ describe('behind PgBouncer in transaction pooling', () => {
     expect(sessions.body.data.value).toBe(15);
   });
 
+  it('streams exports (COPY in the snapshot transaction) through the pooler beside other reads', async () => {
+    const headers = { 'x-service-api-key': tenant.key };
+    const path = `/v1/funnels/${tenant.funnelId}/contacts/export`;
+    const [ndjson, csv, list] = await Promise.all([
+      fetch(`${polling.baseUrl}${path}`, { headers }),
+      fetch(`${listening.baseUrl}${path}?format=csv`, { headers }),
+      httpClient(polling.baseUrl, tenant.key).get(`/v1/funnels/${tenant.funnelId}/contacts?limit=100`),
+    ]);
+    expect([ndjson.status, csv.status, list.status]).toEqual([200, 200, 200]);
+    const lines = (await ndjson.text()).split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBe(list.body.meta.total);
+    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id).sort()).toEqual(
+      (list.body.data as { id: string }[]).map((c) => c.id).sort(),
+    );
+    expect((await csv.text()).trimEnd().split('\r\n')).toHaveLength(lines.length + 1);
+  });
+
   it('refuses a revoked key on both replicas within the bound', async () => {
     const key = await tenant.keyFor('crm:read');
     const get = (app: TestApp) => httpClient(app.baseUrl, key).get('/v1/workspaces');

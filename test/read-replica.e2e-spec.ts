@@ -81,6 +81,20 @@ describe('Reads on a streaming replica (DATABASE_READ_URL)', () => {
       expect(emails(reply)).not.toContain('unseen@example.com');
     });
 
+    it('exports from the replica: a contact it has not replayed is not in the export', async () => {
+      await insertContacts(t.app, beta, [{ email: 'unexported@example.com' }]);
+      const replicaBefore = await readsOn('replica');
+      const res = await fetch(`${t.baseUrl}/v1/funnels/${beta.funnelId}/contacts/export`, {
+        headers: { 'x-service-api-key': beta.key },
+      });
+      expect(res.status).toBe(200);
+      const exported = (await res.text()).split('\n').filter(Boolean);
+      expect(exported.map((line) => (JSON.parse(line) as { email: string }).email)).not.toContain(
+        'unexported@example.com',
+      );
+      expect(await readsOn('replica')).toBeGreaterThan(replicaBefore);
+    });
+
     it('shows a company its own write at once (read-your-writes)', async () => {
       const api = httpClient(t.baseUrl, acme.key);
       const created = await api.post(`/v1/funnels/${acme.funnelId}/contacts`, { email: 'own@example.com' });

@@ -1,4 +1,6 @@
-import { csvCell, csvColumns, csvRow } from './contacts-export.csv';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { csvCell, csvColumns, CsvRecordEnds, csvRow } from './contacts-export.csv';
 import type { ContactView } from './contact.presenter';
 
 describe('contacts export CSV', () => {
@@ -42,5 +44,16 @@ describe('contacts export CSV', () => {
     expect(at('properties.plan')).toBe('pro');
     expect(at('phone')).toBe('');
     expect(at('updatedAt')).toBe('2026-01-02T00:00:00.000Z');
+  });
+
+  it('ends records with CRLF, keeping line breaks inside quoted cells, whatever the chunks', async () => {
+    const copied = 'a,"two\nlines",b\n"say ""hi""",x\n"",\n';
+    const expected = 'h\r\na,"two\nlines",b\r\n"say ""hi""",x\r\n"",\r\n';
+    for (let size = 1; size <= copied.length; size++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < copied.length; i += size) chunks.push(Buffer.from(copied.slice(i, i + size)));
+      const out = await text(Readable.from(chunks).pipe(new CsvRecordEnds('h\r\n')));
+      expect(out).toBe(expected);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { Transform, type TransformCallback } from 'node:stream';
 import { ADDRESS_FIELDS, CONTACT_VALUE_FIELDS, type ContactView } from './contact.presenter';
 import { META_BOOLEAN_KEYS, META_TEXT_KEYS, UTM_KEYS } from './contacts-search.fields';
 
@@ -44,4 +45,37 @@ export function csvRow(contact: ContactView, columns: readonly string[]): string
       return member?.[column.slice(dot + 1)];
     }),
   );
+}
+
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * COPY's CSV output made RFC 4180's: `header` first, then each record ended by CRLF instead of LF.
+ * A line break inside a quoted cell stays as it is: the quotes seen so far tell which is which
+ * (a doubled quote toggles twice), across chunk boundaries too.
+ */
+export class CsvRecordEnds extends Transform {
+  private quoted = false;
+
+  constructor(header: string) {
+    super();
+    this.push(header);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    const parts: Buffer[] = [];
+    let start = 0;
+    let quote = chunk.indexOf(QUOTE);
+    for (let lf = chunk.indexOf(LF); lf >= 0; lf = chunk.indexOf(LF, lf + 1)) {
+      for (; quote >= 0 && quote < lf; quote = chunk.indexOf(QUOTE, quote + 1)) this.quoted = !this.quoted;
+      if (this.quoted) continue;
+      parts.push(chunk.subarray(start, lf), CRLF);
+      start = lf + 1;
+    }
+    for (; quote >= 0; quote = chunk.indexOf(QUOTE, quote + 1)) this.quoted = !this.quoted;
+    parts.push(chunk.subarray(start));
+    done(null, Buffer.concat(parts));
+  }
 }

@@ -1,11 +1,12 @@
+import { once } from 'node:events';
+import { finished, pipeline, type Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { DataSource } from 'typeorm';
-import { isUuid, sqlPool, ValidationError } from '@app/core';
+import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
+import { isUuid, ReadPool, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
-import { presentContact } from './contact.presenter';
-import { ContactRow, ContactsRepository } from './contacts.repository';
-import { csvColumns, csvLine, csvRow } from './contacts-export.csv';
+import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
+import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
 import {
   assertStatusFilter,
   ContactFilters,
@@ -13,37 +14,54 @@ import {
   DEFAULT_SORT_ORDER,
   validateListQuery,
 } from './contacts-list.query';
-import { Placeholder, whereConditions } from './contacts-search.sql';
+import { whereConditions } from './contacts-search.sql';
 
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-/** Rows read from the snapshot's cursor at a time: the most an export holds in memory. */
-export const EXPORT_BATCH_ROWS = 2000;
+
+/**
+ * COPY's CSV format around a single column that holds a whole JSON line: a JSON text never holds
+ * a raw control character, so with these two as delimiter and quote nothing is ever quoted and
+ * each line leaves exactly as PostgreSQL wrote it (text format would double its backslashes).
+ */
+const JSON_LINES = `FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01'`;
+
+/**
+ * The longest delay a timer takes. node-postgres bounds each query by its pool's query_timeout
+ * unless the query names its own (0 falls back to the pool's); the COPY names this one.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A COPY TO query as node-postgres holds it: it calls `callback` when the query ends (which also
+ * clears its read timer), and pg-copy-streams never does, so the export calls it.
+ */
+type CopyQuery = CopyToStreamQuery & { query_timeout: number; callback?: (error?: Error) => void };
 
 export interface ContactExport {
   /** How many contacts the export holds (counted in its snapshot). */
   count: number;
-  /** The body, chunk by chunk; read to the end or returned early, it ends the snapshot. */
-  chunks: AsyncGenerator<string>;
+  /** The body; read to the end or destroyed, it ends the snapshot and frees its connection. */
+  body: Readable;
 }
 
 /**
  * A funnel's contacts under the list's filters, read from one REPEATABLE READ, read-only snapshot
- * through a server-side cursor, EXPORT_BATCH_ROWS at a time, so memory stays flat whatever the
- * size and the next rows are read only when the client has taken the previous ones.
+ * and written by PostgreSQL as they are read: `COPY (SELECT <the Contact as a line>) TO STDOUT`
+ * streamed to the client. The connection is read only as fast as the client takes the body
+ * (backpressure down to the server's socket), so memory stays flat whatever the size.
  */
 @Injectable()
 export class ContactsExportService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly reads: ReadPool,
     private readonly funnels: FunnelsService,
-    private readonly rows: ContactsRepository,
   ) {}
 
   /**
-   * Opens the export: checks the request, takes the snapshot, counts and (CSV) finds the property
-   * columns; a problem up to here is an ordinary error answer. The caller must consume or return
-   * `chunks`, which releases the connection.
+   * Opens the export: checks the request, takes the snapshot, counts, (CSV) finds the property
+   * columns and starts the COPY; a problem up to its first row is an ordinary error answer. The
+   * caller must read `body` to the end or destroy it, which releases the connection.
    */
   async open(
     companyId: string,
@@ -64,63 +82,95 @@ export class ContactsExportService {
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     assertStatusFilter(where, funnel.contactStatuses);
 
-    const params: unknown[] = [];
-    const p: Placeholder = (value) => `$${params.push(value)}`;
+    // COPY takes no parameters: the values are written in as literals (see inlineLiteral).
+    const p = inlineLiteral;
     const conditions = [
-      `funnel_id = ${p(funnelId)}`,
-      `company_id = ${p(companyId)}`,
+      `c.funnel_id = ${p(funnelId)}`,
+      `c.company_id = ${p(companyId)}`,
       ...whereConditions(where, p),
-    ];
-    const matching = `FROM contacts c WHERE ${conditions.join(' AND ')}`;
+    ].join(' AND ');
 
-    // One session holds the snapshot; ReadPool routes single statements, so the export reads the primary.
-    const client = await sqlPool(this.dataSource).connect();
+    // The replica when it is fresh enough for this company, as for every read (see ReadPool).
+    const client = await this.reads.session();
+    const session = new ExportSession(client);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const counted = await client.query<{ count: string; properties: string[] | null }>(
+      await client.query(EXPORT_SESSION_SETTINGS);
+      const { rows } = await client.query<{ count: string; properties: string[] | null }>(
         format === 'csv'
-          ? `SELECT (SELECT count(*) ${matching}) AS count,
+          ? `SELECT (SELECT count(*) FROM contacts c WHERE ${conditions}) AS count,
                     (SELECT array_agg(DISTINCT k) FROM contacts c, jsonb_object_keys(c.properties) k
-                     WHERE ${conditions.join(' AND ')}) AS properties`
-          : `SELECT count(*) AS count ${matching}`,
-        params,
+                     WHERE ${conditions}) AS properties`
+          : `SELECT count(*) AS count FROM contacts c WHERE ${conditions}`,
       );
+      const columns = format === 'csv' ? csvColumns(rows[0].properties ?? []) : undefined;
       // In no particular order: the table is read as it lies (a sorted walk of the funnel's
       // contacts jumps around the heap, several times slower for the whole funnel).
-      await client.query(
-        `DECLARE contacts_export NO SCROLL CURSOR FOR
-         SELECT ${this.rows.selectList()}, ${ContactsRepository.MESSAGES} AS messages ${matching}`,
-        params,
+      const csv = columns && csvSelect(columns);
+      // The COPY is the whole export, as long as the client takes to read it: the statement
+      // timeout bounds the statements above, not this one.
+      await client.query('SET LOCAL statement_timeout = 0');
+      const copy: CopyQuery = Object.assign(
+        copyTo(
+          csv
+            ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
+               FROM contacts c${csv.from} WHERE ${conditions}) TO STDOUT WITH (FORMAT csv)`
+            : `/* contacts_export */ COPY (SELECT ${NDJSON_LINE} FROM contacts c WHERE ${conditions})
+               TO STDOUT WITH (${JSON_LINES})`,
+        ),
+        { query_timeout: LONGEST_TIMER_MS },
       );
-      const { count, properties } = counted.rows[0];
-      const columns = format === 'csv' ? csvColumns(properties ?? []) : undefined;
-      return { count: Number(count), chunks: this.read(client, columns) };
+      client.query(copy);
+      session.endWith(copy);
+      // The first rows (or the end, or the error) have arrived: the statement runs.
+      await once(copy, 'readable');
+      const count = Number(rows[0].count);
+      if (!columns) return { count, body: copy };
+      // A failure on either side destroys both, so the body ends in the error too.
+      return { count, body: pipeline(copy, new CsvRecordEnds(csvLine(columns)), () => undefined) };
     } catch (error) {
-      client.release(true);
+      session.drop();
       throw error;
     }
   }
+}
 
-  private async *read(client: PoolClient, columns: string[] | undefined): AsyncGenerator<string> {
-    let failed = true;
-    try {
-      if (columns) yield csvLine(columns);
-      for (;;) {
-        const { rows } = await client.query<ContactRow>(`FETCH ${EXPORT_BATCH_ROWS} FROM contacts_export`);
-        if (!rows.length) break;
-        let chunk = '';
-        for (const row of rows) {
-          const view = presentContact(row, row.messages);
-          chunk += columns ? csvRow(view, columns) : `${JSON.stringify(view)}\n`;
-        }
-        yield chunk;
-      }
-      await client.query('COMMIT');
-      failed = false;
-    } finally {
-      // Stopped early (the client left) or failed: the connection is dropped, which ends the
-      // transaction and any statement still running on it.
-      client.release(failed);
-    }
+/** The connection of one export, given back to the pool once, however the export ends. */
+class ExportSession {
+  private ended = false;
+
+  constructor(private readonly client: PoolClient) {}
+
+  /**
+   * Read to the end, `copy` commits the snapshot and frees the connection. Stopped early (the
+   * client left) or failed, the connection is dropped: that ends the transaction and the COPY.
+   */
+  endWith(copy: CopyQuery): void {
+    finished(copy, (error) => {
+      copy.callback?.(error ?? undefined);
+      if (error) return this.drop();
+      this.client.query('COMMIT').then(
+        () => this.release(),
+        () => this.drop(),
+      );
+    });
+  }
+
+  /**
+   * Releases the connection and closes its socket at once. A COPY that is still sending waits on
+   * a client that no longer reads: only a closed socket tells the server to stop.
+   */
+  drop(): void {
+    if (this.ended) return;
+    const socket = (this.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection
+      ?.stream;
+    this.release(true);
+    socket?.destroy();
+  }
+
+  private release(broken?: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.client.release(broken);
   }
 }

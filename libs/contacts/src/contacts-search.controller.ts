@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Logger, Param, Post, Query, R
 import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { Readable, type Transform } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
 import { CurrentCompany, RequirePermissions } from '@app/auth';
 import { AnswersJsonText } from '@app/core';
@@ -57,7 +57,7 @@ export class ContactsSearchController {
     @Res() res: Response,
   ): Promise<void> {
     const { format, ...filters } = query;
-    const { count, chunks } = await this.exports.open(companyId, funnelId, format, filters);
+    const { count, body } = await this.exports.open(companyId, funnelId, format, filters);
     const gzip = acceptsGzip(acceptEncoding);
     res.status(200);
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
@@ -65,10 +65,10 @@ export class ContactsSearchController {
     res.setHeader('X-Export-Count', String(count));
     res.setHeader('Vary', 'Accept-Encoding');
     if (gzip) res.setHeader('Content-Encoding', 'gzip');
-    const stages: (Readable | Transform)[] = [Readable.from(chunks, { objectMode: false })];
+    const stages: (Readable | Transform)[] = [body];
     if (gzip) stages.push(createGzip({ level: constants.Z_BEST_SPEED }));
     try {
-      // Backpressure: the next batch is read only once the client has taken the last one.
+      // Backpressure: the database connection is read only as fast as the client takes the body.
       await pipeline([...stages, res]);
     } catch (error) {
       // The status is sent: a failure (or a client that left) cuts the connection before the end.

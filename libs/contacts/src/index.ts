@@ -18,6 +18,7 @@ export * from './contacts-search.fields';
 export * from './contacts-search.query';
 export { ContactsSearchService, type ContactSearchPage } from './contacts-search.service';
 export { ContactsExportService, EXPORT_FORMATS, type ExportFormat } from './contacts-export.service';
+export { csvColumns, csvRow } from './contacts-export.csv';
 export * from './contact-properties.service';
 export { uniquePropertyViolated, type PropertyDefinitions } from './contact-properties.repository';
 export * from './contact-property.input';

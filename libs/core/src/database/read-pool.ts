@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Pool, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { EnvironmentVariables } from '../config/env.validation';
@@ -164,6 +164,27 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     const result = await sqlPool(this.dataSource).query<R>(config as QueryConfig, values);
     this.reads.inc({ server: 'primary' });
     return result;
+  }
+
+  /**
+   * A connection for a read of several statements that must see one snapshot (an export), from
+   * the server the next read would go to; the caller releases it. A replica that cannot be reached
+   * hands it to the primary.
+   */
+  async session(): Promise<PoolClient> {
+    if (this.server() === 'replica') {
+      try {
+        const client = await this.replica!.connect();
+        this.reads.inc({ server: 'replica' });
+        return client;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        this.markDown(error);
+      }
+    }
+    const client = await sqlPool(this.dataSource).connect();
+    this.reads.inc({ server: 'primary' });
+    return client;
   }
 
   /** The rows of a read (for callers that used `DataSource.query`). */
