@@ -108,11 +108,9 @@ function expression(field: SearchField): string {
         ? `${field.column}->${literal(field.key)}`
         : `${field.column}->>${literal(field.key)}`;
     case 'property': {
-      const text = `properties->>${literal(field.key)}`;
-      if (field.type === 'number')
-        return `CASE WHEN jsonb_typeof(properties->${literal(field.key)}) = 'number' THEN (${text})::numeric END`;
+      // Number and date properties never get here (propertySql compares them).
       if (field.type === 'boolean') return `properties->${literal(field.key)}`;
-      return text;
+      return `properties->>${literal(field.key)}`;
     }
   }
 }
@@ -123,13 +121,32 @@ function presence(field: SearchField): string {
   return expression(field);
 }
 
+/** The range operators, as SQL writes them. */
+const RANGES: Partial<Record<SearchFilter['operator'], string>> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+/** The column of contact_property_values holding a typed property's value, by its search type. */
+const TYPED_VALUE_COLUMNS: Partial<Record<SearchField['type'], string>> = {
+  number: 'number_value',
+  date: 'date_value',
+};
+
 /**
  * A custom property's equality, membership and presence as containment and key tests, which the
- * GIN index on properties serves; its other operators compare the extracted value.
+ * GIN index on properties serves; a range of a number or date property as a range of
+ * contact_property_values' index (the funnel's and property's values in order); its other
+ * operators compare the extracted value.
  */
 function propertySql(field: SearchField & { source: 'property' }, filter: SearchFilter, p: Placeholder) {
   const pair = (value: unknown) => JSON.stringify({ [field.key]: value });
   const { operator, value } = filter;
+  const range = RANGES[operator];
+  const typed = TYPED_VALUE_COLUMNS[field.type];
+  // Unqualified funnel_id and id are the outer contacts row's (the list and export alias it).
+  if (range && typed)
+    return (
+      `(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v ` +
+      `WHERE v.property_name = ${literal(field.key)} AND v.${typed} ${range} ${p(value)})`
+    );
   switch (operator) {
     case 'eq':
       return `properties @> ${p(pair(value))}::jsonb`;
