@@ -1,9 +1,9 @@
 import { validateSearch } from './contacts-search.query';
 import { listFilterGroups, whereConditions } from './contacts-search.sql';
 
-const compile = (where: Parameters<typeof whereConditions>[0]) => {
+const compile = (where: Parameters<typeof whereConditions>[0], funnel?: string) => {
   const params: unknown[] = [];
-  const conditions = whereConditions(where, (value) => `$${params.push(value)}`);
+  const conditions = whereConditions(where, (value) => `$${params.push(value)}`, funnel);
   return { conditions, params };
 };
 
@@ -69,13 +69,17 @@ describe('contacts search SQL', () => {
         ['renewal', 'date'],
       ]),
     );
-    expect(compile(query.groups)).toEqual({
+    expect(compile(query.groups, '$9')).toEqual({
       conditions: [
-        "(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE v.property_name = 'score' AND v.number_value >= $1)",
-        "(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE v.property_name = 'renewal' AND v.date_value < $2)",
+        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'score' AND v.number_value >= $1))",
+        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'renewal' AND v.date_value < $2))",
       ],
       params: [50, '2027-01-01'],
     });
+    // Without the funnel's placeholder, the same values by the row's own funnel and id.
+    expect(compile(query.groups).conditions[0]).toBe(
+      "(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE v.property_name = 'score' AND v.number_value >= $1)",
+    );
   });
 
   it('compares a range of an untyped property as text', () => {
