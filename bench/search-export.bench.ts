@@ -233,21 +233,8 @@ async function benchSearch(ds: DataSource, baseUrl: string, key: string, funnelI
       `\nPOST …/properties ${name} (${type}) over ${CONTACTS} contacts: ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
   }
-  // The statement a definition adds: copying the values into contact_property_values.
-  const rebuild = performance.now();
-  const runner = ds.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.startTransaction();
-    await runner.query('SELECT contact_property_values_rebuild($1, $2)', [funnelId, 'score']);
-    await runner.rollbackTransaction();
-  } finally {
-    await runner.release();
-  }
-  console.log(
-    `of which copying score's values (contact_property_values_rebuild, alone): ${((performance.now() - rebuild) / 1000).toFixed(1)} s`,
-  );
-  await ds.query('ANALYZE contact_property_values');
+  // As autovacuum leaves it after a million inserts: visible to index-only scans, with statistics.
+  await ds.query('VACUUM ANALYZE contact_property_values');
   const typedCases: [string, SearchContactsInput, string][] = [
     [
       'properties.score gte 990 (number, 1 %)',
@@ -316,6 +303,21 @@ async function writeCost(ds: DataSource, funnelId: string): Promise<void> {
   const [big] = (await ds.query('SELECT company_id FROM contacts WHERE funnel_id = $1 LIMIT 1', [
     funnelId,
   ])) as { company_id: string }[];
+  // The statement a definition adds, copying the values into contact_property_values: timed last
+  // (rolled back, it leaves a million dead rows that would slow the searches above).
+  const rebuild = performance.now();
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction();
+    await runner.query('SELECT contact_property_values_rebuild($1, $2)', [funnelId, 'score']);
+    await runner.rollbackTransaction();
+  } finally {
+    await runner.release();
+  }
+  console.log(
+    `\ncopying score's values again (contact_property_values_rebuild alone, over the existing copy, rolled back): ${((performance.now() - rebuild) / 1000).toFixed(1)} s`,
+  );
   console.log('\nWrites of 20,000 contacts with score and renewal, one statement each (ms):');
   console.log('funnel                                   insert   update score');
   for (const [name, funnel, company] of [
