@@ -149,8 +149,8 @@ function propertySql(
   const typed = TYPED_VALUE_COLUMNS[field.type];
   if (range && typed) {
     const match = `v.property_name = ${literal(field.key)} AND v.${typed} ${range} ${p(value)}`;
-    // The matching ids as one array, read once: the contacts are then fetched by primary key in
-    // their order on disk (a bitmap scan), not probed one by one along the sort index.
+    // The matching ids as one array, read once: the contacts are then fetched in one scan of the
+    // primary key for the whole array, not probed one by one along the sort index.
     if (funnel)
       return `id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = ${funnel} AND ${match}))`;
     // Without the funnel's placeholder: a semi-join on the outer row's funnel and id.
