@@ -4,7 +4,9 @@
  * A funnel of `contacts` contacts (plus a neighbour funnel of a tenth of that) loaded by set-based
  * SQL into a throwaway PostgreSQL, the service in this process over real HTTP.
  * - search: p50/p95 of POST …/contacts/search per filter, beside the list's GET with the same
- *   equality filter (the reference), and the plan (EXPLAIN ANALYZE) of each search's page and count.
+ *   equality filter (the reference), and the plan (EXPLAIN ANALYZE) of each search's page and count;
+ *   then `score` and `renewal` defined as number and date through the API (timed) and their ranges,
+ *   beside the same page and count reading the value from every contact (the reference).
  * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and both gzipped, read to
  *   the end, beside reading the contacts' rows by FETCH alone and walking them through the list by
  *   cursor (the references), with the machine's speed and load average.
@@ -47,6 +49,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'error',
       RATE_LIMIT_PER_MINUTE: '1000000',
       METRICS_PORT: '0',
+      // A definition converts and copies every contact's value in one statement, timed below.
+      DATABASE_STATEMENT_TIMEOUT_MS: '300000',
     });
     const app = await createApp(env, { databaseUrl: pg.url });
     await app.listen(0, '127.0.0.1');
@@ -102,9 +106,14 @@ async function main(): Promise<void> {
 
 /**
  * Contacts by set-based SQL: every one has properties `plan` (free, pro, team), `score` (a JSON
- * number 0–999) and, one in a thousand, `tier: "gold"`; meta.ps_source and utm_source vary.
+ * number 0–999) and, one in a thousand, `tier: "gold"`; meta.ps_source and utm_source vary. For
+ * the search bench every one also has `renewal`, a date spread over two years.
  */
 async function load(ds: DataSource, companyId: string, funnelId: string, count: number): Promise<void> {
+  const renewal =
+    MODE === 'search'
+      ? `|| jsonb_build_object('renewal', to_char(date '2026-01-01' + (i * 31) % 730, 'YYYY-MM-DD'))`
+      : '';
   for (let start = 0; start < count; start += BATCH) {
     const size = Math.min(BATCH, count - start);
     await ds.query(
@@ -120,7 +129,7 @@ async function load(ds: DataSource, companyId: string, funnelId: string, count: 
               jsonb_build_object('ps_source', (ARRAY['funnel','external-api','manual'])[1 + i % 3]),
               jsonb_build_object('utm_source', (ARRAY['google','newsletter','meta','direct'])[1 + i % 4]),
               jsonb_build_object('plan', (ARRAY['free','pro','team'])[1 + i % 3], 'score', (i::bigint * 7919) % 1000)
-                || CASE WHEN i % 1000 = 0 THEN '{"tier":"gold"}'::jsonb ELSE '{}'::jsonb END,
+                || CASE WHEN i % 1000 = 0 THEN '{"tier":"gold"}'::jsonb ELSE '{}'::jsonb END ${renewal},
               now() - (i % 1000) * interval '1 hour', now() - (i % 1000) * interval '1 hour'
        FROM generate_series($3::int, $3::int + $4::int - 1) AS i`,
       [funnelId, companyId, start, size],
@@ -209,40 +218,131 @@ async function benchSearch(ds: DataSource, baseUrl: string, key: string, funnelI
     );
   }
 
-  // A typed property range: the definitions live elsewhere, so the type is given here.
-  const typed = new Map<string, SearchValueType>([['score', 'number']]);
-  const rangeBody = one({ field: 'properties.score', operator: 'gte', value: 990 });
-  const range = validateSearch(rangeBody, typed);
-  const rangeSql = await sqlTimes(ds, funnelId, range.groups);
-  console.log(
-    `\nproperties.score >= 990 (typed number, SQL page + count, ${RUNS} runs): p50 ${rangeSql.p50.toFixed(1)} ms, p95 ${rangeSql.p95.toFixed(1)} ms`,
-  );
-
-  // What an expression index on the typed value (as a number definition could create) gives.
-  await ds.query(
-    `CREATE INDEX bench_contacts_score ON contacts (funnel_id, (CASE WHEN jsonb_typeof(properties->'score') = 'number' THEN (properties->>'score')::numeric END))`,
-  );
-  await ds.query('ANALYZE contacts');
-  const indexed = await sqlTimes(ds, funnelId, range.groups);
-  console.log(
-    `properties.score >= 990 with an expression index on the number: p50 ${indexed.p50.toFixed(1)} ms, p95 ${indexed.p95.toFixed(1)} ms`,
-  );
-  const page = pageQueries(funnelId, { ...range, page: 0 }, range.groups).first;
-  console.log(`-- with the expression index: page\n${await plan(ds, page.sql, page.params)}`);
-  const count = countSql(funnelId, range.groups);
-  console.log(`-- with the expression index: count\n${await plan(ds, count.sql, count.params)}`);
-  await ds.query('DROP INDEX bench_contacts_score');
-
-  console.log('\nPlans (EXPLAIN ANALYZE, warm):');
-  for (const [name, body] of [
-    ...cases.map(([n, b]) => [n, b] as const),
-    ['properties.score gte 990 (typed number)', rangeBody] as const,
+  // Typed ranges: `score` defined as a number and `renewal` as a date through the API, which
+  // converts and copies the values into contact_property_values (timed: what a definition costs).
+  for (const [name, type] of [
+    ['score', 'number'],
+    ['renewal', 'date'],
   ]) {
+    const started = performance.now();
+    const res = await fetch(`${baseUrl}/v1/funnels/${funnelId}/properties`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name, type }),
+    });
+    if (res.status !== 201) throw new Error(`defining ${name} answered ${res.status}: ${await res.text()}`);
+    console.log(
+      `\nPOST …/properties ${name} (${type}) over ${CONTACTS} contacts: ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
+  // As autovacuum leaves it after a million inserts: visible to index-only scans, with statistics.
+  await ds.query('VACUUM ANALYZE contact_property_values');
+  const typedCases: [string, SearchContactsInput, string][] = [
+    [
+      'properties.score gte 990 (number, 1 %)',
+      one({ field: 'properties.score', operator: 'gte', value: 990 }),
+      `CASE WHEN jsonb_typeof(properties->'score') = 'number' THEN (properties->>'score')::numeric END >= 990`,
+    ],
+    [
+      'properties.renewal gte 2027-12-25 (date, 1 %)',
+      one({ field: 'properties.renewal', operator: 'gte', value: '2027-12-25' }),
+      `properties->>'renewal' >= '2027-12-25'`,
+    ],
+  ];
+  console.log(
+    `\nTyped ranges, limit 50, ${RUNS} runs (ms); reference: the same page + count reading the value from every contact's properties (5 runs):`,
+  );
+  console.log('case                                            matches      p50      p95   reference p50');
+  for (const [name, body, condition] of typedCases) {
+    const total = await post(body);
+    const search = await timed(RUNS, async () => {
+      await post(body);
+    });
+    const reference = await timed(5, async () => {
+      await Promise.all([
+        ds.query(
+          `SELECT id FROM contacts WHERE funnel_id = $1 AND ${condition} ORDER BY converted_at DESC NULLS LAST, id DESC LIMIT 51`,
+          [funnelId],
+        ),
+        ds.query(`SELECT count(*) FROM contacts WHERE funnel_id = $1 AND ${condition}`, [funnelId]),
+      ]);
+    });
+    console.log(
+      `${name.padEnd(46)} ${String(total).padStart(9)} ${search.p50.toFixed(1).padStart(8)} ${search.p95.toFixed(1).padStart(8)}   ${reference.p50.toFixed(1)}`,
+    );
+  }
+
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} after the runs`,
+  );
+  console.log('\nPlans (EXPLAIN ANALYZE, warm):');
+  const typed = new Map<string, SearchValueType>([
+    ['score', 'number'],
+    ['renewal', 'date'],
+  ]);
+  for (const [name, body] of [...cases, ...typedCases]) {
     const query = validateSearch(body, typed);
     const page = pageQueries(funnelId, { ...query, page: 0 }, query.groups).first;
     console.log(`\n-- ${name}: page\n${await plan(ds, page.sql, page.params)}`);
     const count = countSql(funnelId, query.groups);
     console.log(`-- ${name}: count\n${await plan(ds, count.sql, count.params)}`);
+  }
+  await writeCost(ds, funnelId);
+}
+
+/**
+ * What keeping contact_property_values costs a write: 20,000 contacts with a score and a renewal
+ * inserted, then their score changed, in the funnel that defines both, beside the same statements
+ * in the neighbour funnel, which defines neither (the reference).
+ */
+async function writeCost(ds: DataSource, funnelId: string): Promise<void> {
+  const [neighbour] = (await ds.query(
+    'SELECT funnel_id, company_id FROM contacts WHERE funnel_id <> $1 LIMIT 1',
+    [funnelId],
+  )) as { funnel_id: string; company_id: string }[];
+  const [big] = (await ds.query('SELECT company_id FROM contacts WHERE funnel_id = $1 LIMIT 1', [
+    funnelId,
+  ])) as { company_id: string }[];
+  // The statement a definition adds, copying the values into contact_property_values: timed last
+  // (rolled back, it leaves a million dead rows that would slow the searches above).
+  const rebuild = performance.now();
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction();
+    await runner.query('SELECT contact_property_values_rebuild($1, $2)', [funnelId, 'score']);
+    await runner.rollbackTransaction();
+  } finally {
+    await runner.release();
+  }
+  console.log(
+    `\ncopying score's values again (contact_property_values_rebuild alone, over the existing copy, rolled back): ${((performance.now() - rebuild) / 1000).toFixed(1)} s`,
+  );
+  console.log('\nWrites of 20,000 contacts with score and renewal, one statement each (ms):');
+  console.log('funnel                                   insert   update score');
+  for (const [name, funnel, company] of [
+    ['neighbour, no definitions (reference)', neighbour.funnel_id, neighbour.company_id],
+    ['score number + renewal date defined', funnelId, big.company_id],
+  ]) {
+    let started = performance.now();
+    const rows: { id: string }[] = await ds.query(
+      `INSERT INTO contacts (funnel_id, company_id, status, email, properties)
+       SELECT $1, $2, 'lead', 'write-cost-' || i || '@example.com',
+              jsonb_build_object('score', i % 1000, 'renewal', to_char(date '2026-01-01' + i % 730, 'YYYY-MM-DD'))
+       FROM generate_series(1, 20000) AS i RETURNING id`,
+      [funnel, company],
+    );
+    const insert = performance.now() - started;
+    started = performance.now();
+    await ds.query(
+      `UPDATE contacts SET properties = properties || jsonb_build_object('score', (properties->>'score')::numeric + 1)
+       WHERE funnel_id = $1 AND id = ANY($2::uuid[])`,
+      [funnel, rows.map((r) => r.id)],
+    );
+    const update = performance.now() - started;
+    console.log(`${name.padEnd(40)} ${insert.toFixed(0).padStart(6)} ${update.toFixed(0).padStart(14)}`);
   }
 }
 
@@ -263,22 +363,6 @@ function countSql(
     groups,
   );
   return captured;
-}
-
-async function sqlTimes(
-  ds: DataSource,
-  funnelId: string,
-  groups: ReturnType<typeof validateSearch>['groups'],
-) {
-  const page = pageQueries(
-    funnelId,
-    { sortField: 'ps_converted_at', sortOrder: -1, limit: 50, page: 0 },
-    groups,
-  ).first;
-  const count = countSql(funnelId, groups);
-  return timed(RUNS, async () => {
-    await Promise.all([ds.query(page.sql, page.params), ds.query(count.sql, count.params)]);
-  });
 }
 
 async function plan(ds: DataSource, sql: string, params: unknown[]): Promise<string> {

@@ -26,6 +26,7 @@ export const CITUS_PLAN: Record<string, Placement> = {
 
   contacts: byFunnel,
   contact_property_definitions: byFunnel,
+  contact_property_values: byFunnel,
   contact_unique_values: byFunnel,
   contact_messages: byFunnel,
   contact_field_values: byFunnel,

@@ -92,6 +92,7 @@ export class ContactPropertiesService {
         manager.create(ContactPropertyDefinition, { funnelId, name, ...fields }),
       );
       await this.repository.retype(manager, funnelId, name!, fields);
+      await this.repository.rebuildTypedValues(manager, funnelId, name!);
       return presentPropertyDefinition(saved);
     });
   }
@@ -110,14 +111,19 @@ export class ContactPropertiesService {
       if (!current) throw new NotFoundError('Property not found');
       const { fields } = validatePropertyDefinition(input, current);
       await this.assertFits(manager, funnelId, name, fields);
+      const retyped = fields.type !== current.type;
       Object.assign(current, fields);
       const saved = await manager.save(current);
       await this.repository.retype(manager, funnelId, name, fields);
+      if (retyped) await this.repository.rebuildTypedValues(manager, funnelId, name);
       return presentPropertyDefinition(saved);
     });
   }
 
-  /** Removes the definition; the values stay, as text properties (no longer unique). */
+  /**
+   * Removes the definition; the values stay, as text properties (no longer unique, no longer in
+   * contact_property_values: its foreign key takes them).
+   */
   async remove(companyId: string, funnelId: string, name: string): Promise<void> {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);

@@ -47,7 +47,10 @@ function pageSelect(
 ): SqlQuery {
   const params: unknown[] = [];
   const p: Placeholder = (value) => `$${params.push(value)}`;
-  const where = [`funnel_id = ${p(funnelId)}`, ...whereConditions(filters, p), condition(p)].filter(Boolean);
+  const funnel = p(funnelId);
+  const where = [`funnel_id = ${funnel}`, ...whereConditions(filters, p, funnel), condition(p)].filter(
+    Boolean,
+  );
   // The sort column leaves raw: OFFSET still projects every row it skips, and the text a cursor
   // needs is made only for the rows kept (see sortValueText). Limit and offset are parameters, so
   // one prepared statement serves every page.
@@ -147,7 +150,8 @@ export async function countMatching(
 ): Promise<number> {
   const params: unknown[] = [];
   const p: Placeholder = (value) => `$${params.push(value)}`;
-  const where = [`funnel_id = ${p(funnelId)}`, ...whereConditions(filters, p)];
+  const funnel = p(funnelId);
+  const where = [`funnel_id = ${funnel}`, ...whereConditions(filters, p, funnel)];
   const rows: { count: string }[] = await manager.query(
     `SELECT count(*) AS count FROM contacts WHERE ${where.join(' AND ')}`,
     params,

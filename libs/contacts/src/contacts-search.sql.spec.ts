@@ -1,9 +1,9 @@
 import { validateSearch } from './contacts-search.query';
 import { listFilterGroups, whereConditions } from './contacts-search.sql';
 
-const compile = (where: Parameters<typeof whereConditions>[0]) => {
+const compile = (where: Parameters<typeof whereConditions>[0], funnel?: string) => {
   const params: unknown[] = [];
-  const conditions = whereConditions(where, (value) => `$${params.push(value)}`);
+  const conditions = whereConditions(where, (value) => `$${params.push(value)}`, funnel);
   return { conditions, params };
 };
 
@@ -52,13 +52,40 @@ describe('contacts search SQL', () => {
     ]);
   });
 
-  it('compares a number property as a number only where it holds one', () => {
+  it('compares a range of a number or date property in its typed values, of the same funnel', () => {
     const query = validateSearch(
-      { filterGroups: [{ filters: [{ field: 'properties.score', operator: 'gte', value: 50 }] }] },
-      new Map([['score', 'number']]),
+      {
+        filterGroups: [
+          {
+            filters: [
+              { field: 'properties.score', operator: 'gte', value: 50 },
+              { field: 'properties.renewal', operator: 'lt', value: '2027-01-01' },
+            ],
+          },
+        ],
+      },
+      new Map([
+        ['score', 'number'],
+        ['renewal', 'date'],
+      ]),
     );
-    expect(compile(query.groups).conditions).toEqual([
-      "CASE WHEN jsonb_typeof(properties->'score') = 'number' THEN (properties->>'score')::numeric END >= $1",
-    ]);
+    expect(compile(query.groups, '$9')).toEqual({
+      conditions: [
+        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'score' AND v.number_value >= $1))",
+        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'renewal' AND v.date_value < $2))",
+      ],
+      params: [50, '2027-01-01'],
+    });
+    // Without the funnel's placeholder, the same values by the row's own funnel and id.
+    expect(compile(query.groups).conditions[0]).toBe(
+      "(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE v.property_name = 'score' AND v.number_value >= $1)",
+    );
+  });
+
+  it('compares a range of an untyped property as text', () => {
+    const query = validateSearch({
+      filterGroups: [{ filters: [{ field: 'properties.score', operator: 'gte', value: '50' }] }],
+    });
+    expect(compile(query.groups).conditions).toEqual(["properties->>'score' >= $1"]);
   });
 });

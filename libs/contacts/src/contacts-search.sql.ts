@@ -29,11 +29,12 @@ export function listFilterGroups(filters: NormalisedFilters): FilterGroups {
 /**
  * The conditions a contacts row (unaliased `contacts`) must meet, to be AND-ed with the funnel's:
  * one group's filters each, or the groups OR-ed as one condition. The one builder of both the
- * list's filters and search.
+ * list's filters and search. `funnel` is the funnel's placeholder, which a typed property's range
+ * reads its values by.
  */
-export function whereConditions(where: ContactsWhere, p: Placeholder): string[] {
+export function whereConditions(where: ContactsWhere, p: Placeholder, funnel?: string): string[] {
   const groups = Array.isArray(where) ? where : listFilterGroups(where);
-  const compiled = groups.map((group) => group.map((filter) => filterSql(filter, p)));
+  const compiled = groups.map((group) => group.map((filter) => filterSql(filter, p, funnel)));
   if (compiled.length <= 1) return compiled[0] ?? [];
   return [`((${compiled.map((c) => c.join(' AND ')).join(') OR (')}))`];
 }
@@ -57,10 +58,10 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
  * idx_contacts_filter_email (equality) and idx_contacts_search_email_prefix (starts_with), phone by
  * its digits index, properties' eq / in / exists by the GIN index on properties.
  */
-function filterSql(filter: SearchFilter, p: Placeholder): string {
+function filterSql(filter: SearchFilter, p: Placeholder, funnel: string | undefined): string {
   const { field, operator, value } = filter;
   if (field.source === 'property') {
-    const direct = propertySql(field, filter, p);
+    const direct = propertySql(field, filter, p, funnel);
     if (direct) return direct;
   }
   const e = expression(field);
@@ -108,11 +109,9 @@ function expression(field: SearchField): string {
         ? `${field.column}->${literal(field.key)}`
         : `${field.column}->>${literal(field.key)}`;
     case 'property': {
-      const text = `properties->>${literal(field.key)}`;
-      if (field.type === 'number')
-        return `CASE WHEN jsonb_typeof(properties->${literal(field.key)}) = 'number' THEN (${text})::numeric END`;
+      // Number and date properties never get here (propertySql compares them).
       if (field.type === 'boolean') return `properties->${literal(field.key)}`;
-      return text;
+      return `properties->>${literal(field.key)}`;
     }
   }
 }
@@ -123,13 +122,40 @@ function presence(field: SearchField): string {
   return expression(field);
 }
 
+/** The range operators, as SQL writes them. */
+const RANGES: Partial<Record<SearchFilter['operator'], string>> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+/** The column of contact_property_values holding a typed property's value, by its search type. */
+const TYPED_VALUE_COLUMNS: Partial<Record<SearchField['type'], string>> = {
+  number: 'number_value',
+  date: 'date_value',
+};
+
 /**
  * A custom property's equality, membership and presence as containment and key tests, which the
- * GIN index on properties serves; its other operators compare the extracted value.
+ * GIN index on properties serves; a range of a number or date property as a range of
+ * contact_property_values' index (the funnel's and property's values in order); its other
+ * operators compare the extracted value.
  */
-function propertySql(field: SearchField & { source: 'property' }, filter: SearchFilter, p: Placeholder) {
+function propertySql(
+  field: SearchField & { source: 'property' },
+  filter: SearchFilter,
+  p: Placeholder,
+  funnel: string | undefined,
+) {
   const pair = (value: unknown) => JSON.stringify({ [field.key]: value });
   const { operator, value } = filter;
+  const range = RANGES[operator];
+  const typed = TYPED_VALUE_COLUMNS[field.type];
+  if (range && typed) {
+    const match = `v.property_name = ${literal(field.key)} AND v.${typed} ${range} ${p(value)}`;
+    // The matching ids as one array, read once: the contacts are then fetched in one scan of the
+    // primary key for the whole array, not probed one by one along the sort index.
+    if (funnel)
+      return `id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = ${funnel} AND ${match}))`;
+    // Without the funnel's placeholder: a semi-join on the outer row's funnel and id.
+    return `(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE ${match})`;
+  }
   switch (operator) {
     case 'eq':
       return `properties @> ${p(pair(value))}::jsonb`;

@@ -2,6 +2,7 @@ import { Contact } from './contact.entity';
 import { ContactFieldValue } from './contact-field-value.entity';
 import { ContactMessage } from './contact-message.entity';
 import { ContactPropertyDefinition } from './contact-property-definition.entity';
+import { ContactPropertyValue } from './contact-property-value.entity';
 import { ContactUniqueValue } from './contact-unique-value.entity';
 import { ErasedContact, ErasedContactMessage } from './erased-contact.entity';
 import { FunnelContactCount } from './funnel-contact-count.entity';
@@ -11,6 +12,7 @@ export * from './contact.entity';
 export * from './contact-field-value.entity';
 export * from './contact-message.entity';
 export * from './contact-property-definition.entity';
+export * from './contact-property-value.entity';
 export * from './contact-unique-value.entity';
 export * from './erased-contact.entity';
 export * from './funnel-contact-count.entity';
@@ -20,6 +22,7 @@ export const contactEntities = [
   ContactFieldValue,
   ContactMessage,
   ContactPropertyDefinition,
+  ContactPropertyValue,
   ContactUniqueValue,
   ErasedContact,
   ErasedContactMessage,
