@@ -29,6 +29,10 @@ export class ContactPropertyValues1796420000000 implements MigrationInterface {
     await queryRunner.query(
       'ALTER TABLE "contact_property_definitions" ADD "values_generation" uuid NOT NULL DEFAULT gen_random_uuid()',
     );
+    // Each existing definition its own generation; the service gives new ones theirs.
+    await queryRunner.query(
+      'ALTER TABLE "contact_property_definitions" ALTER COLUMN "values_generation" DROP DEFAULT',
+    );
     await queryRunner.query(
       'ALTER TABLE "contact_property_definitions" ADD "values_ready" boolean NOT NULL DEFAULT true',
     );

@@ -52,7 +52,7 @@ export class ContactPropertyDefinition {
    * Whose rows of contact_property_values are this definition's: new at its creation and at each
    * change of type (the rows of an older one are removed in chunks).
    */
-  @Column({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  @Column({ type: 'uuid' })
   valuesGeneration: string;
 
   /**
