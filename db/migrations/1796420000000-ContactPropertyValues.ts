@@ -37,6 +37,9 @@ export class ContactPropertyValues1796420000000 implements MigrationInterface {
       'ALTER TABLE "contact_property_definitions" ADD "values_ready" boolean NOT NULL DEFAULT true',
     );
     await queryRunner.query('ALTER TABLE "contact_property_definitions" ADD "values_cursor" uuid');
+    await queryRunner.query(
+      'ALTER TABLE "contact_property_definitions" ADD "values_cursor_created_at" TIMESTAMP WITH TIME ZONE',
+    );
 
     // A stored value as its type holds it, or null when it has none: never an error, so a value
     // written around the service's checks is left out rather than failing the write.
@@ -141,6 +144,9 @@ export class ContactPropertyValues1796420000000 implements MigrationInterface {
     await queryRunner.query('DROP FUNCTION contact_property_values_add()');
     await queryRunner.query('DROP FUNCTION contact_property_date(text, jsonb)');
     await queryRunner.query('DROP FUNCTION contact_property_number(text, jsonb)');
+    await queryRunner.query(
+      'ALTER TABLE "contact_property_definitions" DROP COLUMN "values_cursor_created_at"',
+    );
     await queryRunner.query('ALTER TABLE "contact_property_definitions" DROP COLUMN "values_cursor"');
     await queryRunner.query('ALTER TABLE "contact_property_definitions" DROP COLUMN "values_ready"');
     await queryRunner.query('ALTER TABLE "contact_property_definitions" DROP COLUMN "values_generation"');

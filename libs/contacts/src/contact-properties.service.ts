@@ -172,6 +172,7 @@ function newGeneration(type: PropertyType | undefined) {
   return {
     valuesGeneration: randomUUID(),
     valuesReady: type !== 'number' && type !== 'date',
+    valuesCursorCreatedAt: null,
     valuesCursor: null,
   };
 }

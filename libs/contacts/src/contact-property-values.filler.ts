@@ -100,38 +100,42 @@ export class ContactPropertyValuesFiller {
    */
   async fillChunk({ funnel_id: funnelId, name }: Pending): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const claimed: { type: string; generation: string; cursor: string | null }[] = await manager.query(
-        `SELECT type, values_generation AS generation, values_cursor AS cursor
-         FROM contact_property_definitions
-         WHERE funnel_id = $1 AND name = $2 AND NOT values_ready FOR UPDATE SKIP LOCKED`,
-        [funnelId, name],
-      );
+      const claimed: { type: string; generation: string; at: string | null; id: string | null }[] =
+        await manager.query(
+          `SELECT type, values_generation AS generation, values_cursor_created_at::text AS at, values_cursor AS id
+           FROM contact_property_definitions
+           WHERE funnel_id = $1 AND name = $2 AND NOT values_ready FOR UPDATE SKIP LOCKED`,
+          [funnelId, name],
+        );
       if (!claimed.length) return false;
-      const { type, generation, cursor } = claimed[0];
-      const [{ copied, last }]: { copied: number; last: string | null }[] = await manager.query(
-        `WITH chunk AS (
-           SELECT c.id, c.properties -> $2::text AS value FROM contacts c
-           WHERE c.funnel_id = $1 AND ($3::uuid IS NULL OR c.id > $3::uuid)
-           ORDER BY c.id LIMIT $4 FOR SHARE
-         ), typed AS (
-           SELECT id, contact_property_number($5, value) AS n, contact_property_date($5, value) AS dt FROM chunk
-         ), written AS (
-           INSERT INTO contact_property_values (funnel_id, property_name, contact_id, generation, number_value, date_value)
-           SELECT $1, $2, t.id, $6, t.n, t.dt FROM typed t WHERE t.n IS NOT NULL OR t.dt IS NOT NULL
-           ON CONFLICT (funnel_id, property_name, contact_id) DO UPDATE SET generation = EXCLUDED.generation,
-             number_value = EXCLUDED.number_value, date_value = EXCLUDED.date_value
-           RETURNING 1
-         )
-         SELECT (SELECT count(*) FROM chunk)::int AS copied,
-                (SELECT id FROM chunk ORDER BY id DESC LIMIT 1) AS last,
-                (SELECT count(*) FROM written)::int AS written`,
-        [funnelId, name, cursor, this.chunk, type, generation],
-      );
+      const { type, generation, at, id } = claimed[0];
+      // In (created_at, id) order, by idx_contacts_filter_created_at: a contact's created_at never
+      // changes, and a contact created after the definition is copied by its trigger.
+      const [{ copied, lastAt, lastId }]: { copied: number; lastAt: string | null; lastId: string | null }[] =
+        await manager.query(
+          `WITH chunk AS (
+             SELECT c.id, c.created_at, c.properties -> $2::text AS value FROM contacts c
+             WHERE c.funnel_id = $1 AND ($3::timestamptz IS NULL OR (c.created_at, c.id) > ($3::timestamptz, $4::uuid))
+             ORDER BY c.created_at, c.id LIMIT $5 FOR SHARE
+           ), typed AS (
+             SELECT id, contact_property_number($6, value) AS n, contact_property_date($6, value) AS dt FROM chunk
+           ), written AS (
+             INSERT INTO contact_property_values (funnel_id, property_name, contact_id, generation, number_value, date_value)
+             SELECT $1, $2, t.id, $7, t.n, t.dt FROM typed t WHERE t.n IS NOT NULL OR t.dt IS NOT NULL
+             ON CONFLICT (funnel_id, property_name, contact_id) DO UPDATE SET generation = EXCLUDED.generation,
+               number_value = EXCLUDED.number_value, date_value = EXCLUDED.date_value
+             RETURNING 1
+           ), last AS (SELECT created_at, id FROM chunk ORDER BY created_at DESC, id DESC LIMIT 1)
+           SELECT (SELECT count(*) FROM chunk)::int AS copied, (SELECT count(*) FROM written)::int AS written,
+                  (SELECT created_at::text FROM last) AS "lastAt", (SELECT id FROM last) AS "lastId"`,
+          [funnelId, name, at, id, this.chunk, type, generation],
+        );
       const done = copied < this.chunk;
       await manager.query(
-        `UPDATE contact_property_definitions SET values_ready = $3, values_cursor = $4
+        `UPDATE contact_property_definitions
+         SET values_ready = $3, values_cursor_created_at = $4::timestamptz, values_cursor = $5
          WHERE funnel_id = $1 AND name = $2`,
-        [funnelId, name, done, done ? null : last],
+        [funnelId, name, done, done ? null : lastAt, done ? null : lastId],
       );
       return !done;
     });

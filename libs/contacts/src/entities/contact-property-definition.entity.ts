@@ -62,7 +62,10 @@ export class ContactPropertyDefinition {
   @Column({ type: 'boolean', default: true })
   valuesReady: boolean;
 
-  /** The last contact id whose values the filler copied for this generation (keyset order). */
+  /** The last contact whose values the filler copied for this generation, in (created_at, id) order. */
+  @Column({ type: 'timestamptz', nullable: true })
+  valuesCursorCreatedAt: Date | null;
+
   @Column({ type: 'uuid', nullable: true })
   valuesCursor: string | null;
 
