@@ -100,6 +100,9 @@ export class ContactPropertyValuesFiller {
    */
   async fillChunk({ funnel_id: funnelId, name }: Pending): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
+      // Shared, as every writer of the funnel's properties takes it: a definition change waits for
+      // the chunk (or the chunk for it) before either locks a row, so none waits in a cycle.
+      await manager.query('SELECT pg_advisory_xact_lock_shared(contact_properties_lock_key($1))', [funnelId]);
       const claimed: { type: string; generation: string; at: string | null; id: string | null }[] =
         await manager.query(
           `SELECT type, values_generation AS generation, values_cursor_created_at::text AS at, values_cursor AS id
