@@ -27,6 +27,7 @@ export const CITUS_PLAN: Record<string, Placement> = {
   contacts: byFunnel,
   contact_property_definitions: byFunnel,
   contact_property_values: byFunnel,
+  contact_property_values_retired: byFunnel,
   contact_unique_values: byFunnel,
   contact_messages: byFunnel,
   contact_field_values: byFunnel,

@@ -1,5 +1,11 @@
 import { DataSource } from 'typeorm';
-import { countMatching, pageQueries, SearchValueType, validateSearch } from '@app/contacts';
+import {
+  ContactPropertyValuesFiller,
+  countMatching,
+  pageQueries,
+  SearchValueType,
+  validateSearch,
+} from '@app/contacts';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -16,10 +22,13 @@ describe('Typed property values (range search)', () => {
   let ds: DataSource;
   let contactsPath: string;
   let propertiesPath: string;
+  let filler: ContactPropertyValuesFiller;
   const ids = new Map<string, string>();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Small chunks, so a fill takes many of them.
+    t = await startTestApp({ PROPERTY_VALUES_FILL_CHUNK: '500' });
+    filler = t.app.get(ContactPropertyValuesFiller);
     [acme, globex] = [await createTenant(t.app), await createTenant(t.app)];
     api = httpClient(t.baseUrl, acme.key);
     ds = t.app.get(DataSource);
@@ -40,15 +49,20 @@ describe('Typed property values (range search)', () => {
       .map((c) => [...ids].find(([, id]) => id === c.id)?.[0] ?? c.id)
       .sort();
   };
-  const typedRows = async (funnelId: string, name: string) =>
-    Number(
+  /** The rows of the property's current generation, once the filler has nothing left to do. */
+  const typedRows = async (funnelId: string, name: string) => {
+    await filler.idle();
+    return Number(
       (
         await ds.query(
-          'SELECT count(*) AS n FROM contact_property_values WHERE funnel_id = $1 AND property_name = $2',
+          `SELECT count(*) AS n FROM contact_property_values v WHERE v.funnel_id = $1 AND v.property_name = $2
+           AND v.generation = (SELECT values_generation FROM contact_property_definitions d
+                               WHERE d.funnel_id = $1 AND d.name = $2)`,
           [funnelId, name],
         )
       )[0].n,
     );
+  };
 
   it('finds the edge values of a number and a date range, whichever door wrote them', async () => {
     // Values stored before the definitions: the definitions take them in.
@@ -156,6 +170,7 @@ describe('Typed property values (range search)', () => {
       [acme.funnelId, acme.companyId],
     );
     await ds.query('ANALYZE contacts');
+    await filler.idle();
     await ds.query('ANALYZE contact_property_values');
     const types = new Map<string, SearchValueType>([
       ['score', 'number'],
@@ -168,7 +183,16 @@ describe('Typed property values (range search)', () => {
         'idx_contact_property_values_date',
       ],
     ] as const) {
-      const query = validateSearch({ filterGroups: [{ filters: [filter] }] }, types);
+      const copies = new Map(
+        (
+          (await ds.query(
+            'SELECT name, values_generation AS g FROM contact_property_definitions WHERE funnel_id = $1 AND values_ready',
+            [acme.funnelId],
+          )) as { name: string; g: string }[]
+        ).map((d) => [d.name, d.g]),
+      );
+      expect(copies.size).toBe(2);
+      const query = validateSearch({ filterGroups: [{ filters: [filter] }] }, types, copies);
       const page = pageQueries(acme.funnelId, { ...query, page: 0 }, query.groups).first;
       const count = await countSql(acme.funnelId, query.groups);
       for (const statement of [page, count]) {
@@ -189,11 +213,12 @@ describe('Typed property values (range search)', () => {
     const retyped = await api.send('PATCH', `${propertiesPath}/renewal`, { type: 'string' });
     expect(retyped.status).toBe(200);
     expect(await typedRows(acme.funnelId, 'renewal')).toBe(0);
+    expect(await allRows(acme.funnelId, 'renewal')).toBe(0);
     await api.send('PATCH', `${propertiesPath}/renewal`, { type: 'date' });
     expect(await typedRows(acme.funnelId, 'renewal')).toBe(20_003);
 
     expect((await api.send('DELETE', `${propertiesPath}/score`)).status).toBe(204);
-    expect(await typedRows(acme.funnelId, 'score')).toBe(0);
+    expect(await allRows(acme.funnelId, 'score')).toBe(0);
     // The other funnel's definition of the same name keeps its values.
     expect(await typedRows(globex.funnelId, 'score')).toBe(1);
     // Without a definition the property compares as text again.
@@ -203,6 +228,179 @@ describe('Typed property values (range search)', () => {
     expect(asText.status).toBe(400);
     expect(asText.body.error).toMatch(/properties\.score takes a non-empty string/);
   });
+
+  /** The funnel's contacts holding `name` as a number, as the copy should hold them, by search. */
+  const searchIds = async (field: string, operator: string, value: unknown) => {
+    const res = await api.post(`${contactsPath}/search`, {
+      filterGroups: [{ filters: [{ field: `properties.${field}`, operator, value }] }],
+      limit: 100,
+    });
+    expect(res.status).toBe(200);
+    return {
+      total: res.body.meta.total as number,
+      ids: (res.body.data as { id: string }[]).map((c) => c.id).sort(),
+    };
+  };
+  const expectedIds = async (name: string, min: number) =>
+    (
+      (await ds.query(
+        `SELECT id FROM contacts WHERE funnel_id = $1 AND jsonb_typeof(properties -> $2::text) = 'number'
+         AND (properties ->> $2::text)::numeric >= $3 ORDER BY updated_at DESC, id DESC LIMIT 100`,
+        [acme.funnelId, name, min],
+      )) as { id: string }[]
+    )
+      .map((r) => r.id)
+      .sort();
+  const readiness = async (funnelId: string, name: string) =>
+    (
+      (await ds.query(
+        'SELECT values_ready AS ready, values_generation AS generation FROM contact_property_definitions WHERE funnel_id = $1 AND name = $2',
+        [funnelId, name],
+      )) as { ready: boolean; generation: string }[]
+    )[0];
+  /** The copy of the property's current generation against the values recomputed from contacts. */
+  const copyDiff = async (funnelId: string, name: string) =>
+    Number(
+      (
+        await ds.query(
+          `WITH d AS (SELECT values_generation AS g FROM contact_property_definitions WHERE funnel_id = $1 AND name = $2),
+           copy AS (SELECT v.contact_id, v.number_value FROM contact_property_values v, d
+                    WHERE v.funnel_id = $1 AND v.property_name = $2 AND v.generation = d.g),
+           truth AS (SELECT c.id AS contact_id, contact_property_number('number', c.properties -> $2::text) AS number_value
+                     FROM contacts c WHERE c.funnel_id = $1 AND contact_property_number('number', c.properties -> $2::text) IS NOT NULL)
+           SELECT count(*) AS n FROM ((SELECT * FROM copy EXCEPT SELECT * FROM truth) UNION ALL
+                                      (SELECT * FROM truth EXCEPT SELECT * FROM copy)) x`,
+          [funnelId, name],
+        )
+      )[0].n,
+    );
+  const bulkLevels = (name: string, count: number) =>
+    ds.query(
+      `INSERT INTO contacts (funnel_id, company_id, status, email, properties)
+       SELECT $1, $2, 'lead', $3 || i || '@example.com', jsonb_build_object($3::text, i % 100)
+       FROM generate_series(1, $4::int) AS i`,
+      [acme.funnelId, acme.companyId, name, count],
+    );
+
+  it('answers a definition before its values are copied, and searches them right before and after', async () => {
+    await bulkLevels('level', 3000);
+    await filler.stop();
+    try {
+      await define(acme.funnelId, 'level', 'number');
+      expect(await readiness(acme.funnelId, 'level')).toMatchObject({ ready: false });
+      expect(await typedRows(acme.funnelId, 'level')).toBe(0);
+      const expected = await expectedIds('level', 98);
+      const before = await searchIds('level', 'gte', 98);
+      expect(before.total).toBe(60);
+      expect(before.ids).toEqual(expected);
+      // A write meanwhile is copied by its trigger from the start.
+      const [late] = await insertContacts(t.app, acme, [
+        { email: 'late@example.com', properties: { level: 99 } },
+      ]);
+      expect(await typedRows(acme.funnelId, 'level')).toBe(1);
+      expect((await searchIds('level', 'gte', 98)).total).toBe(61);
+      await ds.query('DELETE FROM contacts WHERE id = $1', [late.id]);
+    } finally {
+      filler.start();
+    }
+    expect(await typedRows(acme.funnelId, 'level')).toBe(3000);
+    expect(await readiness(acme.funnelId, 'level')).toMatchObject({ ready: true });
+    expect(await copyDiff(acme.funnelId, 'level')).toBe(0);
+    const after = await searchIds('level', 'gte', 98);
+    expect(after.total).toBe(60);
+    expect(after.ids).toEqual(await expectedIds('level', 98));
+  });
+
+  it('ends a fill with writes racing it equal to the values recomputed from the contacts', async () => {
+    await bulkLevels('rank', 4000);
+    await filler.stop();
+    try {
+      await define(acme.funnelId, 'rank', 'number');
+      const ids: string[] = (
+        await ds.query(
+          `SELECT id FROM contacts WHERE funnel_id = $1 AND properties ? 'rank' ORDER BY random()`,
+          [acme.funnelId],
+        )
+      ).map((r: { id: string }) => r.id);
+      const fill = (async () => {
+        while (await filler.fillChunk({ funnel_id: acme.funnelId, name: 'rank' }));
+      })();
+      // Changes, removals, deletions and new contacts, each its own transaction, while the chunks run.
+      const writes = (async () => {
+        for (let i = 0; i < 120; i++) {
+          const id = ids[i];
+          if (i % 4 === 0)
+            await ds.query(`UPDATE contacts SET properties = properties || '{"rank": 1000}' WHERE id = $1`, [
+              id,
+            ]);
+          else if (i % 4 === 1)
+            await ds.query(`UPDATE contacts SET properties = properties - 'rank' WHERE id = $1`, [id]);
+          else if (i % 4 === 2) await ds.query('DELETE FROM contacts WHERE id = $1', [id]);
+          else
+            await insertContacts(t.app, acme, [
+              { email: `racer${i}@example.com`, properties: { rank: 1000 + i } },
+            ]);
+        }
+      })();
+      await Promise.all([fill, writes]);
+      expect((await readiness(acme.funnelId, 'rank')).ready).toBe(true);
+      expect(await copyDiff(acme.funnelId, 'rank')).toBe(0);
+      expect((await searchIds('rank', 'gte', 1000)).ids).toEqual(await expectedIds('rank', 1000));
+    } finally {
+      filler.start();
+    }
+  });
+
+  it('leaves no stale value visible after a change of type, or a deletion and a definition of the same name', async () => {
+    const [held, cleared] = await insertContacts(t.app, acme, [
+      { email: 'held@example.com', properties: { tier: 7 } },
+      { email: 'cleared@example.com', properties: { tier: 9 } },
+    ]);
+    await define(acme.funnelId, 'tier', 'number');
+    expect(await typedRows(acme.funnelId, 'tier')).toBe(2);
+    await filler.stop();
+    try {
+      // Deleted: a change then reaches no trigger, so the old row of `cleared` stays until removed.
+      expect((await api.send('DELETE', `${propertiesPath}/tier`)).status).toBe(204);
+      await ds.query(`UPDATE contacts SET properties = properties - 'tier' WHERE id = $1`, [cleared.id]);
+      await define(acme.funnelId, 'tier', 'number');
+      const gen2 = (await readiness(acme.funnelId, 'tier')).generation;
+      expect((await searchIds('tier', 'gte', 0)).ids).toEqual([held.id]);
+      while (await filler.fillChunk({ funnel_id: acme.funnelId, name: 'tier' }));
+      // Ready, the old generation's row still there: the search reads only the current one.
+      expect((await readiness(acme.funnelId, 'tier')).ready).toBe(true);
+      expect(await allRows(acme.funnelId, 'tier')).toBe(2);
+      expect((await searchIds('tier', 'gte', 0)).ids).toEqual([held.id]);
+      expect((await searchIds('tier', 'gte', 9)).total).toBe(0);
+
+      // A change of type and back: a new generation each time.
+      expect((await api.send('PATCH', `${propertiesPath}/tier`, { type: 'string' })).status).toBe(200);
+      expect((await api.send('PATCH', `${propertiesPath}/tier`, { type: 'number' })).status).toBe(200);
+      expect((await readiness(acme.funnelId, 'tier')).generation).not.toBe(gen2);
+      expect((await searchIds('tier', 'gte', 0)).ids).toEqual([held.id]);
+    } finally {
+      filler.start();
+    }
+    // The filler then removes every ended generation's rows.
+    expect(await allRows(acme.funnelId, 'tier')).toBe(1);
+    expect(await typedRows(acme.funnelId, 'tier')).toBe(1);
+    expect((await searchIds('tier', 'gte', 0)).ids).toEqual([held.id]);
+    const retired = await ds.query(
+      'SELECT * FROM contact_property_values_retired WHERE funnel_id = $1 AND property_name = $2',
+      [acme.funnelId, 'tier'],
+    );
+    expect(retired).toEqual([]);
+  });
+
+  /** Every row of the property, of any generation, once the filler has nothing left to do. */
+  async function allRows(funnelId: string, name: string): Promise<number> {
+    await filler.idle();
+    const [{ n }]: { n: string }[] = await ds.query(
+      'SELECT count(*) AS n FROM contact_property_values WHERE funnel_id = $1 AND property_name = $2',
+      [funnelId, name],
+    );
+    return Number(n);
+  }
 
   async function explain(sql: string, params: unknown[]): Promise<string> {
     const rows: { 'QUERY PLAN': string }[] = await ds.query(`EXPLAIN (COSTS OFF) ${sql}`, params);

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
 import { AutomationsModule, AutomationWorkerModule, WebhookSubscriptionsModule } from '@app/automations';
-import { ContactsModule } from '@app/contacts';
+import { ContactPropertyValuesFillerModule, ContactsModule } from '@app/contacts';
 import type { Logger } from 'pino';
 import {
   CoreModule,
@@ -36,6 +36,7 @@ export class AppModule {
         ApiKeyAuthModule,
         WorkspacesModule,
         ContactsModule,
+        ContactPropertyValuesFillerModule,
         WebhookSubscriptionsModule,
         MetricsModule,
         EventRetentionModule,

@@ -99,15 +99,6 @@ export class ContactPropertiesRepository {
   }
 
   /**
-   * Rebuilds the typed copy of property `name`'s values (contact_property_values) from the
-   * contacts, as its definition now says: a number or date property's values, none for another
-   * type. Inside the definition's transaction, so a search never sees the definition without them.
-   */
-  async rebuildTypedValues(manager: EntityManager, funnelId: string, name: string): Promise<void> {
-    await manager.query('SELECT contact_property_values_rebuild($1, $2)', [funnelId, name]);
-  }
-
-  /**
    * The contacts of the funnel holding these values of unique property `name` (text forms):
    * contact id by value text.
    */

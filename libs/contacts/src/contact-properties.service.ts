@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ConflictError, NotFoundError } from '@app/core';
@@ -5,6 +6,7 @@ import { FunnelsService } from '@app/workspaces';
 import { assertIds } from './contact-ids';
 import { ContactPropertiesRepository, PropertyDefinitions } from './contact-properties.repository';
 import { PropertyDefinitionFields, validatePropertyDefinition } from './contact-property.input';
+import { ContactPropertyValuesFiller } from './contact-property-values.filler';
 import { ContactPropertyDefinition, PropertyType } from './entities/contact-property-definition.entity';
 
 /** A property definition as the API shows it (REST and MCP). */
@@ -42,6 +44,7 @@ export class ContactPropertiesService {
     private readonly dataSource: DataSource,
     private readonly funnels: FunnelsService,
     private readonly repository: ContactPropertiesRepository,
+    private readonly filler: ContactPropertyValuesFiller,
   ) {}
 
   /**
@@ -79,22 +82,30 @@ export class ContactPropertiesService {
   /**
    * Defines a property. Refused (409) when the property has a definition, or when values already
    * stored do not fit it (the count says how many); the values that fit are stored as the type.
+   * A number or date property's values are copied for range search after it commits, in chunks
+   * (ContactPropertyValuesFiller); until then its ranges read the contacts' properties.
    */
   async create(companyId: string, funnelId: string, input: unknown): Promise<PropertyDefinitionView> {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);
     const { name, fields } = validatePropertyDefinition(input);
-    return this.dataSource.transaction(async (manager) => {
-      const definitions = await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
-      if (definitions.has(name!)) throw new ConflictError(`property ${name} is already defined`);
-      await this.assertFits(manager, funnelId, name!, fields);
-      const saved = await manager.save(
-        manager.create(ContactPropertyDefinition, { funnelId, name, ...fields }),
-      );
-      await this.repository.retype(manager, funnelId, name!, fields);
-      await this.repository.rebuildTypedValues(manager, funnelId, name!);
-      return presentPropertyDefinition(saved);
-    });
+    return this.dataSource
+      .transaction(async (manager) => {
+        const definitions = await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
+        if (definitions.has(name!)) throw new ConflictError(`property ${name} is already defined`);
+        await this.assertFits(manager, funnelId, name!, fields);
+        const saved = await manager.save(
+          manager.create(ContactPropertyDefinition, {
+            funnelId,
+            name,
+            ...fields,
+            ...newGeneration(fields.type),
+          }),
+        );
+        await this.repository.retype(manager, funnelId, name!, fields);
+        return presentPropertyDefinition(saved);
+      })
+      .finally(() => this.filler.wake());
   }
 
   /** Changes a definition; a change the stored values do not fit is refused like a creation. */
@@ -106,32 +117,38 @@ export class ContactPropertiesService {
   ): Promise<PropertyDefinitionView> {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);
-    return this.dataSource.transaction(async (manager) => {
-      const current = (await this.repository.definitions(manager, funnelId, { lock: 'exclusive' })).get(name);
-      if (!current) throw new NotFoundError('Property not found');
-      const { fields } = validatePropertyDefinition(input, current);
-      await this.assertFits(manager, funnelId, name, fields);
-      const retyped = fields.type !== current.type;
-      Object.assign(current, fields);
-      const saved = await manager.save(current);
-      await this.repository.retype(manager, funnelId, name, fields);
-      if (retyped) await this.repository.rebuildTypedValues(manager, funnelId, name);
-      return presentPropertyDefinition(saved);
-    });
+    return this.dataSource
+      .transaction(async (manager) => {
+        const current = (await this.repository.definitions(manager, funnelId, { lock: 'exclusive' })).get(
+          name,
+        );
+        if (!current) throw new NotFoundError('Property not found');
+        const { fields } = validatePropertyDefinition(input, current);
+        await this.assertFits(manager, funnelId, name, fields);
+        // A new type starts a new generation of copied values (the old one's rows are removed later).
+        const retyped = fields.type !== current.type;
+        Object.assign(current, fields, retyped ? newGeneration(fields.type) : {});
+        const saved = await manager.save(current);
+        await this.repository.retype(manager, funnelId, name, fields);
+        return presentPropertyDefinition(saved);
+      })
+      .finally(() => this.filler.wake());
   }
 
   /**
-   * Removes the definition; the values stay, as text properties (no longer unique, no longer in
-   * contact_property_values: its foreign key takes them).
+   * Removes the definition; the values stay, as text properties (no longer unique). Its rows of
+   * contact_property_values are no longer read, and are removed in chunks after it commits.
    */
   async remove(companyId: string, funnelId: string, name: string): Promise<void> {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);
-    await this.dataSource.transaction(async (manager) => {
-      await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
-      const { affected } = await manager.delete(ContactPropertyDefinition, { funnelId, name });
-      if (!affected) throw new NotFoundError('Property not found');
-    });
+    await this.dataSource
+      .transaction(async (manager) => {
+        await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
+        const { affected } = await manager.delete(ContactPropertyDefinition, { funnelId, name });
+        if (!affected) throw new NotFoundError('Property not found');
+      })
+      .finally(() => this.filler.wake());
   }
 
   private async assertFits(
@@ -148,6 +165,16 @@ export class ContactPropertiesService {
     ];
     throw new PropertyMisfitsError(name, wrongType + shared, problems);
   }
+}
+
+/** The values of a number or date property are copied anew (by the filler); other types have none. */
+function newGeneration(type: PropertyType | undefined) {
+  return {
+    valuesGeneration: randomUUID(),
+    valuesReady: type !== 'number' && type !== 'date',
+    valuesCursorCreatedAt: null,
+    valuesCursor: null,
+  };
 }
 
 /** Values already stored do not fit the definition asked for: 409 with their count. */

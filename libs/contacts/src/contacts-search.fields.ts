@@ -66,7 +66,14 @@ export const UTM_KEYS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
 export type SearchField =
   | { name: string; type: SearchValueType; source: 'column'; sql: string; compare?: 'lower' | 'digits' }
   | { name: string; type: SearchValueType; source: 'json'; column: 'meta' | 'utm_params'; key: string }
-  | { name: string; type: SearchValueType; source: 'property'; key: string };
+  | {
+      name: string;
+      type: SearchValueType;
+      source: 'property';
+      key: string;
+      /** The generation of its complete copy in contact_property_values, which ranges then read. */
+      copy?: string;
+    };
 
 const column = (name: string, sql: string, type: SearchValueType = 'text'): SearchField => ({
   name,
@@ -118,15 +125,23 @@ export const PROPERTY_FIELD_PREFIX = 'properties.';
 /** The type a custom property is compared by; without a definition its values are text. */
 export type PropertyTypes = ReadonlyMap<string, SearchValueType>;
 
+/** The number and date properties whose copy in contact_property_values is complete: its generation. */
+export type PropertyCopies = ReadonlyMap<string, string>;
+
 /**
  * The field a search names, or undefined when there is none: a Contact field or `properties.<name>`
- * (typed by `propertyTypes`).
+ * (typed by `propertyTypes`, its ranges read from its copy in `copies` when there is one).
  */
-export function searchField(name: string, propertyTypes: PropertyTypes = new Map()): SearchField | undefined {
+export function searchField(
+  name: string,
+  propertyTypes: PropertyTypes = new Map(),
+  copies: PropertyCopies = new Map(),
+): SearchField | undefined {
   const known = SEARCH_FIELDS.get(name);
   if (known) return known;
   if (!name.startsWith(PROPERTY_FIELD_PREFIX)) return undefined;
   const key = name.slice(PROPERTY_FIELD_PREFIX.length);
   if (!CUSTOM_PROPERTY_NAME.test(key)) return undefined;
-  return { name, type: propertyTypes.get(key) ?? 'text', source: 'property', key };
+  const copy = copies.get(key);
+  return { name, type: propertyTypes.get(key) ?? 'text', source: 'property', key, ...(copy ? { copy } : {}) };
 }

@@ -17,6 +17,7 @@ import {
 import {
   OPERATORS_BY_TYPE,
   PROPERTY_FIELD_PREFIX,
+  PropertyCopies,
   PropertyTypes,
   SEARCH_OPERATORS,
   SearchField,
@@ -108,6 +109,7 @@ export function searchedPropertyNames(input: SearchContactsInput): string[] {
 export function validateSearch(
   input: SearchContactsInput,
   propertyTypes?: PropertyTypes,
+  copies?: PropertyCopies,
 ): SearchContactsQuery {
   const problems: string[] = [];
   if (!isObject(input as unknown)) throw new ValidationError('the request body must be a JSON object');
@@ -142,7 +144,7 @@ export function validateSearch(
       }
       groups.push(
         filters.flatMap((filter: unknown, f) => {
-          const checked = checkFilter(filter, `${at}.filters[${f}]`, propertyTypes, problems);
+          const checked = checkFilter(filter, `${at}.filters[${f}]`, propertyTypes, copies, problems);
           return checked ? [checked] : [];
         }),
       );
@@ -156,6 +158,7 @@ function checkFilter(
   filter: unknown,
   at: string,
   propertyTypes: PropertyTypes | undefined,
+  copies: PropertyCopies | undefined,
   problems: string[],
 ): SearchFilter | undefined {
   if (!isObject(filter)) {
@@ -168,7 +171,7 @@ function checkFilter(
     return undefined;
   }
   const name = filter.field;
-  const field = typeof name === 'string' ? searchField(name, propertyTypes) : undefined;
+  const field = typeof name === 'string' ? searchField(name, propertyTypes, copies) : undefined;
   if (!field) {
     problems.push(`${at}.field: ${JSON.stringify(name ?? null)} ${SEARCH_RULES.field}`);
     return undefined;

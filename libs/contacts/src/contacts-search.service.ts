@@ -8,7 +8,7 @@ import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 import { decodeCursor, encodeCursor } from './contacts-list.cursor';
 import { countMatching, listPageRows } from './contacts-list.sql';
-import type { PropertyTypes, SearchValueType } from './contacts-search.fields';
+import type { PropertyCopies, PropertyTypes, SearchValueType } from './contacts-search.fields';
 import {
   canonicalGroups,
   SearchContactsInput,
@@ -53,8 +53,8 @@ export class ContactsSearchService {
   async searchJson(companyId: string, funnelId: string, input: SearchContactsInput): Promise<string> {
     if (!isUuid(funnelId)) throw new ValidationError('funnelId must be a UUID');
     await this.funnels.findForCompany(companyId, funnelId);
-    const types = await this.propertyTypes(funnelId, searchedPropertyNames(input));
-    const { groups, sortField, sortOrder, limit, cursor } = validateSearch(input, types);
+    const { types, copies } = await this.propertyTypes(funnelId, searchedPropertyNames(input));
+    const { groups, sortField, sortOrder, limit, cursor } = validateSearch(input, types, copies);
     const hashed = { search: canonicalGroups(groups) };
     const after = cursor ? decodeCursor(cursor, sortField, sortOrder, hashed) : undefined;
     // Where ReadPool sends the list's reads (a fresh enough replica, else the primary).
@@ -78,15 +78,24 @@ export class ContactsSearchService {
     return `{"data":[${shown.map((c) => c.json).join(',')}],"meta":${JSON.stringify(meta)}}`;
   }
 
-  /** The types of the properties searched that have a definition; the others compare as text. */
-  private async propertyTypes(funnelId: string, names: string[]): Promise<PropertyTypes> {
-    if (!names.length) return new Map();
-    const definitions = await this.properties.definitionsOf(funnelId);
+  /**
+   * The types of the properties searched that have a definition (the others compare as text), and
+   * which of them have a complete typed copy (their ranges read it; the others read properties).
+   */
+  private async propertyTypes(
+    funnelId: string,
+    names: string[],
+  ): Promise<{ types: PropertyTypes; copies: PropertyCopies }> {
     const types = new Map<string, SearchValueType>();
+    const copies = new Map<string, string>();
+    if (!names.length) return { types, copies };
+    const definitions = await this.properties.definitionsOf(funnelId);
     for (const name of names) {
-      const type = definitions.get(name)?.type;
-      if (type) types.set(name, SEARCH_TYPES[type]);
+      const definition = definitions.get(name);
+      if (!definition) continue;
+      types.set(name, SEARCH_TYPES[definition.type]);
+      if (definition.valuesReady) copies.set(name, definition.valuesGeneration);
     }
-    return types;
+    return { types, copies };
   }
 }

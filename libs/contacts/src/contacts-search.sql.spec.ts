@@ -52,34 +52,51 @@ describe('contacts search SQL', () => {
     ]);
   });
 
-  it('compares a range of a number or date property in its typed values, of the same funnel', () => {
-    const query = validateSearch(
+  const typedRanges = {
+    filterGroups: [
       {
-        filterGroups: [
-          {
-            filters: [
-              { field: 'properties.score', operator: 'gte', value: 50 },
-              { field: 'properties.renewal', operator: 'lt', value: '2027-01-01' },
-            ],
-          },
+        filters: [
+          { field: 'properties.score', operator: 'gte', value: 50 },
+          { field: 'properties.renewal', operator: 'lt', value: '2027-01-01' },
         ],
       },
-      new Map([
-        ['score', 'number'],
-        ['renewal', 'date'],
-      ]),
-    );
+    ],
+  };
+  const typedProperties = new Map([
+    ['score', 'number'],
+    ['renewal', 'date'],
+  ] as const);
+
+  it('compares a range of a number or date property in its complete copy, of the same funnel and generation', () => {
+    const g1 = '00000000-0000-4000-8000-000000000001';
+    const g2 = '00000000-0000-4000-8000-000000000002';
+    const copies = new Map([
+      ['score', g1],
+      ['renewal', g2],
+    ]);
+    const query = validateSearch(typedRanges, typedProperties, copies);
     expect(compile(query.groups, '$9')).toEqual({
       conditions: [
-        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'score' AND v.number_value >= $1))",
-        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'renewal' AND v.date_value < $2))",
+        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'score' AND v.generation = $1::uuid AND v.number_value >= $2))",
+        "id = ANY(ARRAY(SELECT v.contact_id FROM contact_property_values v WHERE v.funnel_id = $9 AND v.property_name = 'renewal' AND v.generation = $3::uuid AND v.date_value < $4))",
       ],
-      params: [50, '2027-01-01'],
+      params: [g1, 50, g2, '2027-01-01'],
     });
     // Without the funnel's placeholder, the same values by the row's own funnel and id.
     expect(compile(query.groups).conditions[0]).toBe(
-      "(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE v.property_name = 'score' AND v.number_value >= $1)",
+      "(funnel_id, id) IN (SELECT v.funnel_id, v.contact_id FROM contact_property_values v WHERE v.property_name = 'score' AND v.generation = $1::uuid AND v.number_value >= $2)",
     );
+  });
+
+  it('compares a range of a number or date property whose copy is not complete over properties, converted alike', () => {
+    const query = validateSearch(typedRanges, typedProperties);
+    expect(compile(query.groups, '$9')).toEqual({
+      conditions: [
+        "contact_property_number('number', properties->'score') >= $1",
+        "contact_property_date('date', properties->'renewal') < $2",
+      ],
+      params: [50, '2027-01-01'],
+    });
   });
 
   it('compares a range of an untyped property as text', () => {

@@ -131,11 +131,18 @@ const TYPED_VALUE_COLUMNS: Partial<Record<SearchField['type'], string>> = {
   date: 'date_value',
 };
 
+/** A number or date property's value as its copy holds it (null when it has none), from properties. */
+const TYPED_VALUE_SQL: Partial<Record<SearchField['type'], (key: string) => string>> = {
+  number: (key) => `contact_property_number('number', properties->${literal(key)})`,
+  date: (key) => `contact_property_date('date', properties->${literal(key)})`,
+};
+
 /**
  * A custom property's equality, membership and presence as containment and key tests, which the
  * GIN index on properties serves; a range of a number or date property as a range of
- * contact_property_values' index (the funnel's and property's values in order); its other
- * operators compare the extracted value.
+ * contact_property_values' index (the funnel's, property's and generation's values in order) once
+ * its copy is complete, and over the contacts' properties (the same conversion) until then; its
+ * other operators compare the extracted value.
  */
 function propertySql(
   field: SearchField & { source: 'property' },
@@ -147,8 +154,11 @@ function propertySql(
   const { operator, value } = filter;
   const range = RANGES[operator];
   const typed = TYPED_VALUE_COLUMNS[field.type];
+  if (range && typed && !field.copy) return `${TYPED_VALUE_SQL[field.type]!(field.key)} ${range} ${p(value)}`;
   if (range && typed) {
-    const match = `v.property_name = ${literal(field.key)} AND v.${typed} ${range} ${p(value)}`;
+    const match =
+      `v.property_name = ${literal(field.key)} AND v.generation = ${p(field.copy)}::uuid ` +
+      `AND v.${typed} ${range} ${p(value)}`;
     // The matching ids as one array, read once: the contacts are then fetched in one scan of the
     // primary key for the whole array, not probed one by one along the sort index.
     if (funnel)

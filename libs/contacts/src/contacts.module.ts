@@ -5,6 +5,10 @@ import { ContactJsonCache } from './contact-json.cache';
 import { ContactPropertiesController } from './contact-properties.controller';
 import { ContactPropertiesRepository } from './contact-properties.repository';
 import { ContactPropertiesService } from './contact-properties.service';
+import {
+  ContactPropertyValuesFiller,
+  ContactPropertyValuesFillerJob,
+} from './contact-property-values.filler';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 import { ContactWritesRepository } from './contact-writes.repository';
@@ -33,8 +37,13 @@ import { contactEntities } from './entities';
     ContactPropertiesRepository,
     ContactsSearchService,
     ContactsExportService,
+    ContactPropertyValuesFiller,
     { provide: ContactJsonCache, useFactory: () => new ContactJsonCache() },
   ],
-  exports: [ContactsService, ContactPropertiesService, ContactsSearchService],
+  exports: [ContactsService, ContactPropertiesService, ContactsSearchService, ContactPropertyValuesFiller],
 })
 export class ContactsModule {}
+
+/** The background copy of typed property values (ContactPropertyValuesFiller), for the HTTP app. */
+@Module({ imports: [ContactsModule], providers: [ContactPropertyValuesFillerJob] })
+export class ContactPropertyValuesFillerModule {}

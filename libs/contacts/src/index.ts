@@ -31,3 +31,4 @@ export {
   type BatchItemResult,
   type BatchResult,
 } from './contacts-batch';
+export { ContactPropertyValuesFiller } from './contact-property-values.filler';

@@ -48,6 +48,27 @@ export class ContactPropertyDefinition {
   @Column({ type: 'varchar', length: MAX_PROPERTY_DESCRIPTION_LENGTH, nullable: true })
   description: string | null;
 
+  /**
+   * Whose rows of contact_property_values are this definition's: new at its creation and at each
+   * change of type (the rows of an older one are removed in chunks).
+   */
+  @Column({ type: 'uuid' })
+  valuesGeneration: string;
+
+  /**
+   * The values stored before the generation began are all copied into contact_property_values
+   * (always true for a type without a copy): until then a range search reads `properties`.
+   */
+  @Column({ type: 'boolean', default: true })
+  valuesReady: boolean;
+
+  /** The last contact whose values the filler copied for this generation, in (created_at, id) order. */
+  @Column({ type: 'timestamptz', nullable: true })
+  valuesCursorCreatedAt: Date | null;
+
+  @Column({ type: 'uuid', nullable: true })
+  valuesCursor: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 

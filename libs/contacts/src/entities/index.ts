@@ -2,7 +2,7 @@ import { Contact } from './contact.entity';
 import { ContactFieldValue } from './contact-field-value.entity';
 import { ContactMessage } from './contact-message.entity';
 import { ContactPropertyDefinition } from './contact-property-definition.entity';
-import { ContactPropertyValue } from './contact-property-value.entity';
+import { ContactPropertyValue, RetiredContactPropertyValues } from './contact-property-value.entity';
 import { ContactUniqueValue } from './contact-unique-value.entity';
 import { ErasedContact, ErasedContactMessage } from './erased-contact.entity';
 import { FunnelContactCount } from './funnel-contact-count.entity';
@@ -23,6 +23,7 @@ export const contactEntities = [
   ContactMessage,
   ContactPropertyDefinition,
   ContactPropertyValue,
+  RetiredContactPropertyValues,
   ContactUniqueValue,
   ErasedContact,
   ErasedContactMessage,

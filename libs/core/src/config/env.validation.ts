@@ -232,6 +232,19 @@ export class EnvironmentVariables {
   @Max(100, { message: 'AUTOMATION_MAX_ATTEMPTS must be an integer between 1 and 100' })
   AUTOMATION_MAX_ATTEMPTS: number = 8;
 
+  // Contacts whose number and date property values one chunk of the background copy reads.
+  @Transform(toInt)
+  @IsInt({ message: 'PROPERTY_VALUES_FILL_CHUNK must be an integer between 1 and 100000' })
+  @Min(1, { message: 'PROPERTY_VALUES_FILL_CHUNK must be an integer between 1 and 100000' })
+  @Max(100000, { message: 'PROPERTY_VALUES_FILL_CHUNK must be an integer between 1 and 100000' })
+  PROPERTY_VALUES_FILL_CHUNK: number = 5000;
+
+  // How often each process looks for property values to copy or remove (and at start).
+  @Transform(toInt)
+  @IsInt({ message: 'PROPERTY_VALUES_FILL_POLL_MS must be an integer of at least 10' })
+  @Min(10, { message: 'PROPERTY_VALUES_FILL_POLL_MS must be an integer of at least 10' })
+  PROPERTY_VALUES_FILL_POLL_MS: number = 5000;
+
   // Raw events are kept this many whole months before the current one; unset keeps them all.
   @Transform(({ value }) => toInt({ value: emptyToUndefined({ value }) }))
   @IsOptional()
