@@ -150,6 +150,8 @@ interface Sample {
   /** CPU milliseconds per request: the server's process, and PostgreSQL's (all its processes). */
   serverCpu: number;
   pgCpu: number;
+  /** CPU milliseconds per request of the pooler in front of this server (0 without one). */
+  poolerCpu: number;
   failures: number;
 }
 
@@ -224,7 +226,12 @@ async function main(): Promise<void> {
     const run = async (server: Server, route: Route, duration: number) => {
       let peak = rssMb(server.pid);
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 200);
-      const cpu0 = { server: processCpuMs(server.pid), pg: postgresCpuMs(postmaster) };
+      const pooler = server === baseline && bouncer ? bouncer.pid : undefined;
+      const cpu0 = {
+        server: processCpuMs(server.pid),
+        pg: postgresCpuMs(postmaster),
+        pooler: pooler ? processCpuMs(pooler) : 0,
+      };
       const result = await autocannon({
         url: server.baseUrl,
         connections: CONNECTIONS,
@@ -245,6 +252,7 @@ async function main(): Promise<void> {
       return {
         serverCpu: (processCpuMs(server.pid) - cpu0.server) / served,
         pgCpu: (postgresCpuMs(postmaster) - cpu0.pg) / served,
+        poolerCpu: pooler ? (processCpuMs(pooler) - cpu0.pooler) / served : 0,
         rps: result.requests.average,
         p50: result.latency.p50,
         p99: result.latency.p99,
@@ -280,7 +288,10 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}/${ROUNDS}`);
       for (const route of ROUTES) {
-        for (const server of targets(route)) {
+        // Which server goes first alternates from round to round, so that neither always meets
+        // the machine as the one before it left it.
+        const order = round % 2 ? targets(route) : targets(route).reverse();
+        for (const server of order) {
           const sample = await run(server, route, DURATION);
           const key = `${route.name}|${server.name}`;
           results.set(key, [...(results.get(key) ?? []), sample]);
@@ -289,7 +300,7 @@ async function main(): Promise<void> {
     }
     const used = machineTicks();
     const steal = (100 * (used.steal - ticks.steal)) / Math.max(1, used.total - ticks.total);
-    report(results, servers);
+    report(results, servers, baseline);
     console.log(
       `\nCPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %` +
         `\nservice: ${SERVICE_DIR} (${DEVELOPMENT ? 'npm start: sources, NODE_ENV=development' : 'production build, NODE_ENV=production'}), ${CONTACTS} contacts, node ${process.version}` +
@@ -309,7 +320,7 @@ async function main(): Promise<void> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-function report(results: Map<string, Sample[]>, servers: Server[]): void {
+function report(results: Map<string, Sample[]>, servers: Server[], baseline?: Server): void {
   const cell = (s: Sample | undefined) =>
     s
       ? `${fmt(s.rps, 0).padStart(7)} ${fmt(s.p50, 0).padStart(4)} ${fmt(s.p99, 0).padStart(4)} ${fmt(s.rss, 0).padStart(4)}`
@@ -324,6 +335,7 @@ function report(results: Map<string, Sample[]>, servers: Server[]): void {
       rss: Math.max(...samples.map((s) => s.rss)),
       serverCpu: median(samples.map((s) => s.serverCpu)),
       pgCpu: median(samples.map((s) => s.pgCpu)),
+      poolerCpu: median(samples.map((s) => s.poolerCpu)),
       failures: samples.reduce((sum, s) => sum + s.failures, 0),
     };
   };
@@ -346,7 +358,11 @@ function report(results: Map<string, Sample[]>, servers: Server[]): void {
   // Where each request's cost goes: on 2 shared cores the servers, PostgreSQL and the load
   // generator compete, so CPU per request says more than req/s alone.
   const cpu = (s: Sample | undefined) =>
-    s ? `${fmt(s.serverCpu, 2).padStart(8)} ${fmt(s.pgCpu, 2).padStart(8)}`.padStart(22) : ''.padStart(22);
+    s
+      ? `${fmt(s.serverCpu, 2).padStart(8)} ${fmt(s.pgCpu, 2).padStart(8)}${s.poolerCpu ? ` +${fmt(s.poolerCpu, 2)}` : ''}`.padStart(
+          22,
+        )
+      : ''.padStart(22);
   console.log(
     `\nCPU per request in ms (median of the rounds): the server's process, then PostgreSQL's\n${'route'.padEnd(22)}` +
       servers.map((s) => s.name.padStart(22)).join(' '),
@@ -356,6 +372,30 @@ function report(results: Map<string, Sample[]>, servers: Server[]): void {
       `${route.name.padEnd(22)}${servers.map((s) => cpu(summary(`${route.name}|${s.name}`))).join(' ')}`,
     );
   }
+  if (baseline) pairedRatios(results, servers[0], baseline);
+}
+
+/**
+ * The service's req/s over the baseline's, round by round (the two ran one after the other in
+ * each round), then the median per route and the geometric mean of those medians: a drift of the
+ * machine's load over the run moves both sides of a round alike, where medians taken per side
+ * apart can pair a quiet spell of one with a busy spell of the other.
+ */
+function pairedRatios(results: Map<string, Sample[]>, service: Server, baseline: Server): void {
+  const medians: number[] = [];
+  console.log(`\n${service.name} ÷ ${baseline.name}, req/s, per round (paired), then their median`);
+  for (const route of ROUTES) {
+    const mine = results.get(`${route.name}|${service.name}`) ?? [];
+    const theirs = results.get(`${route.name}|${baseline.name}`) ?? [];
+    const ratios = mine.map((s, i) => s.rps / theirs[i].rps);
+    if (!ratios.length) continue;
+    medians.push(median(ratios));
+    console.log(
+      `${route.name.padEnd(22)}${ratios.map((r) => fmt(r, 2).padStart(6)).join('')}   median ${fmt(median(ratios), 2)}`,
+    );
+  }
+  const geomean = Math.exp(medians.reduce((sum, r) => sum + Math.log(r), 0) / medians.length);
+  console.log(`geometric mean of the medians: ${fmt(geomean, 3)}`);
 }
 
 main().catch((error) => {

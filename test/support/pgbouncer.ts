@@ -11,6 +11,8 @@ const BINARY = '/usr/sbin/pgbouncer';
 export interface PgBouncer {
   /** `databaseUrl` with its host and port replaced by PgBouncer's. */
   urlFor(databaseUrl: string): string;
+  /** PgBouncer's process (it runs in the foreground), for measuring its CPU. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -97,5 +99,5 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { urlFor, stop };
+  return { urlFor, pid: child.pid ?? 0, stop };
 }
