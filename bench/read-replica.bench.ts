@@ -156,9 +156,9 @@ async function main(): Promise<void> {
     const ticks1 = machineTicks();
 
     console.log(
-      `\n| route | reads on | req/s | p50 ms | p99 ms | primary CPU ms/req | standby CPU ms/req | failures | reads on standby | req/s vs primary |`,
+      `\n| route | reads on | req/s | p50 ms | p99 ms | primary CPU ms/req | standby CPU ms/req | failures | reads on standby | req/s vs primary | paired, per round |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const route of ROUTES) {
       const of = (server: Server) => {
         const samples = results.get(`${route.name}|${server.name}`)!;
@@ -174,10 +174,15 @@ async function main(): Promise<void> {
         };
       };
       const base = of(onPrimary);
+      // The standby's req/s over the primary's within each round (the two ran back to back), then
+      // the median: a drift of the machine's load moves both sides of a round alike.
+      const mine = results.get(`${route.name}|${withReplica.name}`)!;
+      const theirs = results.get(`${route.name}|${onPrimary.name}`)!;
+      const paired = median(mine.map((s, i) => s.rps / theirs[i].rps));
       for (const server of [onPrimary, withReplica]) {
         const s = of(server);
         console.log(
-          `| ${route.name} | ${server === onPrimary ? 'primary' : 'standby'} | ${fmt(s.rps, 0)} | ${s.p50} | ${s.p99} | ${fmt(s.primaryCpu, 3)} | ${fmt(s.replicaCpu, 3)} | ${s.failures} | ${s.onStandby === undefined ? '–' : `${fmt(s.onStandby * 100, 0)} %`} | ${fmt((s.rps / base.rps) * 100, 0)} % |`,
+          `| ${route.name} | ${server === onPrimary ? 'primary' : 'standby'} | ${fmt(s.rps, 0)} | ${s.p50} | ${s.p99} | ${fmt(s.primaryCpu, 3)} | ${fmt(s.replicaCpu, 3)} | ${s.failures} | ${s.onStandby === undefined ? '–' : `${fmt(s.onStandby * 100, 0)} %`} | ${fmt((s.rps / base.rps) * 100, 0)} % | ${server === onPrimary ? '–' : `${fmt(paired * 100, 0)} %`} |`,
         );
       }
     }
