@@ -4,6 +4,7 @@ export * from './contact-input';
 export * from './contact-records';
 export * from './contact-rules';
 export * from './contact.presenter';
+export { ContactsRepository } from './contacts.repository';
 export { ContactJsonCache, CONTACT_JSON_CACHE_CHARS, CONTACT_JSON_IDLE_MS } from './contact-json.cache';
 export * from './contacts-list.query';
 export * from './contacts.module';
