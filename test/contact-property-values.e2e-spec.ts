@@ -437,11 +437,12 @@ describe('Typed property values (range search)', () => {
     await settled();
     expect(await allRows(globex.funnelId, 'tally')).toBe(3);
 
-    // Plain SQL: one statement over every contact, then one touching no property.
-    await ds.query(`UPDATE contacts SET properties = properties || '{"tally": 7}' WHERE funnel_id = $1`, [
+    // Plain SQL: one statement over all four contacts, then one touching no property.
+    const four = `funnel_id = $1 AND email LIKE 'many%'`;
+    await ds.query(`UPDATE contacts SET properties = properties || '{"tally": 7}' WHERE ${four}`, [
       globex.funnelId,
     ]);
-    await ds.query(`UPDATE contacts SET first_name = 'Renamed' WHERE funnel_id = $1`, [globex.funnelId]);
+    await ds.query(`UPDATE contacts SET first_name = 'Renamed' WHERE ${four}`, [globex.funnelId]);
     await settled();
     expect(await allRows(globex.funnelId, 'tally')).toBe(4);
 
