@@ -392,6 +392,69 @@ describe('Typed property values (range search)', () => {
     expect(retired).toEqual([]);
   });
 
+  it('keeps typed and unique values right when one statement changes many contacts', async () => {
+    const g = httpClient(t.baseUrl, globex.key);
+    const path = `/v1/funnels/${globex.funnelId}`;
+    expect((await g.post(`${path}/properties`, { name: 'tally', type: 'number' })).status).toBe(201);
+    expect((await g.post(`${path}/properties`, { name: 'ref', type: 'string', unique: true })).status).toBe(
+      201,
+    );
+    const batch = (contacts: object[]) => g.post(`${path}/contacts/batch`, { contacts, upsertBy: 'email' });
+    const email = (i: number) => `many${i}@example.com`;
+    const created = await batch(
+      [0, 1, 2, 3].map((i) => ({ email: email(i), properties: { tally: i, ref: `r${i}` } })),
+    );
+    expect(created.body.data.map((d: { status: number }) => d.status)).toEqual([201, 201, 201, 201]);
+    /** Unique values kept against those recomputed from the contacts. */
+    const uniqueDiff = async () =>
+      Number(
+        (
+          await ds.query(
+            `WITH kept AS (SELECT contact_id, value_key FROM contact_unique_values WHERE funnel_id = $1 AND property_name = 'ref'),
+             truth AS (SELECT id AS contact_id, sha256(convert_to(properties ->> 'ref', 'UTF8')) AS value_key
+                       FROM contacts WHERE funnel_id = $1 AND properties ->> 'ref' IS NOT NULL)
+             SELECT count(*) AS n FROM ((SELECT * FROM kept EXCEPT SELECT * FROM truth) UNION ALL
+                                        (SELECT * FROM truth EXCEPT SELECT * FROM kept)) x`,
+            [globex.funnelId],
+          )
+        )[0].n,
+      );
+    const settled = async () => {
+      await filler.idle();
+      expect(await copyDiff(globex.funnelId, 'tally')).toBe(0);
+      expect(await uniqueDiff()).toBe(0);
+    };
+    await settled();
+
+    // One batch: three contacts change (one loses its number), one only changes its name.
+    const updated = await batch([
+      { email: email(0), properties: { tally: 100, ref: 'r0-new' } },
+      { email: email(1), properties: { tally: null, ref: 'r1-new' } },
+      { email: email(2), properties: { tally: 102 } },
+      { email: email(3), firstName: 'Only' },
+    ]);
+    expect(updated.body.data.map((d: { status: number }) => d.status)).toEqual([200, 200, 200, 200]);
+    await settled();
+    expect(await allRows(globex.funnelId, 'tally')).toBe(3);
+
+    // Plain SQL: one statement over all four contacts, then one touching no property.
+    const four = `funnel_id = $1 AND email LIKE 'many%'`;
+    await ds.query(`UPDATE contacts SET properties = properties || '{"tally": 7}' WHERE ${four}`, [
+      globex.funnelId,
+    ]);
+    await ds.query(`UPDATE contacts SET first_name = 'Renamed' WHERE ${four}`, [globex.funnelId]);
+    await settled();
+    expect(await allRows(globex.funnelId, 'tally')).toBe(4);
+
+    // The values given up are free again; the ones taken are refused.
+    const reuse = await batch([
+      { email: email(10), properties: { ref: 'r0' } },
+      { email: email(11), properties: { ref: 'r1-new' } },
+    ]);
+    expect(reuse.body.data.map((d: { status: number }) => d.status)).toEqual([201, 409]);
+    await settled();
+  });
+
   /** Every row of the property, of any generation, once the filler has nothing left to do. */
   async function allRows(funnelId: string, name: string): Promise<number> {
     await filler.idle();

@@ -131,7 +131,11 @@ export class ContactWritesRepository {
     );
   }
 
-  /** Inserts the contacts (meta.ps_source external-api, converted `now`) in one statement. */
+  /**
+   * Inserts the contacts (meta.ps_source external-api, converted `now`) in one statement. It
+   * returns only what the database makes of them (properties as stored, the timestamps, the
+   * version); the other columns are the text just written, so 50 whole rows are not read back.
+   */
   async insertMany(
     manager: EntityManager,
     tenant: { companyId: string; funnelId: string },
@@ -142,21 +146,37 @@ export class ContactWritesRepository {
     const fields = ['status', ...STANDARD_FIELDS.filter((f) => f !== 'status')];
     const columns = fields.map((f) => this.columns.get(f)!);
     const records = contacts.map((c) => ({ id: c.id, properties: c.properties, ...c.fields }));
-    const rows = await this.prepared<ContactRow>(
+    const meta = { ps_source: 'external-api' };
+    const returned = (['id', 'properties', 'createdAt', 'updatedAt'] as const)
+      .map((p) => `c.${this.columns.get(p)!} AS "${p}"`)
+      .join(', ');
+    const rows = await this.prepared<
+      Pick<ContactRow, 'id' | 'properties' | 'createdAt' | 'updatedAt' | 'version'>
+    >(
       manager,
       `INSERT INTO contacts AS c (id, funnel_id, company_id, converted_at, meta, utm_params, properties, ${columns.join(', ')})
        SELECT r.id, $2, $3, $4, $5::jsonb, '{}', r.properties, ${fields.map((f) => `r."${f}"`).join(', ')}
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, properties jsonb, ${fields.map((f) => `"${f}" text`).join(', ')})
-       RETURNING ${this.rows.selectList()}, c.xmin::text AS version`,
-      [
-        JSON.stringify(records),
-        tenant.funnelId,
-        tenant.companyId,
-        now,
-        JSON.stringify({ ps_source: 'external-api' }),
-      ],
+       RETURNING ${returned}, c.xmin::text AS version`,
+      [JSON.stringify(records), tenant.funnelId, tenant.companyId, now, JSON.stringify(meta)],
     );
-    return rows.map((row) => ({ ...row, messages: [] }));
+    const written = new Map(contacts.map((c) => [c.id, c.fields]));
+    return rows.map(
+      (row) =>
+        ({
+          ...written.get(row.id)!,
+          funnelId: tenant.funnelId,
+          companyId: tenant.companyId,
+          name: null,
+          fullAddress: null,
+          timezone: null,
+          convertedAt: now,
+          meta: { ...meta },
+          utmParams: {},
+          messages: [],
+          ...row,
+        }) as ContactRow,
+    );
   }
 
   /**

@@ -55,7 +55,7 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * Each filter as one condition, written so the indexes serve it: email by
- * idx_contacts_filter_email (equality) and idx_contacts_search_email_prefix (starts_with), phone by
+ * idx_contacts_search_email_prefix (equality and starts_with), phone by
  * its digits index, properties' eq / in / exists by the GIN index on properties.
  */
 function filterSql(filter: SearchFilter, p: Placeholder, funnel: string | undefined): string {

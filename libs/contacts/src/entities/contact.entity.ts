@@ -58,8 +58,8 @@ export type PropertyValue = string | number | boolean | null;
 @Index('idx_contacts_sort_first_name', { synchronize: false })
 @Index('idx_contacts_sort_last_name', { synchronize: false })
 @Index('idx_contacts_sort_updated_at', { synchronize: false })
-// The list's filters (ContactSyncAndFilters migration): expressions and NULLS FIRST again.
-@Index('idx_contacts_filter_email', { synchronize: false })
+// The list's filters (ContactSyncAndFilters migration): expressions and NULLS FIRST again. Email
+// equality is served by idx_contacts_search_email_prefix (text_pattern_ops serves `=` too).
 @Index('idx_contacts_filter_phone', { synchronize: false })
 @Index('idx_contacts_filter_status', { synchronize: false })
 @Index('idx_contacts_filter_created_at', { synchronize: false })
