@@ -68,9 +68,8 @@ export class SegmentPlanner {
   }
 
   /**
-   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute). With
-   * `short`, an edge longer than half a minute is read as its whole minute less the rest (raw rows
-   * of sign −1) when that minute is folded: only for additive counts, not for latest labels.
+   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute); see
+   * planWindow.
    */
   async plan(
     funnelId: string,
@@ -79,39 +78,55 @@ export class SegmentPlanner {
     grains: readonly number[],
     short: boolean,
   ): Promise<SegmentPlan> {
-    const { foldedTo, stale, seq } = await this.state(funnelId);
-    const segments: Segment[] = [];
-    const raw: RawPiece[] = [];
-    const folded = foldedTo ?? -Infinity;
-    const clean = (minute: number) => minute + MINUTE_MS <= folded && !stale.has(minute);
-    // The folded range split at its stale minutes.
-    const end = Math.min(to, folded);
-    let lo = from;
-    const cut = (hi: number) => {
-      if (lo >= hi) return;
-      const cover = coverWindow(lo, hi, grains);
-      segments.push(...cover.segments);
-      for (const piece of cover.raw) {
-        const minute = Math.floor(piece.from / MINUTE_MS) * MINUTE_MS;
-        if (!short || piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
-          raw.push(piece);
-          continue;
-        }
-        segments.push({ grain: 60, from: minute, to: minute + MINUTE_MS });
-        if (minute < piece.from) raw.push({ from: minute, to: piece.from, sign: -1 });
-        if (piece.to < minute + MINUTE_MS) raw.push({ from: piece.to, to: minute + MINUTE_MS, sign: -1 });
-      }
-    };
-    for (const minute of [...stale].sort((a, b) => a - b)) {
-      if (minute + MINUTE_MS <= lo || minute >= end) continue;
-      cut(minute);
-      raw.push({ from: Math.max(lo, minute), to: Math.min(end, minute + MINUTE_MS), sign: 1 });
-      lo = minute + MINUTE_MS;
-    }
-    cut(end);
-    if (Math.max(from, folded) < to) raw.push({ from: Math.max(from, folded), to, sign: 1 });
-    return { segments, raw: mergePieces(raw), seq };
+    const state = await this.state(funnelId);
+    return { ...planWindow(state, from, to, grains, short), seq: state.seq };
   }
+}
+
+/**
+ * Splits [from, to) into whole buckets of the folded minutes that no pending change names, and raw
+ * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. With `short`,
+ * an edge longer than half a minute is read as its whole minute less the rest (raw pieces of sign
+ * −1) when that minute is folded: only for additive counts, not for latest labels.
+ */
+export function planWindow(
+  { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
+  from: number,
+  to: number,
+  grains: readonly number[],
+  short: boolean,
+): Omit<SegmentPlan, 'seq'> {
+  const segments: Segment[] = [];
+  const raw: RawPiece[] = [];
+  const folded = foldedTo ?? -Infinity;
+  const clean = (minute: number) => minute + MINUTE_MS <= folded && !stale.has(minute);
+  // The folded part of the window, split at its stale minutes.
+  const end = Math.max(from, Math.min(to, folded));
+  let lo = from;
+  const cut = (hi: number) => {
+    if (lo >= hi) return;
+    const cover = coverWindow(lo, hi, grains);
+    segments.push(...cover.segments);
+    for (const piece of cover.raw) {
+      const minute = Math.floor(piece.from / MINUTE_MS) * MINUTE_MS;
+      if (!short || piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
+        raw.push(piece);
+        continue;
+      }
+      segments.push({ grain: 60, from: minute, to: minute + MINUTE_MS });
+      if (minute < piece.from) raw.push({ from: minute, to: piece.from, sign: -1 });
+      if (piece.to < minute + MINUTE_MS) raw.push({ from: piece.to, to: minute + MINUTE_MS, sign: -1 });
+    }
+  };
+  for (const minute of [...stale].sort((a, b) => a - b)) {
+    if (minute + MINUTE_MS <= lo || minute >= end) continue;
+    cut(minute);
+    raw.push({ from: Math.max(lo, minute), to: Math.min(end, minute + MINUTE_MS), sign: 1 });
+    lo = minute + MINUTE_MS;
+  }
+  cut(end);
+  if (end < to) raw.push({ from: end, to, sign: 1 });
+  return { segments, raw: mergePieces(raw) };
 }
 
 /** Adjacent counted pieces joined: fewer scans for a run of stale minutes. */
