@@ -26,6 +26,8 @@ export { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions } from 
 export type { Sql } from './events/event-store';
 export { saveMessages } from './events/message-store';
 export { writeStepMarks } from './steps/step-marks';
+export { writeBatch } from './events/batch-writes';
+export { segmentChanges } from './segments/segment-changes';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
 export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';

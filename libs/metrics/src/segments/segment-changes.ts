@@ -44,7 +44,8 @@ export function segmentChanges(
  * runs in the funnel's turn, after the folder's seal committed or before the seal can (the seal
  * waits for the turn), so a change is either recorded or lies past the watermark. A session counts
  * only when it has stored step marks (events before this batch): one key probe each, and only for
- * sessions whose segment changed.
+ * sessions whose segment changed, found by `= ANY` of the batch's (a semi-join's generic plan
+ * would read every summary of the funnel).
  */
 export const segmentChangesSql = (funnel: string, minutes: string, sessions: string) =>
   `INSERT INTO metric_segment_changes (funnel_id, minute, session_id)
@@ -53,7 +54,7 @@ export const segmentChangesSql = (funnel: string, minutes: string, sessions: str
      SELECT ${at('m')} AS minute, NULL::text AS session_id FROM unnest(${minutes}) AS m
      WHERE ${at('m')} < f.sealed_to
      UNION ALL
-     SELECT NULL, s FROM unnest(${sessions}) AS s
-     WHERE EXISTS (SELECT 1 FROM metric_session_steps st WHERE st.funnel_id = ${funnel} AND st.session_id = s)
+     SELECT NULL, st.session_id FROM metric_session_steps st
+     WHERE st.funnel_id = ${funnel} AND st.session_id = ANY(${sessions})
    ) AS x
    WHERE f.funnel_id = ${funnel} AND f.sealed_to IS NOT NULL`;
