@@ -117,7 +117,14 @@ async function main(): Promise<void> {
     }
     const folding = performance.now();
     await app.get(SegmentFolder).drain();
-    console.log(`segment rollups folded in ${fmt((performance.now() - folding) / 1000)} s`);
+    const folds: { folded_to: Date; rows: string }[] = await dataSource.query(
+      `SELECT f.folded_to, (SELECT count(*) FROM metric_segment_rollups r WHERE r.funnel_id = f.funnel_id) AS rows
+       FROM metric_segment_folds f ORDER BY rows`,
+    );
+    console.log(
+      `segment rollups folded in ${fmt((performance.now() - folding) / 1000)} s: ` +
+        folds.map((f) => `${fmt(Number(f.rows), 0)} rows to ${f.folded_to.toISOString()}`).join(', '),
+    );
     await dataSource.query('VACUUM ANALYZE');
     await dataSource.query('CHECKPOINT');
     const buildSeconds = (performance.now() - started) / 1000;
@@ -271,7 +278,7 @@ async function main(): Promise<void> {
 async function printSizes(dataSource: DataSource): Promise<void> {
   const rows: { table: string; rows: string; size: string }[] = await dataSource.query(
     `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
-     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_session_steps', 'metric_event_rollups', 'metric_session_rollups', 'contacts')
+     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_session_steps', 'metric_event_rollups', 'metric_session_rollups', 'metric_segment_rollups', 'contacts')
      UNION ALL
      SELECT 'metric_events (all months)', sum(c.reltuples)::bigint, pg_size_pretty(sum(pg_total_relation_size(c.oid)))
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metric_events'::regclass`,
