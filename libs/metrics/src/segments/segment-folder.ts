@@ -146,13 +146,17 @@ export class SegmentFolder {
     );
   }
 
-  private async firstMinute(manager: EntityManager, funnelId: string): Promise<number> {
+  /** The first minute at or after `from` (epoch ms) that holds a started session or a counted event. */
+  private async firstMinute(manager: EntityManager, funnelId: string, from = -Infinity): Promise<number> {
+    const after = Number.isFinite(from) ? iso(from) : null;
     const [row]: { first: number | null }[] = await manager.query(
       `SELECT ${millis('least(s.first, e.first)')} AS first FROM
-         (SELECT min(started_at) AS first FROM metric_sessions WHERE funnel_id = $1 AND started_at IS NOT NULL) AS s,
+         (SELECT min(started_at) AS first FROM metric_sessions
+          WHERE funnel_id = $1 AND started_at IS NOT NULL AND ($3::timestamptz IS NULL OR started_at >= $3)) AS s,
          (SELECT min(t.first) AS first FROM unnest($2::text[]) AS ty(type) CROSS JOIN LATERAL (
-            SELECT min(occurred_at) AS first FROM metric_events WHERE funnel_id = $1 AND type = ty.type) AS t) AS e`,
-      [funnelId, Object.keys(COUNTED_EVENTS)],
+            SELECT min(occurred_at) AS first FROM metric_events
+            WHERE funnel_id = $1 AND type = ty.type AND ($3::timestamptz IS NULL OR occurred_at >= $3)) AS t) AS e`,
+      [funnelId, Object.keys(COUNTED_EVENTS), after],
     );
     return row.first === null ? Infinity : bucketStart(row.first, 60);
   }
@@ -174,13 +178,18 @@ export class SegmentFolder {
       );
       const seqs = [...new Set(changes.map((c) => c.seq))];
       const foldedTo = fold.folded_to;
-      const until = Math.min(fold.sealed_to, foldedTo + CHUNK_MINUTES * MINUTE_MS);
+      // New minutes from the next that holds data: a stretch without any is passed over at once.
+      const next =
+        foldedTo < fold.sealed_to
+          ? Math.min(fold.sealed_to, await this.firstMinute(manager, funnelId, foldedTo))
+          : foldedTo;
+      const until = Math.min(fold.sealed_to, next + CHUNK_MINUTES * MINUTE_MS);
       const minutes = changes
         .filter((c) => c.minute !== null && Number(c.minute) < foldedTo)
         .map((c) => Number(c.minute));
       const ranges = minuteRanges(minutes);
-      if (foldedTo < until) ranges.push({ from: foldedTo, to: until });
-      if (!ranges.length && !seqs.length) return false;
+      if (next < until) ranges.push({ from: next, to: until });
+      if (!ranges.length && !seqs.length && until <= foldedTo) return false;
       if (ranges.length) await this.refold(manager, funnelId, ranges);
       if (seqs.length)
         await manager.query(
