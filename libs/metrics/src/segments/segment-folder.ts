@@ -104,20 +104,29 @@ export class SegmentFolder {
        WHERE NOT EXISTS (SELECT 1 FROM metric_segment_folds s WHERE s.funnel_id = f.id)
        ON CONFLICT DO NOTHING`,
     );
-    const due: { funnel_id: string }[] = await this.dataSource.query(
-      `SELECT f.funnel_id FROM metric_segment_folds f
-       WHERE f.folded_to IS NULL OR f.folded_to < $1
-          OR EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)
-       ORDER BY f.folded_to NULLS FIRST LIMIT ${CANDIDATES}`,
-      [iso(target)],
-    );
-    for (const { funnel_id: funnelId } of due) await this.foldFunnel(funnelId, target);
+    for (;;) {
+      const due: { funnel_id: string }[] = await this.dataSource.query(
+        `SELECT f.funnel_id FROM metric_segment_folds f
+         WHERE f.folded_to IS NULL OR f.folded_to < $1
+            OR EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)
+         ORDER BY f.folded_to NULLS FIRST LIMIT ${CANDIDATES}`,
+        [iso(target)],
+      );
+      let progressed = false;
+      for (const { funnel_id: funnelId } of due)
+        if (!this.stopped && (await this.foldFunnel(funnelId, target))) progressed = true;
+      if (!progressed || this.stopped) return;
+    }
   }
 
-  /** Seals the funnel up to `target` (epoch ms, a whole minute) and folds until caught up. */
-  async foldFunnel(funnelId: string, target: number): Promise<void> {
-    if (!(await this.seal(funnelId, target))) return;
+  /**
+   * Seals the funnel up to `target` (epoch ms, a whole minute) and folds until caught up; false
+   * when another process holds it.
+   */
+  async foldFunnel(funnelId: string, target: number): Promise<boolean> {
+    if (!(await this.seal(funnelId, target))) return false;
     while (!this.stopped && (await this.foldChunk(funnelId)));
+    return true;
   }
 
   /** Moves the seal to `target`; false when another process holds the funnel. */
