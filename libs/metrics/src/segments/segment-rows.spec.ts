@@ -1,10 +1,11 @@
+import type { Device } from '../events/event-types';
 import { trackedEvent } from '../events/event-validation';
 import { applyEvents, emptySession } from '../events/session-state';
 import { segmentChanges } from './segment-changes';
 import { coarserRows, minuteRows } from './segment-rows';
 
 const T = Date.parse('2026-05-10T10:00:00Z');
-const start = (sessionId: string, at: number, device: string) =>
+const start = (sessionId: string, at: number, device: Device) =>
   trackedEvent('session_start', sessionId, at, { visitorId: 'v', device, utm: { source: 'google' } });
 const view = (sessionId: string, at: number, pageSlug: string, timeOnPageMs?: number) =>
   trackedEvent('page_view', sessionId, at, { pageSlug, ...(timeOnPageMs ? { timeOnPageMs } : {}) });
