@@ -14,7 +14,14 @@
 import { MultiBar, Presets } from 'cli-progress';
 import { DataSource } from 'typeorm';
 import { validateEnv } from '@app/core';
-import { CHART_SUBTYPES, EventsService, KPI_SUBTYPES, EVENT_GRAINS, SESSION_GRAINS } from '@app/metrics';
+import {
+  CHART_SUBTYPES,
+  EventsService,
+  KPI_SUBTYPES,
+  EVENT_GRAINS,
+  SegmentFolder,
+  SESSION_GRAINS,
+} from '@app/metrics';
 import { questionProbes } from './metrics/question-probes';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { createApp } from '../apps/api/src/create-app';
@@ -51,7 +58,13 @@ interface Probe {
 
 async function main(): Promise<void> {
   const pg = await startBenchDatabase();
-  const env = validateEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '100000000' });
+  // The segment rollups are folded once the traffic is built (and timed), not while it is.
+  const env = validateEnv({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    SEGMENT_FOLD_POLL_MS: '3600000',
+  });
   const app = await createApp(env, { databaseUrl: pg.url }).catch(async (error) => {
     await pg.destroy();
     throw error;
@@ -102,6 +115,16 @@ async function main(): Promise<void> {
     for (const funnel of [small, large]) {
       await seedContactsAndMessages(dataSource, events, funnel, window, CONTACTS);
     }
+    const folding = performance.now();
+    await app.get(SegmentFolder).drain();
+    const folds: { folded_to: Date; rows: string }[] = await dataSource.query(
+      `SELECT f.folded_to, (SELECT count(*) FROM metric_segment_rollups r WHERE r.funnel_id = f.funnel_id) AS rows
+       FROM metric_segment_folds f ORDER BY rows`,
+    );
+    console.log(
+      `segment rollups folded in ${fmt((performance.now() - folding) / 1000)} s: ` +
+        folds.map((f) => `${fmt(Number(f.rows), 0)} rows to ${f.folded_to.toISOString()}`).join(', '),
+    );
     await dataSource.query('VACUUM ANALYZE');
     await dataSource.query('CHECKPOINT');
     const buildSeconds = (performance.now() - started) / 1000;
@@ -255,7 +278,7 @@ async function main(): Promise<void> {
 async function printSizes(dataSource: DataSource): Promise<void> {
   const rows: { table: string; rows: string; size: string }[] = await dataSource.query(
     `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
-     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_session_steps', 'metric_event_rollups', 'metric_session_rollups', 'contacts')
+     FROM pg_class c WHERE c.relname IN ('metric_sessions', 'metric_session_steps', 'metric_event_rollups', 'metric_session_rollups', 'metric_segment_rollups', 'contacts')
      UNION ALL
      SELECT 'metric_events (all months)', sum(c.reltuples)::bigint, pg_size_pretty(sum(pg_total_relation_size(c.oid)))
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metric_events'::regclass`,

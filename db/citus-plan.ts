@@ -45,6 +45,9 @@ export const CITUS_PLAN: Record<string, Placement> = {
   metric_questions: byFunnel,
   metric_session_steps: byFunnel,
   metric_step_keys: byFunnel,
+  metric_segment_rollups: byFunnel,
+  metric_segment_folds: byFunnel,
+  metric_segment_changes: byFunnel,
 };
 
 /**

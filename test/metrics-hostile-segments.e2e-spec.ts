@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { SegmentFolder } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
@@ -127,5 +129,57 @@ describe('segments of sessions with the largest utm values', () => {
     expect(
       (await kpi('kpi_total_sessions', `${inside}&device=mobile&breakdown=utmCampaign`)).breakdown,
     ).toEqual([{ key: EMOJI, value: 1, count: 1 }]);
+  });
+
+  it('folds their page views and clicks into segment rollups and reads them back exactly', async () => {
+    const sessions = ['H1', 'H2', 'H3', 'H4'];
+    const events = sessions.flatMap((sessionId, i) => [
+      {
+        type: 'page_view',
+        sessionId,
+        occurredAt: `2026-01-31T11:0${i}:30Z`,
+        pageSlug: 'start',
+        timeOnPageMs: 1000 * (i + 1),
+      },
+      {
+        type: 'button_click',
+        sessionId,
+        occurredAt: `2026-01-31T11:0${i}:31Z`,
+        pageSlug: 'start',
+        buttonId: 'cta',
+        buttonLabel: i === 1 ? EMOJI : QUOTES,
+      },
+    ]);
+    expect((await send(events)).status).toBe(202);
+    await t.app.get(SegmentFolder).drain();
+    const [folded]: { n: number }[] = await t.app
+      .get(DataSource)
+      .query(
+        `SELECT count(*)::int AS n FROM metric_segment_rollups WHERE funnel_id = $1 AND utm_source = $2`,
+        [tenant.funnelId, EMOJI],
+      );
+    expect(folded.n).toBeGreaterThan(0);
+
+    const clicks = await api().get(
+      `/v1/funnels/${tenant.funnelId}/metrics/charts/chart_button_clicks?${DAY}&${q('utmSource', EMOJI)}`,
+    );
+    expect(clicks.body.data).toEqual([{ key: 'cta', name: EMOJI, value: 1 }]);
+    expect(await kpi('kpi_average_time_on_page', `${DAY}&${q('utmMedium', CONTROL)}`)).toEqual({
+      type: 'kpiAverageTimeOnPage',
+      value: 2.5,
+      count: 2,
+    });
+    const byCampaign = await kpi('kpi_average_time_on_page', `${DAY}&breakdown=utmCampaign`);
+    expect(
+      new Map(
+        byCampaign.breakdown.map((e: { key: string; value: number; count: number }) => [e.key, e.value]),
+      ),
+    ).toEqual(
+      new Map([
+        [EMOJI, 3],
+        [CONTROL, 1],
+        [QUOTES, 3],
+      ]),
+    );
   });
 });

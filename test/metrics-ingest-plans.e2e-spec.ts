@@ -6,7 +6,9 @@ import {
   insertEvents,
   lockFunnelAndReadSessions,
   saveMessages,
+  segmentChanges,
   Sql,
+  writeBatch,
   writeStepMarks,
 } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
@@ -60,6 +62,16 @@ describe('Ingestion statements on a grown funnel', () => {
     return sql<R>(name, text, values);
   };
 
+  // The batch's writes with only its changes to folded segment rollups: what this suite checks of them.
+  const writeChanges = (run: Sql, events: TrackedEvent[], sessions: string[]) =>
+    writeBatch(run, acme.funnelId, {
+      sessions: [],
+      eventRollups: [],
+      sessionRollups: [],
+      questions: [],
+      segmentChanges: { ...segmentChanges(events, []), sessions },
+    });
+
   const inTransaction = async (work: () => Promise<unknown>) => {
     const begun = (await client.query(
       beginFunnelTransaction(acme.funnelId, acme.companyId),
@@ -102,6 +114,7 @@ describe('Ingestion statements on a grown funnel', () => {
         await lockFunnelAndReadSessions(sql, acme.funnelId, [`s-${n}`]);
         await saveMessages(sql, acme.funnelId, batch(n));
         await writeStepMarks(sql, acme.funnelId, batch(n), []);
+        await writeChanges(sql, batch(n), [`s-${n}`]);
       });
     }
     const plans: { name: string; generic_plans: string }[] = (
@@ -118,6 +131,7 @@ describe('Ingestion statements on a grown funnel', () => {
       'metrics_read_messages',
       'metrics_read_sessions',
       'metrics_save_messages',
+      'metrics_write_batch',
       'metrics_write_step_marks',
     ]);
 
@@ -146,6 +160,12 @@ describe('Ingestion statements on a grown funnel', () => {
       [acme.funnelId],
     );
 
+    // Folded up to a later day: the next batch's minutes and moved sessions are recorded.
+    await client.query(
+      `INSERT INTO metric_segment_folds (funnel_id, sealed_to, folded_to) VALUES ($1, '2026-04-01', '2026-04-01')`,
+      [acme.funnelId],
+    );
+
     const next = [
       ...batch(8),
       trackedEvent('page_view', 'bulk-7', Date.UTC(2026, 2, 3, 9), { pageSlug: 'start' }),
@@ -156,6 +176,18 @@ describe('Ingestion statements on a grown funnel', () => {
       expect([...sessions.keys()]).toEqual(['bulk-7']);
       await saveMessages(explain, acme.funnelId, next);
       await writeStepMarks(explain, acme.funnelId, next, []);
+      await writeChanges(explain, next, ['s-8', 'bulk-7']);
+      const recorded = await client.query(
+        // DISTINCT: under EXPLAIN ANALYZE the statement ran twice.
+        `SELECT DISTINCT minute, session_id FROM metric_segment_changes WHERE funnel_id = $1 ORDER BY minute, session_id`,
+        [acme.funnelId],
+      );
+      expect(recorded.rows.map((r) => r.session_id ?? +r.minute)).toEqual([
+        Date.UTC(2026, 2, 1, 10, 8),
+        Date.UTC(2026, 2, 3, 9),
+        'bulk-7',
+        's-8',
+      ]);
     });
     // Each session and message is one probe of its key: the rows read are the batch's own.
     expect(rowsRead(explained.get('metrics_read_sessions') as PlanNode, 'metric_sessions')).toBe(1);
@@ -165,5 +197,9 @@ describe('Ingestion statements on a grown funnel', () => {
     const steps = explained.get('metrics_write_step_marks') as PlanNode;
     expect(rowsRead(steps, 'metric_step_keys')).toBeLessThanOrEqual(2);
     expect(rowsRead(steps, 'metric_sessions')).toBe(1);
+    // The changes: the funnel's watermark, and a probe of each moved session's step summary.
+    const changes = explained.get('metrics_write_batch') as PlanNode;
+    expect(rowsRead(changes, 'metric_segment_folds')).toBe(1);
+    expect(rowsRead(changes, 'metric_session_steps')).toBeLessThanOrEqual(2);
   });
 });

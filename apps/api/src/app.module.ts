@@ -13,7 +13,7 @@ import {
   validateEnv,
 } from '@app/core';
 import { McpModule } from '@app/mcp';
-import { EventRetentionModule, MetricsModule } from '@app/metrics';
+import { EventRetentionModule, MetricsModule, SegmentFolderModule } from '@app/metrics';
 import { OAuthModule } from '@app/oauth';
 import { WorkspacesModule } from '@app/workspaces';
 import { databaseSchema } from '../../../db/schema';
@@ -40,6 +40,7 @@ export class AppModule {
         WebhookSubscriptionsModule,
         MetricsModule,
         EventRetentionModule,
+        SegmentFolderModule,
         OAuthModule,
         McpModule,
         AutomationsModule,

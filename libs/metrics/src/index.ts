@@ -6,6 +6,7 @@ export * from './events/event-types';
 export * from './events/event-validation';
 export * from './events/events.service';
 export { EventRetention } from './events/event-retention';
+export { SegmentFolder } from './segments/segment-folder';
 export * from './funnels/funnel-description.dto';
 export * from './funnels/funnel-descriptions.service';
 export * from './metric-definitions';
@@ -25,6 +26,8 @@ export { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions } from 
 export type { Sql } from './events/event-store';
 export { saveMessages } from './events/message-store';
 export { writeStepMarks } from './steps/step-marks';
+export { writeBatch } from './events/batch-writes';
+export { segmentChanges } from './segments/segment-changes';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
 export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';

@@ -14,6 +14,8 @@ import { FunnelsController } from './funnels/funnels.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { RollupReader } from './rollups/rollup-reader';
+import { SegmentFolder, SegmentFolderJob } from './segments/segment-folder';
+import { SegmentPlanner } from './segments/segment-state';
 import { StepFunnelReader } from './steps/step-funnel-reader';
 import { StepFunnelsService } from './steps/step-funnels.service';
 
@@ -33,6 +35,8 @@ import { StepFunnelsService } from './steps/step-funnels.service';
     IngestionMetrics,
     MetricsService,
     RollupReader,
+    SegmentPlanner,
+    SegmentFolder,
     StepFunnelsService,
     StepFunnelReader,
     // Contacts' reader of the CRM counts; it needs only the data source, so the module of
@@ -48,6 +52,7 @@ import { StepFunnelsService } from './steps/step-funnels.service';
     FunnelDescriptionsService,
     ContactLinkEraser,
     EventRetention,
+    SegmentFolder,
   ],
 })
 export class MetricsModule {}
@@ -55,3 +60,7 @@ export class MetricsModule {}
 /** Drops raw event partitions past EVENT_RETENTION_MONTHS periodically (the HTTP app only). */
 @Module({ providers: [EventRetentionJob] })
 export class EventRetentionModule {}
+
+/** Folds raw sessions and events into the segment rollups in the background (the HTTP app only). */
+@Module({ providers: [SegmentFolderJob] })
+export class SegmentFolderModule {}

@@ -245,6 +245,20 @@ export class EnvironmentVariables {
   @Min(10, { message: 'PROPERTY_VALUES_FILL_POLL_MS must be an integer of at least 10' })
   PROPERTY_VALUES_FILL_POLL_MS: number = 5000;
 
+  // How long before now the segment rollups are folded up to: later traffic is read raw, and
+  // events arriving within it record no changes.
+  @Transform(toInt)
+  @IsInt({ message: 'SEGMENT_FOLD_LAG_SECONDS must be an integer between 0 and 86400' })
+  @Min(0, { message: 'SEGMENT_FOLD_LAG_SECONDS must be an integer between 0 and 86400' })
+  @Max(86400, { message: 'SEGMENT_FOLD_LAG_SECONDS must be an integer between 0 and 86400' })
+  SEGMENT_FOLD_LAG_SECONDS: number = 120;
+
+  // How often each process folds raw sessions and events into the segment rollups (and at start).
+  @Transform(toInt)
+  @IsInt({ message: 'SEGMENT_FOLD_POLL_MS must be an integer of at least 10' })
+  @Min(10, { message: 'SEGMENT_FOLD_POLL_MS must be an integer of at least 10' })
+  SEGMENT_FOLD_POLL_MS: number = 10000;
+
   // Raw events are kept this many whole months before the current one; unset keeps them all.
   @Transform(({ value }) => toInt({ value: emptyToUndefined({ value }) }))
   @IsOptional()

@@ -4,6 +4,9 @@ import { MetricMessage } from './metric-message.entity';
 import { MetricQuestion } from './metric-question.entity';
 import { MetricSession } from './metric-session.entity';
 import { MetricSessionRollup } from './metric-session-rollup.entity';
+import { MetricSegmentChange } from './metric-segment-change.entity';
+import { MetricSegmentFold } from './metric-segment-fold.entity';
+import { MetricSegmentRollup } from './metric-segment-rollup.entity';
 import { MetricSessionSteps } from './metric-session-steps.entity';
 import { MetricStepKey } from './metric-step-key.entity';
 
@@ -13,6 +16,9 @@ export * from './metric-message.entity';
 export * from './metric-question.entity';
 export * from './metric-session.entity';
 export * from './metric-session-rollup.entity';
+export * from './metric-segment-change.entity';
+export * from './metric-segment-fold.entity';
+export * from './metric-segment-rollup.entity';
 export * from './metric-session-steps.entity';
 export * from './metric-step-key.entity';
 
@@ -26,4 +32,7 @@ export const metricsEntities: Function[] = [
   MetricMessage,
   MetricSessionSteps,
   MetricStepKey,
+  MetricSegmentRollup,
+  MetricSegmentFold,
+  MetricSegmentChange,
 ];

@@ -6,6 +6,7 @@ import {
   sessionRollupUpsertSql,
 } from '../rollups/rollup-rows';
 import { at } from '../sql/epoch';
+import { SegmentChanges, segmentChangesSql } from '../segments/segment-changes';
 import type { Sql } from './event-store';
 import type { AnswerFields, TrackedEvent } from './event-types';
 import { sessionRowsJson, sessionUpsertSql } from './session-row';
@@ -16,10 +17,12 @@ export interface BatchWrites {
   eventRollups: RollupRow<EventCounts>[];
   sessionRollups: RollupRow<SessionCounts>[];
   questions: QuestionTitle[];
+  segmentChanges: SegmentChanges;
 }
 
 /**
- * Saves the changed sessions and adds the rollup increments and question titles, in one statement.
+ * Saves the changed sessions, adds the rollup increments and question titles and records the
+ * changes to folded segment rollups, in one statement.
  * Each list travels as one JSON parameter whose members are named by the columns they fill.
  */
 export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
@@ -31,6 +34,8 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
        ${eventRollupUpsertSql('$1', '$3::json')}
      ), session_rollups AS (
        ${sessionRollupUpsertSql('$1', '$4::json')}
+     ), segment_changes AS (
+       ${segmentChangesSql('$1', '$6::bigint[]', '$7::text[]')}
      )
      INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
      SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($5::json) AS v(id text, title text, at bigint)
@@ -43,6 +48,8 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
       eventRollupRowsJson(w.eventRollups),
       sessionRollupRowsJson(w.sessionRollups),
       JSON.stringify(w.questions),
+      w.segmentChanges.minutes,
+      w.segmentChanges.sessions,
     ],
   );
 }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/core';
 import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
+import { segmentChanges } from '../segments/segment-changes';
 import { writeStepMarks } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
@@ -194,6 +195,7 @@ export class EventsService {
       eventRollups: [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)],
       sessionRollups: sessionRollupDeltas(changes),
       questions: latestQuestionTitles(fresh),
+      segmentChanges: segmentChanges(fresh, changes),
     });
     await writeStepMarks(sql, funnelId, fresh, changes);
     return inserted;

@@ -10,6 +10,9 @@ import {
   MessageDimensionName,
 } from '../events/event-definitions';
 import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import { inSegmentRollups } from '../segments/segment-rows';
+import { segmentEventSums, segmentRollupRows, segmentSessionSums } from '../segments/segment-sql';
+import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
 import { coverWindow, shortEdges } from '../time/time-cover';
@@ -17,7 +20,7 @@ import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import { rawEventCount, rawEvents, rawMessages } from './raw-events';
 import { rawSessionSums } from './raw-sessions';
-import { rawCover, sessionFilterSql, sessionJoinSql } from './session-filter-sql';
+import { sessionFilterSql, sessionJoinSql } from './session-filter-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
 type Sums<C> = Map<string, C>;
@@ -46,7 +49,28 @@ type EventRow = {
 /** Reads the rollups of a window: sums per dimension and key, exact for any from/to and time zone. */
 @Injectable()
 export class RollupReader {
-  constructor(private readonly reads: ReadPool) {}
+  constructor(
+    private readonly reads: ReadPool,
+    private readonly planner: SegmentPlanner,
+  ) {}
+
+  /**
+   * A filtered read over the segment rollups: planned over what is folded, then run; run again
+   * (at most twice) when ingestion recorded a change meanwhile, so that the answer is exact.
+   */
+  private async planned<T>(
+    funnelId: string,
+    window: MetricWindow,
+    grains: readonly number[],
+    short: boolean,
+    read: (plan: SegmentPlan) => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, short);
+      const result = await read(plan);
+      if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
+    }
+  }
 
   /**
    * Session counters per dimension and key, over sessions that started in the window (and match
@@ -58,8 +82,23 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const cover = isFiltered(filter)
-      ? rawCover(window)
+    if (!isFiltered(filter)) return this.sessionSums(funnelId, window, dimensions, filter);
+    if (!dimensions.every(inSegmentRollups))
+      throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
+    return this.planned(funnelId, window, SESSION_GRAINS, true, (plan) =>
+      this.sessionSums(funnelId, window, dimensions, filter, plan),
+    );
+  }
+
+  private async sessionSums(
+    funnelId: string,
+    window: MetricWindow,
+    dimensions: string[],
+    filter: SessionFilter,
+    plan?: SegmentPlan,
+  ): Promise<Map<string, Sums<SessionCounts>>> {
+    const cover = plan
+      ? { segments: [], raw: plan.raw, finest: 60 }
       : shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
@@ -73,6 +112,7 @@ export class RollupReader {
       (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
         WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
     );
+    const folded = plan ? `UNION ALL ${segmentSessionSums(plan, funnel, filter, params, wanted)}` : '';
     const rows: SessionSumRow[] = await this.reads.rows(
       `WITH m AS (
          ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
@@ -84,6 +124,7 @@ export class RollupReader {
          FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
          UNION ALL
          ${raw.sql}
+         ${folded}
        ) AS t
        GROUP BY t.dimension, t.key`,
       params.values,
@@ -114,10 +155,25 @@ export class RollupReader {
     dimension: CountedDimensionName,
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
+    if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
+    // A latest label cannot be subtracted: labelled dimensions read their edges raw.
+    const short = !countedDimension(dimension).labelled;
+    return this.planned(funnelId, window, SESSION_GRAINS, short, (plan) =>
+      this.eventSums(funnelId, window, dimension, filter, plan),
+    );
+  }
+
+  private async eventSums(
+    funnelId: string,
+    window: MetricWindow,
+    dimension: CountedDimensionName,
+    filter: SessionFilter,
+    plan?: SegmentPlan,
+  ): Promise<Sums<EventCounts>> {
     const declared = countedDimension(dimension);
     const filtered = isFiltered(filter);
-    const cover = filtered
-      ? rawCover(window)
+    const cover = plan
+      ? { segments: [], raw: plan.raw, finest: 60 }
       : shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
@@ -163,7 +219,8 @@ export class RollupReader {
                 max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL AND e.sign > 0) AS label_at
          FROM (${rawScans}) AS e
          GROUP BY e.key
-       ) AS raw`,
+       ) AS raw
+       ${plan ? `UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}` : ''}`,
       params.values,
     );
     const sums: Sums<EventCounts> = new Map();
@@ -215,7 +272,7 @@ export class RollupReader {
     filter: SessionFilter = {},
   ): Promise<number[]> {
     const declared = countedDimension(dimension);
-    if (isFiltered(filter)) return this.filteredActivity(funnelId, window, declared.type, filter);
+    if (isFiltered(filter)) return this.filteredActivity(funnelId, window, dimension, filter);
     // A bucket must not straddle a local hour: whole hours only when every offset of the window
     // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
     const periods = window.zone.periods(window.from, window.to);
@@ -250,38 +307,57 @@ export class RollupReader {
     return slots;
   }
 
-  /** Page views of the sessions the filter matches per local weekday-hour slot, from the events. */
+  /**
+   * Page views of the sessions the filter matches per local weekday-hour slot: whole buckets of
+   * the segment rollups that fit local hours, and each raw event's own minute for the rest.
+   */
   private async filteredActivity(
     funnelId: string,
     window: MetricWindow,
-    type: string,
+    dimension: CountedDimensionName,
     filter: SessionFilter,
   ): Promise<number[]> {
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const offsetAt = offsetAtSql(window.zone.periods(window.from, window.to), params);
-    const minute = minuteOf('e.occurred_at');
-    const rows: { slot: number; events: string }[] = await this.reads.rows(
-      `SELECT ${SLOT} AS slot, count(*) AS events
-       FROM (
-         SELECT (${minute} - ${offsetAt(minute)}) / 60 AS h
-         FROM metric_events e ${sessionJoinSql(funnel, filter, params)}
-         WHERE e.funnel_id = ${funnel} AND e.type = ${params.bind(type)}
-           AND e.occurred_at >= ${params.bind(new Date(window.from).toISOString(), 'timestamptz')}
-           AND e.occurred_at < ${params.bind(new Date(window.to + 1).toISOString(), 'timestamptz')}
-       ) AS b
-       GROUP BY 1`,
-      params.values,
-    );
-    const slots = new Array<number>(SLOTS).fill(0);
-    for (const r of rows) slots[Number(r.slot)] += Number(r.events);
-    return slots;
+    const { type } = countedDimension(dimension);
+    const periods = window.zone.periods(window.from, window.to);
+    const grains = SESSION_GRAINS.filter((g) => fitsLocalHours(g, periods));
+    return this.planned(funnelId, window, grains, true, async (plan) => {
+      const params = new SqlParams();
+      const funnel = params.bind(funnelId);
+      const offsetAt = offsetAtSql(periods, params);
+      const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
+      const minute = minuteOf('e.occurred_at');
+      const eventType = params.bind(type);
+      const join = sessionJoinSql(funnel, filter, params);
+      const rows: { slot: number; events: string }[] = await this.reads.rows(
+        `SELECT ${SLOT} AS slot, sum(b.events) AS events
+         FROM (
+           SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h,
+                  (r.events -> ${params.bind(dimension)} -> '' ->> 0)::bigint AS events
+           FROM ${segmentRollupRows(plan, funnel, filter, params, 'r.bucket, r.events')}
+           UNION ALL
+           SELECT ${localHour(minute)} AS h, e.sign AS events
+           FROM (${pieceScans(
+             plan.raw,
+             params,
+             (lo, hi, sign) => `SELECT ${sign} AS sign, e.occurred_at FROM metric_events e ${join}
+               WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
+           )}) AS e
+         ) AS b
+         WHERE b.events IS NOT NULL
+         GROUP BY 1`,
+        params.values,
+      );
+      const slots = new Array<number>(SLOTS).fill(0);
+      for (const r of rows) slots[Number(r.slot)] += Number(r.events);
+      return slots;
+    });
   }
 
   /**
    * Page views in the window that reported a time on page, and its sum, per value of a session
    * attribute (null: the session has none, or has not started) over the events of the sessions
-   * the filter matches.
+   * the filter matches (every event when there is none): the segment rollups' page cells per
+   * value of the attribute's column, and the raw events of the rest.
    */
   async timedPageViewsBy(
     funnelId: string,
@@ -290,18 +366,40 @@ export class RollupReader {
     filter: SessionFilter,
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const { type } = countedDimension('page');
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const join = sessionJoinSql(funnel, filter, params, isFiltered(filter) ? 'JOIN' : 'LEFT JOIN');
-    const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
-      `SELECT m.${START_ATTRIBUTES[by].column} AS key, count(*) AS timed, sum(e.time_on_page_ms) AS total_ms
-       FROM metric_events e ${join}
-       WHERE e.funnel_id = ${funnel} AND e.type = ${params.bind(type)} AND e.time_on_page_ms IS NOT NULL
-         AND e.occurred_at >= ${params.bind(new Date(window.from).toISOString(), 'timestamptz')}
-         AND e.occurred_at < ${params.bind(new Date(window.to + 1).toISOString(), 'timestamptz')}
-       GROUP BY 1`,
-      params.values,
-    );
-    return new Map(rows.map((r) => [r.key, { timed: Number(r.timed), totalMs: Number(r.total_ms) }]));
+    const column = START_ATTRIBUTES[by].column;
+    return this.planned(funnelId, window, SESSION_GRAINS, true, async (plan) => {
+      const params = new SqlParams();
+      const funnel = params.bind(funnelId);
+      const eventType = params.bind(type);
+      const join = sessionJoinSql(funnel, filter, params, isFiltered(filter) ? 'JOIN' : 'LEFT JOIN');
+      const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
+        `SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
+         FROM (
+           SELECT r.${column} AS key, (k.value ->> 1)::bigint AS timed, (k.value ->> 2)::bigint AS total_ms
+           FROM ${segmentRollupRows(plan, funnel, filter, params, `r.${column}, r.events`)}
+           CROSS JOIN jsonb_each(r.events -> ${params.bind('page')}) AS k
+           UNION ALL
+           SELECT e.key, e.sign, e.sign * e.time_on_page_ms
+           FROM (${pieceScans(
+             plan.raw,
+             params,
+             (
+               lo,
+               hi,
+               sign,
+             ) => `SELECT ${sign} AS sign, m.${column} AS key, e.time_on_page_ms FROM metric_events e ${join}
+               WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.time_on_page_ms IS NOT NULL
+                 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
+           )}) AS e
+         ) AS t
+         GROUP BY 1`,
+        params.values,
+      );
+      return new Map(
+        rows
+          .filter((r) => Number(r.timed))
+          .map((r) => [r.key, { timed: Number(r.timed), totalMs: Number(r.total_ms) }]),
+      );
+    });
   }
 }

@@ -1,0 +1,51 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * What the sessions and events of one segment (a combination of the filter attributes, as
+ * segmentKey() writes it) counted in one bucket, packed in one row: the filtered figures that
+ * the `segment` session rollups cannot answer (pages viewed, answers, page views, time on page,
+ * clicks) read these. Filled after ingestion by SegmentFolder from the raw sessions and events,
+ * never by ingestion itself (docs/METRICS.md, "How it stays fast").
+ */
+@Entity('metric_segment_rollups')
+export class MetricSegmentRollup {
+  @PrimaryColumn({ type: 'uuid' })
+  funnelId: string;
+
+  /** Seconds: a day, an hour, a quarter hour or a minute (SESSION_GRAINS). */
+  @PrimaryColumn({ type: 'integer' })
+  grain: number;
+
+  @PrimaryColumn({ type: 'timestamptz' })
+  bucket: Date;
+
+  /** segmentKey() of the attributes below; the events of sessions not started count under all unset. */
+  @PrimaryColumn({ type: 'varchar', length: 1000 })
+  segment: string;
+
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  device: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  utmSource: string | null;
+
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  abVariant: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  utmMedium: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  utmCampaign: string | null;
+
+  /** Sessions started in the bucket per session dimension and key: {"page": {"start": 12}, …}. */
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  sessions: Record<string, Record<string, number>>;
+
+  /**
+   * Events in the bucket per event dimension and key: [events, timed, total ms, latest label,
+   * its epoch ms] (the last two null when no label).
+   */
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  events: Record<string, Record<string, [number, number, number, string | null, number | null]>>;
+}

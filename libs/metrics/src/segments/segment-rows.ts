@@ -1,0 +1,137 @@
+import { DECLARED_EVENT_DIMENSIONS, EventDimension } from '../events/event-definitions';
+import { DECLARED_DIMENSIONS, FILTER_NAMES, segmentKey } from '../events/session-definitions';
+import { sessionContributions, SessionState } from '../events/session-state';
+import { bucketStart, SESSION_GRAINS } from '../time/buckets';
+
+// What a segment rollup row holds, derived from the declarations: the session dimensions that a
+// segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
+
+/** The session dimensions (by declared name) kept per segment: pages viewed and answers. */
+export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
+export const SEGMENT_EVENT_DIMENSIONS = DECLARED_EVENT_DIMENSIONS.filter(
+  (entry): entry is [(typeof entry)[0], EventDimension & { source: 'events' }] =>
+    entry[1].source === 'events',
+);
+const KEPT_SESSION_DIMENSIONS = new Set(
+  DECLARED_DIMENSIONS.filter(([, d]) => SEGMENT_SESSION_SHAPES.has(d.shape)).map(([name]) => name as string),
+);
+
+/** True when a requested session dimension ('page', 'answer:question_1', …) is in the segment rollups. */
+export const inSegmentRollups = (dimension: string) => {
+  const colon = dimension.indexOf(':');
+  return KEPT_SESSION_DIMENSIONS.has(colon < 0 ? dimension : dimension.slice(0, colon + 1));
+};
+
+/** [events, timed, total ms, latest label, its epoch ms]. */
+export type EventCell = [number, number, number, string | null, number | null];
+
+export interface SegmentRow {
+  grain: number;
+  /** Epoch ms. */
+  bucket: number;
+  segment: string;
+  attributes: (string | null)[];
+  sessions: Record<string, Record<string, number>>;
+  events: Record<string, Record<string, EventCell>>;
+}
+
+/** Page views and clicks of one minute, segment and key, as the fold's statement sums them. */
+export interface EventSum {
+  minute: number;
+  attributes: (string | null)[];
+  type: string;
+  key: string;
+  events: number;
+  timed: number;
+  totalMs: number;
+  label: string | null;
+  labelAt: number | null;
+}
+
+/** Newer label wins; at equal times the greater (by bytes, as COLLATE "C" orders them). */
+export function mergeCell(into: EventCell, from: EventCell): void {
+  into[0] += from[0];
+  into[1] += from[1];
+  into[2] += from[2];
+  const [label, at] = [from[3], from[4]];
+  if (label === null || at === null) return;
+  if (
+    into[4] === null ||
+    at > into[4] ||
+    (at === into[4] && Buffer.compare(Buffer.from(label), Buffer.from(into[3] as string)) > 0)
+  ) {
+    into[3] = label;
+    into[4] = at;
+  }
+}
+
+class Rows {
+  readonly byId = new Map<string, SegmentRow>();
+
+  row(grain: number, bucket: number, attributes: (string | null)[]): SegmentRow {
+    const segment = segmentKey(attributes);
+    const id = `${grain}\u0000${bucket}\u0000${segment}`;
+    let row = this.byId.get(id);
+    if (!row) this.byId.set(id, (row = { grain, bucket, segment, attributes, sessions: {}, events: {} }));
+    return row;
+  }
+}
+
+/**
+ * The minute rows of the given sessions (at their start) and event sums (at their minute): per
+ * segment, what each kept dimension counts, as ingestion's rollups count it (sessionContributions,
+ * the event dimensions' declarations).
+ */
+export function minuteRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
+  const rows = new Rows();
+  for (const s of sessions) {
+    if (s.startedAt === null) continue;
+    const row = rows.row(
+      60,
+      bucketStart(s.startedAt, 60),
+      FILTER_NAMES.map((name) => s[name]),
+    );
+    for (const c of sessionContributions(s)) {
+      if (!inSegmentRollups(c.dimension)) continue;
+      const keys = (row.sessions[c.dimension] ??= {});
+      keys[c.key] = (keys[c.key] ?? 0) + c.sessions;
+    }
+  }
+  for (const e of events) {
+    const row = rows.row(60, e.minute, e.attributes);
+    for (const [name, d] of SEGMENT_EVENT_DIMENSIONS) {
+      if (d.type !== e.type) continue;
+      const keys = (row.events[name] ??= {});
+      const key = d.keyed ? e.key : '';
+      const cell = (keys[key] ??= [0, 0, 0, null, null]);
+      mergeCell(cell, [
+        e.events,
+        d.timed ? e.timed : 0,
+        d.timed ? e.totalMs : 0,
+        d.labelled ? e.label : null,
+        d.labelled ? e.labelAt : null,
+      ]);
+    }
+  }
+  return [...rows.byId.values()];
+}
+
+/** The rows of a coarser grain summed from finer rows (each bucket of `grain` from those inside it). */
+export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
+  const rows = new Rows();
+  for (const f of finer) {
+    const row = rows.row(grain, bucketStart(f.bucket, grain), f.attributes);
+    for (const [dimension, keys] of Object.entries(f.sessions)) {
+      const into = (row.sessions[dimension] ??= {});
+      for (const [key, n] of Object.entries(keys)) into[key] = (into[key] ?? 0) + n;
+    }
+    for (const [dimension, keys] of Object.entries(f.events)) {
+      const into = (row.events[dimension] ??= {});
+      for (const [key, cell] of Object.entries(keys)) mergeCell((into[key] ??= [0, 0, 0, null, null]), cell);
+    }
+  }
+  return [...rows.byId.values()];
+}
+
+/** The grains above the minute, finest first: quarter hour, hour, day. */
+export const COARSER_GRAINS = [...SESSION_GRAINS].reverse().slice(1);

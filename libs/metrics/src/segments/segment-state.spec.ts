@@ -1,0 +1,49 @@
+import fc from 'fast-check';
+import { SESSION_GRAINS } from '../time/buckets';
+import { planWindow } from './segment-state';
+
+const MINUTE = 60_000;
+const T = Date.parse('2026-05-10T00:00:00Z');
+
+describe(planWindow.name, () => {
+  const cases = fc.record({
+    folded: fc.option(fc.integer({ min: -3000, max: 3000 }), { nil: null }),
+    stale: fc.uniqueArray(fc.integer({ min: -3000, max: 3000 }), { maxLength: 8 }),
+    a: fc.integer({ min: -3000 * MINUTE, max: 3000 * MINUTE }),
+    b: fc.integer({ min: -3000 * MINUTE, max: 3000 * MINUTE }),
+    short: fc.boolean(),
+    points: fc.array(fc.integer({ min: -3100 * MINUTE, max: 3100 * MINUTE }), {
+      minLength: 20,
+      maxLength: 20,
+    }),
+  });
+
+  it('counts every instant of the window once and nothing outside it, rollups only over clean folded minutes', () => {
+    fc.assert(
+      fc.property(cases, ({ folded, stale, a, b, short, points }) => {
+        const from = T + Math.min(a, b);
+        const to = T + Math.max(a, b) + 1;
+        const foldedTo = folded === null ? null : T + folded * MINUTE;
+        const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
+        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SESSION_GRAINS, short);
+        for (const s of plan.segments)
+          for (let m = s.from; m < s.to; m += MINUTE) {
+            expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
+            expect(staleMinutes.has(m)).toBe(false);
+          }
+        const edges = [from, to - 1, from - 1, to, ...points.map((p) => T + p)];
+        for (const p of edges) {
+          const inRollups = plan.segments.filter((s) => s.from <= p && p < s.to).length;
+          const inRaw = plan.raw.filter((r) => r.from <= p && p < r.to).reduce((sum, r) => sum + r.sign, 0);
+          expect(inRollups + inRaw).toBe(p >= from && p < to ? 1 : 0);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads everything raw while nothing is folded', () => {
+    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SESSION_GRAINS, true);
+    expect(plan).toEqual({ segments: [], raw: [{ from: T, to: T + 86_400_000, sign: 1 }] });
+  });
+});

@@ -1,0 +1,340 @@
+import fc from 'fast-check';
+import { DataSource } from 'typeorm';
+import { EventsService, parseEventBatch, SegmentFolder } from '@app/metrics';
+import { createRandom } from '../apps/admin/src/demo/demo-data';
+import { startTestApp, TestApp } from './support/app';
+import { createTenant, TenantFixture } from './support/factories';
+import { httpClient } from './support/http-client';
+import { randomTraffic, SPAN, T0 } from './support/random-traffic';
+
+// Filtered figures over pages, answers and events read the segment rollups that the folder fills
+// after ingestion, and raw rows for what it has not folded. This suite sends random traffic out
+// of order to two funnels, folds part of it (one funnel up to a minute, the other all), then sends
+// the rest late (events of folded minutes, earlier session_starts that move sessions to another
+// segment after their events were folded), and compares every such figure with the one computed
+// from the stored sessions and events one by one: before the folder has caught up and after.
+
+jest.setTimeout(600_000);
+
+type SessionRow = {
+  session_id: string;
+  started_at: Date | null;
+  device: string | null;
+  utm_source: string | null;
+  ab_variant: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  pages: string[];
+  answers: Record<string, { answers: string[] }>;
+};
+type EventRow = {
+  session_id: string;
+  type: string;
+  occurred_at: Date;
+  key: string;
+  time_on_page_ms: number | null;
+  button_label: string | null;
+};
+type Filter = Partial<Record<'device' | 'utmSource' | 'abVariant' | 'utmMedium', string[]>>;
+
+const COLUMN = {
+  device: 'device',
+  utmSource: 'utm_source',
+  abVariant: 'ab_variant',
+  utmMedium: 'utm_medium',
+} as const;
+const PAGES = ['start', 'details', 'done'];
+const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
+const bytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * The traffic in two parts, each shuffled: first everything before its last minute and half of the
+ * rest; then the other half and, for sessions started in the last minute, an earlier
+ * session_start of other attributes (a new segment for events already stored), so that the last
+ * minute changes after it was folded and the first two do not.
+ */
+function outOfOrderTraffic(seed: number, sessions: number) {
+  const random = createRandom(seed);
+  const lastMinute = T0 + SPAN - 60_000;
+  const shuffled = (list: Record<string, unknown>[]) => {
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [list[i], list[j]] = [list[j], list[i]];
+    }
+    return list;
+  };
+  const events = randomTraffic(seed, sessions).map((e): Record<string, unknown> => ({
+    ...e,
+    sessionId: `${seed}-${e.sessionId as string}`,
+  }));
+  const early: Record<string, unknown>[] = [];
+  const late: Record<string, unknown>[] = [];
+  for (const e of events) {
+    const at = Date.parse(e.occurredAt as string);
+    (at < lastMinute || random() < 0.5 ? early : late).push(e);
+    if (e.type === 'session_start' && e.visitorId !== 'late' && at >= lastMinute + 2000 && random() < 0.5)
+      late.push({
+        ...e,
+        occurredAt: new Date(at - 1000).toISOString(),
+        device: random() < 0.5 ? 'tablet' : 'mobile',
+        utm: { source: random() < 0.5 ? 'google' : 'bing', medium: 'cpc' },
+        visitorId: 'earlier',
+      });
+  }
+  const batches = (list: Record<string, unknown>[], size: number) =>
+    Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+  return { early: batches(shuffled(early), 97), late: batches(shuffled(late), 29) };
+}
+
+const FILTERS: Filter[] = [
+  { device: ['mobile'] },
+  { device: ['mobile', 'tablet'], utmSource: ['google', 'facebook'] },
+  { abVariant: ['original'] },
+  { utmMedium: ['cpc'] },
+];
+const query = (filter: Filter) =>
+  Object.entries(filter)
+    .flatMap(([name, values]) => values.map((v) => `${name}=${encodeURIComponent(v)}`))
+    .join('&');
+
+// Whole local days, minute and ten-second edges, and random windows around the traffic.
+const WINDOWS: { from: number; to: number; offset: number }[] = [
+  { from: Date.parse('2026-05-10T00:00:00Z'), to: Date.parse('2026-05-10T23:59:59.999Z'), offset: 0 },
+  { from: T0 + 60_000, to: T0 + 120_000 - 1, offset: 0 },
+  { from: T0 + 10_000, to: T0 + 140_000 - 1, offset: 120 },
+  ...fc
+    .sample(
+      fc.tuple(
+        fc.integer({ min: T0 - 5_000, max: T0 + SPAN + 5_000 }),
+        fc.integer({ min: T0 - 5_000, max: T0 + SPAN + 5_000 }),
+        fc.constantFrom(0, -330, 120),
+      ),
+      { seed: 29, numRuns: 3 },
+    )
+    .map(([a, b, offset]) => ({ from: Math.min(a, b), to: Math.max(a, b) + 1, offset })),
+];
+
+describe('filtered figures from folded segment rollups equal the raw computation', () => {
+  let t: TestApp;
+  let tenants: TenantFixture[];
+  let db: DataSource;
+  let folder: SegmentFolder;
+  let late: Record<string, unknown>[][][];
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', SEGMENT_FOLD_POLL_MS: '3600000' });
+    db = t.app.get(DataSource);
+    folder = t.app.get(SegmentFolder);
+    tenants = [await createTenant(t.app), await createTenant(t.app)];
+    const service = t.app.get(EventsService);
+    late = [];
+    for (const [i, tenant] of tenants.entries()) {
+      const traffic = outOfOrderTraffic(7 + i, 250);
+      for (const batch of traffic.early)
+        await service.record(tenant.funnelId, parseEventBatch({ events: batch }));
+      late.push(traffic.late);
+    }
+  });
+  afterAll(() => t.close());
+
+  const get = async (tenant: TenantFixture, path: string) => {
+    const res = await httpClient(t.baseUrl, tenant.key).get(`/v1/funnels/${tenant.funnelId}/metrics/${path}`);
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+
+  const matches = (s: SessionRow | undefined, filter: Filter) =>
+    !!s &&
+    s.started_at !== null &&
+    Object.entries(filter).every(([name, values]) => {
+      const value = s[COLUMN[name as keyof Filter]];
+      return value !== null && values.includes(value);
+    });
+
+  /** Every filtered figure of a funnel, computed from its stored sessions and events one by one. */
+  async function expectedOf(funnelId: string) {
+    const sessions: SessionRow[] = await db.query(
+      `SELECT session_id, started_at, device, utm_source, ab_variant, utm_medium, utm_campaign, pages, answers
+       FROM metric_sessions WHERE funnel_id = $1`,
+      [funnelId],
+    );
+    const events: EventRow[] = await db.query(
+      `SELECT session_id, type, occurred_at, key, time_on_page_ms, button_label FROM metric_events
+       WHERE funnel_id = $1 AND type IN ('page_view', 'button_click')`,
+      [funnelId],
+    );
+    const byId = new Map(sessions.map((s) => [s.session_id, s]));
+    return (from: number, to: number, offset: number, filter: Filter) => {
+      const started = sessions.filter(
+        (s) => matches(s, filter) && +s.started_at! >= from && +s.started_at! <= to,
+      );
+      const inWindow = events.filter(
+        (e) =>
+          +e.occurred_at >= from &&
+          +e.occurred_at <= to &&
+          (Object.keys(filter).length === 0 || matches(byId.get(e.session_id), filter)),
+      );
+      const views = inWindow.filter((e) => e.type === 'page_view');
+      const clicks = inWindow.filter((e) => e.type === 'button_click');
+      const pageToPage = (variant?: string) =>
+        PAGES.map(
+          (slug) =>
+            started.filter((s) => s.pages.includes(slug) && (!variant || s.ab_variant === variant)).length,
+        );
+      const activity = new Array<number>(168).fill(0);
+      for (const e of views) {
+        const h = Math.floor((Math.floor(+e.occurred_at / 60_000) - offset) / 60);
+        activity[((Math.floor(h / 24) + 3) % 7) * 24 + (h % 24)] += 1;
+      }
+      const timed = views.filter((e) => e.time_on_page_ms !== null);
+      const timeOnPage = PAGES.map((slug) => {
+        const mine = timed.filter((e) => e.key === slug);
+        return mine.length
+          ? round(mine.reduce((sum, e) => sum + e.time_on_page_ms!, 0) / mine.length / 1000, 2)
+          : 0;
+      });
+      const buttons = new Map<string, { value: number; label: string | null; at: number }>();
+      for (const e of clicks) {
+        const b = buttons.get(e.key) ?? { value: 0, label: null, at: -1 };
+        b.value += 1;
+        if (
+          e.button_label !== null &&
+          (+e.occurred_at > b.at || (+e.occurred_at === b.at && bytes(e.button_label, b.label ?? '') > 0))
+        ) {
+          b.label = e.button_label;
+          b.at = +e.occurred_at;
+        }
+        buttons.set(e.key, b);
+      }
+      const clicksChart = [...buttons.entries()]
+        .map(([key, b]) => ({ key, name: b.label ?? key, value: b.value }))
+        .sort((a, b) => b.value - a.value || (a.key < b.key ? -1 : 1));
+      const totalMs = timed.reduce((sum, e) => sum + e.time_on_page_ms!, 0);
+      const averageTime = {
+        value: timed.length ? round(totalMs / timed.length / 1000, 2) : 0,
+        count: timed.length,
+      };
+      const byDevice: Record<string, number> = {};
+      for (const e of timed) {
+        const s = byId.get(e.session_id);
+        const key = s?.started_at ? (s.device ?? '(none)') : '(none)';
+        byDevice[key] = (byDevice[key] ?? 0) + 1;
+      }
+      const insight = (question: string) => {
+        const answers: Record<string, number> = {};
+        const groupedAnswers: Record<string, number> = {};
+        for (const s of started) {
+          const latest = s.answers[question];
+          if (!latest) continue;
+          const distinct = [...new Set(latest.answers)];
+          for (const a of distinct) answers[a] = (answers[a] ?? 0) + 1;
+          const group = distinct.join('; ');
+          groupedAnswers[group] = (groupedAnswers[group] ?? 0) + 1;
+        }
+        return { answers, groupedAnswers };
+      };
+      return { pageToPage, activity, timeOnPage, clicksChart, averageTime, byDevice, insight };
+    };
+  }
+
+  /** Every filtered figure over every window agrees with the raw computation, on both funnels. */
+  async function agreeEverywhere() {
+    for (const tenant of tenants) {
+      const expected = await expectedOf(tenant.funnelId);
+      for (const w of WINDOWS) {
+        const period = `from=${new Date(w.from).toISOString()}&to=${new Date(w.to).toISOString()}&offset=${w.offset}`;
+        for (const filter of [...FILTERS, {}]) {
+          const q = `${period}&${query(filter)}`;
+          const want = expected(w.from, w.to, w.offset, filter);
+          const average = await get(tenant, `kpis/kpi_average_time_on_page?${q}&breakdown=device`);
+          expect({ value: average.value, count: average.count }).toEqual(want.averageTime);
+          expect(
+            Object.fromEntries(
+              average.breakdown.map((b: { key: string; count: number }) => [b.key, b.count]),
+            ),
+          ).toEqual(want.byDevice);
+          if (!Object.keys(filter).length) continue;
+          const pages = await get(tenant, `charts/chart_page_to_page_conversion_rate?${q}`);
+          expect(pages.map((p: { value: number }) => p.value)).toEqual(want.pageToPage());
+          const original = await get(
+            tenant,
+            `charts/chart_page_to_page_conversion_rate?${q}&abTest=original`,
+          );
+          expect(original.map((p: { value: number }) => p.value)).toEqual(want.pageToPage('original'));
+          const activity = await get(tenant, `charts/chart_activity_by_daytime?${q}`);
+          expect(activity.map((p: { value: number }) => p.value)).toEqual(want.activity);
+          const timeOnPage = await get(tenant, `charts/chart_time_on_page?${q}`);
+          expect(timeOnPage.map((p: { value: number }) => p.value)).toEqual(want.timeOnPage);
+          expect(await get(tenant, `charts/chart_button_clicks?${q}`)).toEqual(want.clicksChart);
+          for (const question of ['question_1', 'question_2']) {
+            const insight = await get(tenant, `insights/${question}?${q}`);
+            expect({ answers: insight.answers, groupedAnswers: insight.groupedAnswers }).toEqual(
+              want.insight(question),
+            );
+          }
+        }
+      }
+    }
+  }
+
+  const counts = async (funnelId: string) => {
+    const [row]: { rollups: number; changes: number; folded_to: Date | null }[] = await db.query(
+      `SELECT (SELECT count(*)::int FROM metric_segment_rollups WHERE funnel_id = $1) AS rollups,
+              (SELECT count(*)::int FROM metric_segment_changes WHERE funnel_id = $1) AS changes,
+              (SELECT folded_to FROM metric_segment_folds WHERE funnel_id = $1) AS folded_to`,
+      [funnelId],
+    );
+    return row;
+  };
+
+  it('answers from raw rows while nothing is folded', async () => {
+    for (const tenant of tenants) expect((await counts(tenant.funnelId)).rollups).toBe(0);
+    await agreeEverywhere();
+  });
+
+  it('answers exactly with part folded and late events and session_starts not folded yet', async () => {
+    await folder.drain(Date.now());
+    // The first funnel is folded only up to its traffic's second minute, the second wholly.
+    await db.query(
+      `UPDATE metric_segment_folds SET sealed_to = NULL, folded_to = NULL WHERE funnel_id = $1`,
+      [tenants[0].funnelId],
+    );
+    await db.query(`DELETE FROM metric_segment_rollups WHERE funnel_id = $1`, [tenants[0].funnelId]);
+    await folder.foldFunnel(tenants[0].funnelId, T0 + 60_000);
+    expect((await counts(tenants[0].funnelId)).folded_to).toEqual(new Date(T0 + 60_000));
+    expect((await counts(tenants[1].funnelId)).rollups).toBeGreaterThan(0);
+    const service = t.app.get(EventsService);
+    for (const [i, tenant] of tenants.entries())
+      for (const batch of late[i]) await service.record(tenant.funnelId, parseEventBatch({ events: batch }));
+    // The second funnel's last minute changed after it was folded; its first minute did not.
+    const [stale]: { minutes: Date[] }[] = await db.query(
+      `SELECT array_agg(DISTINCT minute) AS minutes FROM metric_segment_changes WHERE funnel_id = $1`,
+      [tenants[1].funnelId],
+    );
+    expect(stale.minutes.map(Number)).toContain(T0 + SPAN - 60_000);
+    expect(stale.minutes.map(Number)).not.toContain(T0);
+    const [sessions]: { n: number }[] = await db.query(
+      `SELECT count(*)::int AS n FROM metric_segment_changes WHERE funnel_id = $1 AND session_id IS NOT NULL`,
+      [tenants[1].funnelId],
+    );
+    expect(sessions.n).toBeGreaterThan(0);
+    await agreeEverywhere();
+  });
+
+  it('answers exactly once the folder has caught up, from the rollups', async () => {
+    await folder.drain(Date.now());
+    for (const tenant of tenants) {
+      const row = await counts(tenant.funnelId);
+      expect(row.changes).toBe(0);
+      expect(row.rollups).toBeGreaterThan(0);
+      expect(+row.folded_to!).toBeGreaterThan(T0 + SPAN);
+    }
+    // Earlier session_starts moved sessions into the cpc segment after their events were folded.
+    const [moved]: { n: number }[] = await db.query(
+      `SELECT count(*)::int AS n FROM metric_sessions WHERE funnel_id = $1 AND utm_medium = 'cpc'`,
+      [tenants[0].funnelId],
+    );
+    expect(moved.n).toBeGreaterThan(5);
+    await agreeEverywhere();
+  });
+});
