@@ -279,3 +279,97 @@ describe('an export that lasts longer than DATABASE_STATEMENT_TIMEOUT_MS', () =>
     expect(list.status).toBe(200);
   });
 });
+
+describe('an export read by two connections sharing its snapshot (EXPORT_PARALLEL_MIN_ROWS)', () => {
+  let parallel: TestApp;
+  let single: TestApp;
+  let tenant: TenantFixture;
+  let ds: DataSource;
+  let path: string;
+
+  beforeAll(async () => {
+    parallel = await startTestApp({ EXPORT_PARALLEL_MIN_ROWS: '1000' });
+    // The same database, read by one connection per export: the reference.
+    single = await startTestApp({ EXPORT_PARALLEL_MIN_ROWS: '0' }, parallel.databaseUrl);
+    ds = parallel.app.get(DataSource);
+    tenant = await createTenant(parallel.app);
+    path = `/v1/funnels/${tenant.funnelId}/contacts/export`;
+    await seed(ds, tenant, 5000, 4000);
+    const [first] = await insertContacts(parallel.app, tenant, [
+      { email: 'messaged@example.com', city: 'Köln' },
+    ]);
+    await insertMessage(parallel.app, first, { content: 'Hello', subject: 'Hi' });
+    await ds.query('ANALYZE contacts');
+  });
+  afterAll(async () => {
+    await single.close();
+    await parallel.close();
+  });
+
+  const exported = async (app: TestApp, query: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${app.baseUrl}${path}?${query}`, {
+      headers: { 'x-service-api-key': tenant.key, ...headers },
+    });
+    expect(res.status).toBe(200);
+    return { count: res.headers.get('x-export-count'), body: Buffer.from(await res.arrayBuffer()) };
+  };
+
+  it('writes exactly the bytes one connection writes, in NDJSON, CSV and under a filter', async () => {
+    for (const query of ['format=ndjson', 'format=csv', 'format=ndjson&status=lead']) {
+      const [two, one] = [await exported(parallel, query), await exported(single, query)];
+      expect(two.count).toBe(one.count);
+      expect(two.body.length).toBeGreaterThan(1_000_000);
+      expect(two.body.equals(one.body)).toBe(true);
+    }
+    const lines = (await exported(parallel, 'format=ndjson')).body.toString().trim().split('\n');
+    expect(lines).toHaveLength(5001);
+    expect(new Set(lines.map((l) => (JSON.parse(l) as { id: string }).id)).size).toBe(5001);
+  });
+
+  it('reads with two connections, both in the snapshot, and frees both when the client leaves', async () => {
+    const res = await openStream(parallel.baseUrl, path, { 'x-service-api-key': tenant.key });
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    await ds.query("UPDATE contacts SET first_name = 'Changed' WHERE funnel_id = $1", [tenant.funnelId]);
+    await seed(ds, tenant, 100);
+    expect(await exportsInProgress(ds)).toBe(2);
+    const lines = (await readAll(res)).trim().split('\n');
+    expect(lines).toHaveLength(5001);
+    expect(lines.some((l) => l.includes('"Changed"'))).toBe(false);
+    // As before: the contacts added meanwhile are the ones with an empty blob.
+    await ds.query(`DELETE FROM contacts WHERE funnel_id = $1 AND properties->>'blob' = ''`, [
+      tenant.funnelId,
+    ]);
+    await ds.query("UPDATE contacts SET first_name = 'Bulk' WHERE funnel_id = $1 AND email LIKE 'bulk%'", [
+      tenant.funnelId,
+    ]);
+
+    const left = await openStream(parallel.baseUrl, path, { 'x-service-api-key': tenant.key });
+    await new Promise((resolve) => left.once('data', resolve));
+    left.pause();
+    expect(await exportsInProgress(ds)).toBe(2);
+    left.destroy();
+    const deadline = Date.now() + 5000;
+    while ((await exportsInProgress(ds)) > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await exportsInProgress(ds)).toBe(0);
+  });
+
+  it('cuts the connection, without the end of the body, when one of its connections fails', async () => {
+    const res = await openStream(parallel.baseUrl, path, { 'x-service-api-key': tenant.key });
+    await new Promise((resolve) => res.once('data', resolve));
+    res.pause();
+    // The connection reading ahead (the second), not the one being sent.
+    await ds.query(
+      `SELECT pg_terminate_backend(max(pid)) FROM pg_stat_activity
+       WHERE query LIKE '%contacts_export%' AND pid <> pg_backend_pid()`,
+    );
+    const outcome = await new Promise<string>((resolve) => {
+      res.on('error', () => resolve('cut'));
+      res.on('end', () => resolve('complete'));
+      res.resume();
+    });
+    expect(outcome).toBe('cut');
+    expect((await exported(parallel, 'format=csv')).count).toBe('5001');
+  });
+});
