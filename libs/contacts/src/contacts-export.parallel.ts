@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 
 /** Rows a stretch aims at: its output (a few MB) is what the stretch read ahead may hold. */
-const STRETCH_ROWS = 10_000;
+const STRETCH_ROWS = 5_000;
 /** Output read ahead of the one being sent, at most (beyond it, the reading connection waits). */
-const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
 /** A stretch of the table by heap block, `[from, to)`; `to` undefined: to the end. */
 export interface BlockStretch {
