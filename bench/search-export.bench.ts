@@ -9,10 +9,8 @@
  *   the background copy of their values until ready) and their ranges, beside the same page and
  *   count reading the value from every contact (the reference); last, a definition's DELETE.
  * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and both gzipped, read to
- *   the end, beside the same service reading each export with one connection
- *   (EXPORT_PARALLEL_MIN_ROWS=0), the export's COPY read without HTTP, reading the contacts' rows
- *   by FETCH alone and walking them through the list by cursor (the references), with the
- *   machine's speed and load average.
+ *   the end, beside reading the contacts' rows by FETCH alone and walking them through the list by
+ *   cursor (the references), with the machine's speed and load average.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -47,14 +45,13 @@ async function main(): Promise<void> {
   const pg = await startThrowawayPostgres();
   try {
     await runMigrations(pg.url, databaseSchema);
-    const raw = {
+    const env = validateEnv({
       NODE_ENV: 'test',
       LOG_LEVEL: 'error',
       RATE_LIMIT_PER_MINUTE: '1000000',
       METRICS_PORT: '0',
       // The default statement timeout (15 s): a definition must answer within it.
-    };
-    const env = validateEnv(raw);
+    });
     const app = await createApp(env, { databaseUrl: pg.url });
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
@@ -86,24 +83,10 @@ async function main(): Promise<void> {
         await ds.query('CHECKPOINT');
         console.log(`VACUUM ANALYZE + CHECKPOINT in ${((performance.now() - started) / 1000).toFixed(1)} s`);
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
-        else {
-          // The reference: the same service reading each export with one connection.
-          process.env.EXPORT_PARALLEL_MIN_ROWS = '0';
-          const single = await createApp(validateEnv({ ...raw, EXPORT_PARALLEL_MIN_ROWS: '0' }), {
-            databaseUrl: pg.url,
-          });
-          delete process.env.EXPORT_PARALLEL_MIN_ROWS;
-          await single.listen(0, '127.0.0.1');
-          const singlePort = (single.getHttpServer().address() as { port: number }).port;
-          try {
-            await benchExport(ds, baseUrl, `http://127.0.0.1:${singlePort}`, key, big.id, async () => {
-              await copyAlone(app.get(ContactsExportService), company.id, big.id, 'two connections');
-              await copyAlone(single.get(ContactsExportService), company.id, big.id, 'one connection');
-            });
-          } finally {
-            await single.close();
-          }
-        }
+        else
+          await benchExport(ds, baseUrl, key, big.id, () =>
+            copyAlone(app.get(ContactsExportService), company.id, big.id),
+          );
         console.log(
           `\nmachine now: PostgreSQL sums 20M integers in ${fmt(await calibrate(pg.url), 0)} ms ` +
             `(about 1500 ms on an idle modern core); load average ${loadavg()
@@ -482,12 +465,7 @@ function readExport(url: string, headers: Record<string, string>) {
  * Reference: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
  * writes and the driver passes on, before any client).
  */
-async function copyAlone(
-  exports: ContactsExportService,
-  companyId: string,
-  funnelId: string,
-  readers: string,
-): Promise<void> {
+async function copyAlone(exports: ContactsExportService, companyId: string, funnelId: string): Promise<void> {
   for (const format of ['ndjson', 'csv'] as const) {
     const started = performance.now();
     const { count, body } = await exports.open(companyId, funnelId, format, {});
@@ -495,7 +473,7 @@ async function copyAlone(
     for await (const chunk of body) bytes += (chunk as Buffer).length;
     const s = (performance.now() - started) / 1000;
     console.log(
-      `COPY alone, ${format}, ${readers}, no HTTP (reference) ${count} rows, ${(bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
+      `COPY alone, ${format}, no HTTP (reference) ${count} rows, ${(bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
         `${Math.round(count / s)} rows/s`,
     );
   }
@@ -504,13 +482,11 @@ async function copyAlone(
 async function benchExport(
   ds: DataSource,
   baseUrl: string,
-  singleUrl: string,
   key: string,
   funnelId: string,
   references: () => Promise<void>,
 ): Promise<void> {
   const path = `${baseUrl}/v1/funnels/${funnelId}/contacts/export`;
-  const singlePath = `${singleUrl}/v1/funnels/${funnelId}/contacts/export`;
   console.log(
     `\nGET …/contacts/export, ${CONTACTS} contacts, real HTTP, read to the end (load average ${loadavg()
       .map((l) => l.toFixed(2))
@@ -522,17 +498,10 @@ async function benchExport(
     ['csv', `${path}?format=csv`, {}],
     ['ndjson, gzip', `${path}?format=ndjson`, { 'accept-encoding': 'gzip' }],
     ['csv, gzip', `${path}?format=csv`, { 'accept-encoding': 'gzip' }],
-    ['ndjson, 1 conn', `${singlePath}?format=ndjson`, {}],
-    ['csv, 1 conn', `${singlePath}?format=csv`, {}],
   ] as const) {
     global.gc?.();
     const r = await readExport(url, { 'x-service-api-key': key, ...headers });
-    const rows =
-      name.startsWith('csv') && !name.includes('gzip')
-        ? r.lines - 1
-        : name.includes('gzip')
-          ? CONTACTS
-          : r.lines;
+    const rows = name === 'csv' ? r.lines - 1 : name.includes('gzip') ? CONTACTS : r.lines;
     console.log(
       `${name.padEnd(14)} ${String(rows).padStart(9)} ${(r.bytes / 1e6).toFixed(0).padStart(7)} ${(r.ms / 1000).toFixed(1).padStart(7)} ` +
         `${Math.round(rows / (r.ms / 1000))

@@ -1,13 +1,11 @@
 import { once } from 'node:events';
 import { finished, pipeline, type Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
-import { escapeLiteral, type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
-import { ConfigService } from '@nestjs/config';
-import { type EnvironmentVariables, isUuid, ReadPool, ValidationError } from '@app/core';
+import { isUuid, ReadPool, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
-import { type BlockStretch, blockStretches, inStretch, OrderedStretches } from './contacts-export.parallel';
 import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
 import {
   assertStatusFilter,
@@ -55,15 +53,10 @@ export interface ContactExport {
  */
 @Injectable()
 export class ContactsExportService {
-  private readonly parallelMinRows: number;
-
   constructor(
     private readonly reads: ReadPool,
     private readonly funnels: FunnelsService,
-    config: ConfigService<EnvironmentVariables, true>,
-  ) {
-    this.parallelMinRows = config.get('EXPORT_PARALLEL_MIN_ROWS', { infer: true });
-  }
+  ) {}
 
   /**
    * Opens the export: checks the request, takes the snapshot, counts, (CSV) finds the property
@@ -99,7 +92,7 @@ export class ContactsExportService {
 
     // The replica when it is fresh enough for this company, as for every read (see ReadPool).
     const client = await this.reads.session();
-    const sessions = [new ExportSession(client)];
+    const session = new ExportSession(client);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       await client.query(EXPORT_SESSION_SETTINGS);
@@ -110,132 +103,62 @@ export class ContactsExportService {
                      WHERE ${conditions}) AS properties`
           : `SELECT count(*) AS count FROM contacts c WHERE ${conditions}`,
       );
-      const count = Number(rows[0].count);
       const columns = format === 'csv' ? csvColumns(rows[0].properties ?? []) : undefined;
-      const csv = columns && csvSelect(columns);
       // In no particular order: the table is read as it lies (a sorted walk of the funnel's
       // contacts jumps around the heap, several times slower for the whole funnel).
-      const statement = (stretch?: string) => {
-        const where = stretch ? `${conditions} AND ${stretch}` : conditions;
-        return csv
-          ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
-             FROM contacts c${csv.from} WHERE ${where}) TO STDOUT WITH (FORMAT csv)`
-          : `/* contacts_export */ COPY (SELECT ${NDJSON_LINE} FROM contacts c WHERE ${where})
-             TO STDOUT WITH (${JSON_LINES})`;
-      };
-      const stretches = await this.stretches(client, conditions, count);
-      const second = stretches && (await this.sharedSnapshot(client));
-      if (second) sessions.push(second);
+      const csv = columns && csvSelect(columns);
       // The COPY is the whole export, as long as the client takes to read it: the statement
       // timeout bounds the statements above, not this one.
       await client.query('SET LOCAL statement_timeout = 0');
-      let body: Readable;
-      if (stretches && second) {
-        const ordered = new OrderedStretches(
-          stretches.length,
-          sessions.length,
-          (reader, i) => sessions[reader].copy(statement(inStretch(stretches[i]))),
-          (reader) => sessions[reader].end(),
-        );
-        finished(ordered, (error) => error && sessions.forEach((s) => s.drop()));
-        // The first rows (or the end, or the error) have arrived: the statements run.
-        await ordered.started;
-        body = ordered;
-      } else {
-        const copy = sessions[0].copy(statement());
-        finished(copy, (error) => error || sessions[0].end());
-        await once(copy, 'readable');
-        body = copy;
-      }
-      if (!columns) return { count, body };
+      const copy: CopyQuery = Object.assign(
+        copyTo(
+          csv
+            ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
+               FROM contacts c${csv.from} WHERE ${conditions}) TO STDOUT WITH (FORMAT csv)`
+            : `/* contacts_export */ COPY (SELECT ${NDJSON_LINE} FROM contacts c WHERE ${conditions})
+               TO STDOUT WITH (${JSON_LINES})`,
+        ),
+        { query_timeout: LONGEST_TIMER_MS },
+      );
+      client.query(copy);
+      session.endWith(copy);
+      // The first rows (or the end, or the error) have arrived: the statement runs.
+      await once(copy, 'readable');
+      const count = Number(rows[0].count);
+      if (!columns) return { count, body: copy };
       // A failure on either side destroys both, so the body ends in the error too.
-      return { count, body: pipeline(body, new CsvRecordEnds(csvLine(columns)), () => undefined) };
-    } catch (error) {
-      sessions.forEach((s) => s.drop());
-      throw error;
-    }
-  }
-
-  /**
-   * The stretches of the table a large export is read in by two connections; undefined when it
-   * is read by one: below EXPORT_PARALLEL_MIN_ROWS, or when its rows are a minority of the
-   * blocks they span (the funnel's index then reads them better than stretches of the table).
-   */
-  private async stretches(
-    client: PoolClient,
-    conditions: string,
-    count: number,
-  ): Promise<BlockStretch[] | undefined> {
-    if (this.parallelMinRows === 0 || count < this.parallelMinRows) return undefined;
-    const { rows } = await client.query<{ first: number | null; last: number | null; per_block: number }>(
-      `SELECT (min(c.ctid)::text::point)[0]::int AS first, (max(c.ctid)::text::point)[0]::int AS last,
-              (SELECT reltuples / greatest(relpages, 1) FROM pg_class WHERE oid = 'contacts'::regclass) AS per_block
-       FROM contacts c WHERE ${conditions}`,
-    );
-    const { first, last, per_block: perBlock } = rows[0];
-    if (first === null || last === null || count < ((last - first + 1) * perBlock) / 2) return undefined;
-    return blockStretches(first, last, count);
-  }
-
-  /**
-   * A second connection to the same server in a transaction that shares the snapshot of
-   * `client`'s, ready for its COPYs; undefined when none is free or the snapshot cannot be shared.
-   */
-  private async sharedSnapshot(client: PoolClient): Promise<ExportSession | undefined> {
-    const spare = await this.reads.spareSession(client);
-    if (!spare) return undefined;
-    const session = new ExportSession(spare);
-    let id: string;
-    try {
-      id = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0].id;
+      return { count, body: pipeline(copy, new CsvRecordEnds(csvLine(columns)), () => undefined) };
     } catch (error) {
       session.drop();
       throw error;
-    }
-    try {
-      await spare.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      await spare.query(`SET TRANSACTION SNAPSHOT ${escapeLiteral(id)}`);
-      await spare.query(EXPORT_SESSION_SETTINGS);
-      await spare.query('SET LOCAL statement_timeout = 0');
-      return session;
-    } catch {
-      // The first connection reads the whole export alone, as it would have.
-      session.drop();
-      return undefined;
     }
   }
 }
 
-/** A connection of an export, given back to the pool once, however the export ends. */
+/** The connection of one export, given back to the pool once, however the export ends. */
 class ExportSession {
   private ended = false;
 
   constructor(private readonly client: PoolClient) {}
 
-  /** Starts `sql` (a COPY TO STDOUT) on the connection; stopped early or failed, it drops the connection. */
-  copy(sql: string): CopyQuery {
-    const copy: CopyQuery = Object.assign(copyTo(sql), { query_timeout: LONGEST_TIMER_MS });
-    this.client.query(copy);
+  /**
+   * Read to the end, `copy` commits the snapshot and frees the connection. Stopped early (the
+   * client left) or failed, the connection is dropped: that ends the transaction and the COPY.
+   */
+  endWith(copy: CopyQuery): void {
     finished(copy, (error) => {
       copy.callback?.(error ?? undefined);
-      if (error) this.drop();
+      if (error) return this.drop();
+      this.client.query('COMMIT').then(
+        () => this.release(),
+        () => this.drop(),
+      );
     });
-    return copy;
-  }
-
-  /** Its COPYs read to the end: commits the snapshot and frees the connection. */
-  end(): void {
-    if (this.ended) return;
-    this.client.query('COMMIT').then(
-      () => this.release(),
-      () => this.drop(),
-    );
   }
 
   /**
    * Releases the connection and closes its socket at once. A COPY that is still sending waits on
-   * a client that no longer reads: only a closed socket tells the server to stop (and ends the
-   * transaction).
+   * a client that no longer reads: only a closed socket tells the server to stop.
    */
   drop(): void {
     if (this.ended) return;

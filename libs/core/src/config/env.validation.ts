@@ -100,12 +100,6 @@ export class EnvironmentVariables {
   @Min(100, { message: 'DATABASE_READ_MAX_LAG_MS must be an integer of at least 100' })
   DATABASE_READ_MAX_LAG_MS: number = 1_000;
 
-  // An export of at least this many contacts is read by two connections sharing its snapshot; 0: never.
-  @Transform(toInt)
-  @IsInt({ message: 'EXPORT_PARALLEL_MIN_ROWS must be an integer of at least 0' })
-  @Min(0, { message: 'EXPORT_PARALLEL_MIN_ROWS must be an integer of at least 0' })
-  EXPORT_PARALLEL_MIN_ROWS: number = 50_000;
-
   // A statement running longer is cancelled and its request answered 503 (the database is overloaded).
   @Transform(toInt)
   @IsInt({ message: 'DATABASE_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })

@@ -50,9 +50,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   private probes?: { primary: ProbeConnection; replica: ProbeConnection };
   private probing = false;
   private readonly reads: Counter<'server'>;
-  /** The pool each connection handed out by session() came from (see spareSession). */
-  private readonly origins = new WeakMap<PoolClient, Pool>();
-  private readonly transactionPooled: boolean;
 
   constructor(
     config: ConfigService<EnvironmentVariables, true>,
@@ -63,7 +60,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     const url = config.get('DATABASE_READ_URL', { infer: true });
     this.maxLagMs = config.get('DATABASE_READ_MAX_LAG_MS', { infer: true });
     this.probeMs = Math.max(50, Math.min(250, Math.floor(this.maxLagMs / 4)));
-    this.transactionPooled = pooling.DATABASE_POOL_MODE === 'transaction';
     this.reads = new Counter({
       name: 'db_read_queries_total',
       help: 'Read queries of the API by the server that answered them (primary, replica)',
@@ -180,33 +176,14 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         const client = await this.replica!.connect();
         this.reads.inc({ server: 'replica' });
-        this.origins.set(client, this.replica!);
         return client;
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
         this.markDown(error);
       }
     }
-    const primary = sqlPool(this.dataSource);
-    const client = await primary.connect();
+    const client = await sqlPool(this.dataSource).connect();
     this.reads.inc({ server: 'primary' });
-    this.origins.set(client, primary);
-    return client;
-  }
-
-  /**
-   * A second connection to the server `beside` (from session()) reads from, for a read that
-   * shares its snapshot; only when one is free at once, so a read never waits on itself; undefined
-   * otherwise. Never behind a transaction pooler: a second server connection held for the whole
-   * read could wait on the pooler's connections that the first halves of other reads hold.
-   */
-  async spareSession(beside: PoolClient): Promise<PoolClient | undefined> {
-    const pool = this.origins.get(beside);
-    if (!pool || this.transactionPooled || pool.waitingCount > 0) return undefined;
-    if (pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10)) return undefined;
-    const client = await pool.connect();
-    this.origins.set(client, pool);
-    this.reads.inc({ server: pool === this.replica ? 'replica' : 'primary' });
     return client;
   }
 
