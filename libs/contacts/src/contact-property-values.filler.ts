@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
-import { EnvironmentVariables } from '@app/core';
+import { BackgroundRounds, EnvironmentVariables } from '@app/core';
 
 /** Definitions (or retired generations) looked at per round, whichever process takes them. */
 const CANDIDATES = 20;
@@ -32,9 +32,11 @@ interface Retired {
 export class ContactPropertyValuesFiller {
   private readonly logger = new Logger(ContactPropertyValuesFiller.name);
   readonly chunk: number;
-  private running?: Promise<void>;
-  private again = false;
-  private started = false;
+  private readonly rounds = new BackgroundRounds(
+    () => this.drain(),
+    this.logger,
+    'copying property values failed',
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -43,38 +45,23 @@ export class ContactPropertyValuesFiller {
     this.chunk = config.get('PROPERTY_VALUES_FILL_CHUNK', { infer: true });
   }
 
-  /** Runs rounds from now on (the app's job calls it); before, `wake` does nothing. */
-  start(): void {
-    this.started = true;
-    this.wake();
+  /** Runs rounds from now on (every `pollMs` when given); before, `wake` does nothing. */
+  start(pollMs?: number): void {
+    this.rounds.start(pollMs);
   }
 
   /** Starts a round now, or another right after the one running (a definition just changed). */
   wake(): void {
-    if (!this.started) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((error: Error) => this.logger.warn(`copying property values failed: ${error.message}`))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.rounds.wake();
   }
 
   /** Waits for the round running, if any. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.rounds.idle();
   }
 
   stop(): Promise<void> {
-    this.started = false;
-    return this.idle();
+    return this.rounds.stop();
   }
 
   /** Works until nothing is left that another process is not already working on. */
@@ -85,12 +72,12 @@ export class ContactPropertyValuesFiller {
         `SELECT funnel_id, name FROM contact_property_definitions WHERE NOT values_ready
          ORDER BY updated_at LIMIT ${CANDIDATES}`,
       );
-      for (const p of pending) while (this.started && (await this.fillChunk(p))) progressed = true;
+      for (const p of pending) while (this.rounds.started && (await this.fillChunk(p))) progressed = true;
       const retired: Retired[] = await this.dataSource.query(
         `SELECT funnel_id, property_name, generation FROM contact_property_values_retired LIMIT ${CANDIDATES}`,
       );
-      for (const r of retired) while (this.started && (await this.removeChunk(r))) progressed = true;
-      if (!progressed || !this.started) return;
+      for (const r of retired) while (this.rounds.started && (await this.removeChunk(r))) progressed = true;
+      if (!progressed || !this.rounds.started) return;
     }
   }
 
@@ -177,24 +164,16 @@ export class ContactPropertyValuesFiller {
  */
 @Injectable()
 export class ContactPropertyValuesFillerJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
-
   constructor(
     private readonly filler: ContactPropertyValuesFiller,
     private readonly config: ConfigService<EnvironmentVariables, true>,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.filler.start();
-    this.timer = setInterval(
-      () => this.filler.wake(),
-      this.config.get('PROPERTY_VALUES_FILL_POLL_MS', { infer: true }),
-    );
-    this.timer.unref();
+    this.filler.start(this.config.get('PROPERTY_VALUES_FILL_POLL_MS', { infer: true }));
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.filler.stop();
+  onModuleDestroy(): Promise<void> {
+    return this.filler.stop();
   }
 }

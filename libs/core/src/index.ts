@@ -28,4 +28,5 @@ export * from './validation/iso-8601';
 export * from './validation/storable-text';
 export * from './validation/storable-text.zod';
 export * from './validation/uuid';
+export * from './jobs/background-rounds';
 export * from './observability';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource, EntityManager } from 'typeorm';
-import { EnvironmentVariables } from '@app/core';
+import { BackgroundRounds, EnvironmentVariables } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
@@ -52,10 +52,11 @@ function minuteRanges(minutes: number[]): { from: number; to: number }[] {
 export class SegmentFolder {
   private readonly logger = new Logger(SegmentFolder.name);
   private readonly lagMs: number;
-  private running?: Promise<void>;
-  private again = false;
-  private started = false;
-  private stopped = false;
+  private readonly rounds = new BackgroundRounds(
+    () => this.drain(),
+    this.logger,
+    'folding segment rollups failed',
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -64,36 +65,21 @@ export class SegmentFolder {
     this.lagMs = config.get('SEGMENT_FOLD_LAG_SECONDS', { infer: true }) * SECOND_MS;
   }
 
-  start(): void {
-    this.started = true;
-    this.wake();
+  /** Runs rounds from now on (every `pollMs` when given); before, `wake` does nothing. */
+  start(pollMs?: number): void {
+    this.rounds.start(pollMs);
   }
 
   wake(): void {
-    if (!this.started) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((error: Error) => this.logger.warn(`folding segment rollups failed: ${error.message}`))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.rounds.wake();
   }
 
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.rounds.idle();
   }
 
   stop(): Promise<void> {
-    this.started = false;
-    this.stopped = true;
-    return this.idle();
+    return this.rounds.stop();
   }
 
   /** Folds every funnel up to now less the lag, until nothing is left that no other process holds. */
@@ -114,8 +100,8 @@ export class SegmentFolder {
       );
       let progressed = false;
       for (const { funnel_id: funnelId } of due)
-        if (!this.stopped && (await this.foldFunnel(funnelId, target))) progressed = true;
-      if (!progressed || this.stopped) return;
+        if (!this.rounds.stopped && (await this.foldFunnel(funnelId, target))) progressed = true;
+      if (!progressed || this.rounds.stopped) return;
     }
   }
 
@@ -125,7 +111,7 @@ export class SegmentFolder {
    */
   async foldFunnel(funnelId: string, target: number): Promise<boolean> {
     if (!(await this.seal(funnelId, target))) return false;
-    while (!this.stopped && (await this.foldChunk(funnelId)));
+    while (!this.rounds.stopped && (await this.foldChunk(funnelId)));
     return true;
   }
 
@@ -338,24 +324,16 @@ export class SegmentFolder {
 /** Runs the folder in the HTTP app: at start and every SEGMENT_FOLD_POLL_MS. */
 @Injectable()
 export class SegmentFolderJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
-
   constructor(
     private readonly folder: SegmentFolder,
     private readonly config: ConfigService<EnvironmentVariables, true>,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.folder.start();
-    this.timer = setInterval(
-      () => this.folder.wake(),
-      this.config.get('SEGMENT_FOLD_POLL_MS', { infer: true }),
-    );
-    this.timer.unref();
+    this.folder.start(this.config.get('SEGMENT_FOLD_POLL_MS', { infer: true }));
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.folder.stop();
+  onModuleDestroy(): Promise<void> {
+    return this.folder.stop();
   }
 }

@@ -1,0 +1,87 @@
+import { Logger } from '@nestjs/common';
+import { BackgroundRounds } from './background-rounds';
+
+/** A round that waits until released, counting how many began. */
+function gatedRounds() {
+  let began = 0;
+  let release: () => void = () => undefined;
+  let fail = false;
+  const warnings: string[] = [];
+  const logger = { warn: (message: string) => warnings.push(message) } as unknown as Logger;
+  const rounds = new BackgroundRounds(
+    () => {
+      began++;
+      if (fail) return Promise.reject(new Error('database unavailable'));
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+    logger,
+    'folding failed',
+  );
+  return {
+    rounds,
+    warnings,
+    began: () => began,
+    release: () => release(),
+    failNext: () => (fail = true),
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('BackgroundRounds', () => {
+  it('runs nothing before start and after stop', async () => {
+    const job = gatedRounds();
+    job.rounds.wake();
+    expect(job.began()).toBe(0);
+    expect(job.rounds.started).toBe(false);
+    job.rounds.start();
+    expect(job.began()).toBe(1);
+    const stopped = job.rounds.stop();
+    expect(job.rounds.stopped).toBe(true);
+    job.release();
+    await stopped;
+    job.rounds.wake();
+    expect(job.began()).toBe(1);
+  });
+
+  it('runs one more round after the running one, however many wakes came meanwhile', async () => {
+    const job = gatedRounds();
+    job.rounds.start();
+    job.rounds.wake();
+    job.rounds.wake();
+    job.rounds.wake();
+    expect(job.began()).toBe(1);
+    job.release();
+    await tick();
+    expect(job.began()).toBe(2);
+    job.release();
+    await job.rounds.idle();
+    expect(job.began()).toBe(2);
+    await job.rounds.stop();
+  });
+
+  it('logs a failed round and runs the next wake', async () => {
+    const job = gatedRounds();
+    job.failNext();
+    job.rounds.start();
+    await job.rounds.idle();
+    expect(job.warnings).toEqual(['folding failed: database unavailable']);
+    job.rounds.wake();
+    expect(job.began()).toBe(2);
+    await job.rounds.stop();
+  });
+
+  it('wakes itself every poll interval once started with one', async () => {
+    const job = gatedRounds();
+    job.rounds.start(5);
+    job.release();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(job.began()).toBeGreaterThanOrEqual(2);
+    const stopping = job.rounds.stop();
+    job.release();
+    await stopping;
+    const count = job.began();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(job.began()).toBe(count);
+  });
+});
