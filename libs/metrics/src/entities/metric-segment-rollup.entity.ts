@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { SessionSegmentColumns } from './session-segment-columns';
 
 /**
  * What the sessions and events of one segment (a combination of the filter attributes, as
@@ -8,7 +9,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * never by ingestion itself (docs/METRICS.md, "How it stays fast").
  */
 @Entity('metric_segment_rollups')
-export class MetricSegmentRollup {
+export class MetricSegmentRollup extends SessionSegmentColumns {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
@@ -19,24 +20,9 @@ export class MetricSegmentRollup {
   @PrimaryColumn({ type: 'timestamptz' })
   bucket: Date;
 
-  /** segmentKey() of the attributes below; the events of sessions not started count under all unset. */
+  /** segmentKey() of the filter attributes (SessionSegmentColumns); the events of sessions not started count under all unset. */
   @PrimaryColumn({ type: 'varchar', length: 1000 })
   segment: string;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  device: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmSource: string | null;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  abVariant: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmMedium: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmCampaign: string | null;
 
   /** Sessions started in the bucket per session dimension and key: {"page": {"start": 12}, …}. */
   @Column({ type: 'jsonb', default: () => "'{}'" })

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { SessionSegmentColumns } from './session-segment-columns';
 
 /**
  * A session's step summary, written at ingestion, which step funnels read instead of events: the
@@ -8,7 +9,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity('metric_session_steps')
 @Index('idx_metric_session_steps_started', ['funnelId', 'startedMs'], { where: '"started_ms" IS NOT NULL' })
-export class MetricSessionSteps {
+export class MetricSessionSteps extends SessionSegmentColumns {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
@@ -18,21 +19,6 @@ export class MetricSessionSteps {
   /** The session's start (metric_sessions.started_at) in milliseconds since 2000-01-01 UTC; null while pending. */
   @Column({ type: 'bigint', nullable: true })
   startedMs: string | null;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  device: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmSource: string | null;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  abVariant: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmMedium: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmCampaign: string | null;
 
   /** Sorted: each step event as its key's id × 2^42 + its milliseconds since 2000-01-01 UTC. */
   @Column({ type: 'bigint', array: true, default: () => "'{}'" })

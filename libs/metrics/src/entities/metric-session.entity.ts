@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { SessionSegmentColumns } from './session-segment-columns';
 import type { LatestAnswer } from '../events/session-state';
 
 /**
@@ -10,7 +11,7 @@ import type { LatestAnswer } from '../events/session-state';
 // Partial: reads by start time never want pending sessions, and a lookup by (funnel, session id)
 // then has only the primary key to use, whatever the planner estimates (see event-store.ts).
 @Index('idx_metric_sessions_started', ['funnelId', 'startedAt'], { where: '"started_at" IS NOT NULL' })
-export class MetricSession {
+export class MetricSession extends SessionSegmentColumns {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
@@ -26,21 +27,6 @@ export class MetricSession {
 
   @Column({ type: 'varchar', length: 128, nullable: true })
   visitorId: string | null;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  device: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmSource: string | null;
-
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  abVariant: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmMedium: string | null;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  utmCampaign: string | null;
 
   /** Distinct page slugs viewed, sorted. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
