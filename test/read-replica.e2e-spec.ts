@@ -1,4 +1,4 @@
-import { MetricsServer } from '@app/core';
+import { MetricsServer, ReadPool } from '@app/core';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -122,6 +122,24 @@ describe('Reads on a streaming replica (DATABASE_READ_URL)', () => {
     const reply = await listOf(beta);
     expect(emails(reply)).toContain('unseen@example.com');
     expect(await readsOn('replica')).toBeGreaterThan(replicaBefore);
+  });
+
+  it('keeps every read of one combined read on the server where it began', async () => {
+    await caughtUp();
+    const reads = t.app.get(ReadPool);
+    const inRecovery = async () =>
+      (await reads.rows<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby'))[0].standby;
+    const tenant = acme.companyId;
+    const seen = await reads.within(tenant, false, () =>
+      reads.onOneServer(async () => {
+        const first = await inRecovery();
+        reads.wrote(tenant);
+        // Outside the pin, the company's next read would now go to the primary.
+        const unpinned = reads.within(tenant, false, () => reads.server());
+        return { first, unpinned, second: await inRecovery() };
+      }),
+    );
+    expect(seen).toEqual({ first: true, unpinned: 'primary', second: true });
   });
 
   it('answers every read while the replica is stopped (no 5xx), and uses it again once it is back', async () => {

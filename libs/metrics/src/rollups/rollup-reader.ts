@@ -56,20 +56,23 @@ export class RollupReader {
 
   /**
    * A filtered read over the segment rollups: planned over what is folded, then run; run again
-   * (at most twice) when ingestion recorded a change meanwhile, so that the answer is exact.
+   * (at most twice) when ingestion recorded a change meanwhile, so that the answer is exact. All
+   * on one server: a plan from the primary must not meet rollups on a replica behind it.
    */
-  private async planned<T>(
+  private planned<T>(
     funnelId: string,
     window: MetricWindow,
     grains: readonly number[],
     short: boolean,
     read: (plan: SegmentPlan) => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, short);
-      const result = await read(plan);
-      if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
-    }
+    return this.reads.onOneServer(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, short);
+        const result = await read(plan);
+        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
+      }
+    });
   }
 
   /**
