@@ -29,39 +29,17 @@ interface Retired {
  * commit (its trigger then writes over the chunk's row).
  */
 @Injectable()
-export class ContactPropertyValuesFiller {
-  private readonly logger = new Logger(ContactPropertyValuesFiller.name);
+export class ContactPropertyValuesFiller extends BackgroundRounds {
+  protected readonly logger = new Logger(ContactPropertyValuesFiller.name);
+  protected readonly failure = 'copying property values failed';
   readonly chunk: number;
-  private readonly rounds = new BackgroundRounds(
-    () => this.drain(),
-    this.logger,
-    'copying property values failed',
-  );
 
   constructor(
     private readonly dataSource: DataSource,
     config: ConfigService<EnvironmentVariables, true>,
   ) {
+    super();
     this.chunk = config.get('PROPERTY_VALUES_FILL_CHUNK', { infer: true });
-  }
-
-  /** Runs rounds from now on (every `pollMs` when given); before, `wake` does nothing. */
-  start(pollMs?: number): void {
-    this.rounds.start(pollMs);
-  }
-
-  /** Starts a round now, or another right after the one running (a definition just changed). */
-  wake(): void {
-    this.rounds.wake();
-  }
-
-  /** Waits for the round running, if any. */
-  idle(): Promise<void> {
-    return this.rounds.idle();
-  }
-
-  stop(): Promise<void> {
-    return this.rounds.stop();
   }
 
   /** Works until nothing is left that another process is not already working on. */
@@ -72,12 +50,12 @@ export class ContactPropertyValuesFiller {
         `SELECT funnel_id, name FROM contact_property_definitions WHERE NOT values_ready
          ORDER BY updated_at LIMIT ${CANDIDATES}`,
       );
-      for (const p of pending) while (this.rounds.started && (await this.fillChunk(p))) progressed = true;
+      for (const p of pending) while (this.started && (await this.fillChunk(p))) progressed = true;
       const retired: Retired[] = await this.dataSource.query(
         `SELECT funnel_id, property_name, generation FROM contact_property_values_retired LIMIT ${CANDIDATES}`,
       );
-      for (const r of retired) while (this.rounds.started && (await this.removeChunk(r))) progressed = true;
-      if (!progressed || !this.rounds.started) return;
+      for (const r of retired) while (this.started && (await this.removeChunk(r))) progressed = true;
+      if (!progressed || !this.started) return;
     }
   }
 

@@ -1,28 +1,30 @@
 import { Logger } from '@nestjs/common';
 import { BackgroundRounds } from './background-rounds';
 
-/** A round that waits until released, counting how many began. */
+/** A job whose round waits until released, counting how many began. */
+class GatedJob extends BackgroundRounds {
+  readonly warnings: string[] = [];
+  protected readonly logger = { warn: (message: string) => this.warnings.push(message) } as unknown as Logger;
+  protected readonly failure = 'folding failed';
+  began = 0;
+  fail = false;
+  release: () => void = () => undefined;
+
+  drain(): Promise<void> {
+    this.began++;
+    if (this.fail) return Promise.reject(new Error('database unavailable'));
+    return new Promise<void>((resolve) => (this.release = resolve));
+  }
+}
+
 function gatedRounds() {
-  let began = 0;
-  let release: () => void = () => undefined;
-  let fail = false;
-  const warnings: string[] = [];
-  const logger = { warn: (message: string) => warnings.push(message) } as unknown as Logger;
-  const rounds = new BackgroundRounds(
-    () => {
-      began++;
-      if (fail) return Promise.reject(new Error('database unavailable'));
-      return new Promise<void>((resolve) => (release = resolve));
-    },
-    logger,
-    'folding failed',
-  );
+  const job = new GatedJob();
   return {
-    rounds,
-    warnings,
-    began: () => began,
-    release: () => release(),
-    failNext: () => (fail = true),
+    rounds: job,
+    warnings: job.warnings,
+    began: () => job.began,
+    release: () => job.release(),
+    failNext: () => (job.fail = true),
   };
 }
 

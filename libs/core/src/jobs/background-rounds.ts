@@ -4,21 +4,22 @@ import type { Logger } from '@nestjs/common';
  * The rounds of a background job in one process: at most one runs at a time, a wake during a round
  * runs one more right after it (so no change is left for the next poll), and a failed round is
  * logged without its error stopping later ones. Nothing runs before `start` or after `stop`;
- * `start` with a poll interval also wakes it every that many milliseconds.
+ * `start` with a poll interval also wakes it every that many milliseconds. A job extends it with
+ * its round, `drain`.
  */
-export class BackgroundRounds {
+export abstract class BackgroundRounds {
   private running?: Promise<void>;
   private again = false;
   private active = false;
   private ended = false;
   private timer?: NodeJS.Timeout;
 
-  constructor(
-    private readonly round: () => Promise<void>,
-    private readonly logger: Logger,
-    /** What failed, for the warning: e.g. `copying property values failed`. */
-    private readonly failure: string,
-  ) {}
+  protected abstract readonly logger: Logger;
+  /** What failed, for the warning: e.g. `copying property values failed`. */
+  protected abstract readonly failure: string;
+
+  /** One round: works until nothing is left that another process is not already working on. */
+  abstract drain(): Promise<void>;
 
   /** Rounds run (between `start` and `stop`). */
   get started(): boolean {
@@ -49,7 +50,7 @@ export class BackgroundRounds {
       this.again = true;
       return;
     }
-    this.running = this.round()
+    this.running = this.drain()
       .catch((error: Error) => this.logger.warn(`${this.failure}: ${error.message}`))
       .finally(() => {
         this.running = undefined;

@@ -49,37 +49,17 @@ function minuteRanges(minutes: number[]): { from: number; to: number }[] {
  * watermark, and no session state is kept (it works behind a transaction pooler).
  */
 @Injectable()
-export class SegmentFolder {
-  private readonly logger = new Logger(SegmentFolder.name);
+export class SegmentFolder extends BackgroundRounds {
+  protected readonly logger = new Logger(SegmentFolder.name);
+  protected readonly failure = 'folding segment rollups failed';
   private readonly lagMs: number;
-  private readonly rounds = new BackgroundRounds(
-    () => this.drain(),
-    this.logger,
-    'folding segment rollups failed',
-  );
 
   constructor(
     private readonly dataSource: DataSource,
     config: ConfigService<EnvironmentVariables, true>,
   ) {
+    super();
     this.lagMs = config.get('SEGMENT_FOLD_LAG_SECONDS', { infer: true }) * SECOND_MS;
-  }
-
-  /** Runs rounds from now on (every `pollMs` when given); before, `wake` does nothing. */
-  start(pollMs?: number): void {
-    this.rounds.start(pollMs);
-  }
-
-  wake(): void {
-    this.rounds.wake();
-  }
-
-  idle(): Promise<void> {
-    return this.rounds.idle();
-  }
-
-  stop(): Promise<void> {
-    return this.rounds.stop();
   }
 
   /** Folds every funnel up to now less the lag, until nothing is left that no other process holds. */
@@ -100,8 +80,8 @@ export class SegmentFolder {
       );
       let progressed = false;
       for (const { funnel_id: funnelId } of due)
-        if (!this.rounds.stopped && (await this.foldFunnel(funnelId, target))) progressed = true;
-      if (!progressed || this.rounds.stopped) return;
+        if (!this.stopped && (await this.foldFunnel(funnelId, target))) progressed = true;
+      if (!progressed || this.stopped) return;
     }
   }
 
@@ -111,7 +91,7 @@ export class SegmentFolder {
    */
   async foldFunnel(funnelId: string, target: number): Promise<boolean> {
     if (!(await this.seal(funnelId, target))) return false;
-    while (!this.rounds.stopped && (await this.foldChunk(funnelId)));
+    while (!this.stopped && (await this.foldChunk(funnelId)));
     return true;
   }
 
