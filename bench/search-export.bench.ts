@@ -19,7 +19,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
 import {
   ContactsExportService,
-  countMatching,
+  countMatchingSql,
   pageQueries,
   SearchValueType,
   validateSearch,
@@ -307,7 +307,7 @@ async function benchSearch(ds: DataSource, baseUrl: string, key: string, funnelI
     const query = validateSearch(body, typed, copies);
     const page = pageQueries(funnelId, { ...query, page: 0 }, query.groups).first;
     console.log(`\n-- ${name}: page\n${await plan(ds, page.sql, page.params)}`);
-    const count = countSql(funnelId, query.groups);
+    const count = countMatchingSql(funnelId, query.groups);
     console.log(`-- ${name}: count\n${await plan(ds, count.sql, count.params)}`);
   }
   await writeCost(ds, funnelId);
@@ -408,25 +408,6 @@ async function writeCost(ds: DataSource, funnelId: string): Promise<void> {
     const update = performance.now() - started;
     console.log(`${name.padEnd(40)} ${insert.toFixed(0).padStart(6)} ${update.toFixed(0).padStart(14)}`);
   }
-}
-
-/** countMatching's statement, captured by running it against a recorder. */
-function countSql(
-  funnelId: string,
-  groups: ReturnType<typeof validateSearch>['groups'],
-): { sql: string; params: unknown[] } {
-  let captured = { sql: '', params: [] as unknown[] };
-  void countMatching(
-    {
-      query: (sql: string, params?: unknown[]) => {
-        captured = { sql, params: params ?? [] };
-        return Promise.resolve([{ count: '0' }]);
-      },
-    } as never,
-    funnelId,
-    groups,
-  );
-  return captured;
 }
 
 async function plan(ds: DataSource, sql: string, params: unknown[]): Promise<string> {

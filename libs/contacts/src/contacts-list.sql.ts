@@ -142,19 +142,25 @@ export async function listPageRows(
   return [...rows, ...((await manager.query(rest.sql, rest.params)) as PageRow[])];
 }
 
+/** The statement countMatching runs (benchmarks and tests show its plan). */
+export function countMatchingSql(
+  funnelId: string,
+  filters: ContactsWhere,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const p: Placeholder = (value) => `$${params.push(value)}`;
+  const funnel = p(funnelId);
+  const where = [`funnel_id = ${funnel}`, ...whereConditions(filters, p, funnel)];
+  return { sql: `SELECT count(*) AS count FROM contacts WHERE ${where.join(' AND ')}`, params };
+}
+
 /** How many contacts match the filters (a filtered list counts; the whole funnel's count is kept). */
 export async function countMatching(
   manager: Pick<EntityManager, 'query'>,
   funnelId: string,
   filters: ContactsWhere,
 ): Promise<number> {
-  const params: unknown[] = [];
-  const p: Placeholder = (value) => `$${params.push(value)}`;
-  const funnel = p(funnelId);
-  const where = [`funnel_id = ${funnel}`, ...whereConditions(filters, p, funnel)];
-  const rows: { count: string }[] = await manager.query(
-    `SELECT count(*) AS count FROM contacts WHERE ${where.join(' AND ')}`,
-    params,
-  );
+  const { sql, params } = countMatchingSql(funnelId, filters);
+  const rows: { count: string }[] = await manager.query(sql, params);
   return Number(rows[0].count);
 }
