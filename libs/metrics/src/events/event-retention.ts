@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { EnvironmentVariables, ValidationError } from '@app/core';
+import { rawEventsNeededFrom } from '../segments/segment-retention';
 import { EventPartitions } from './event-partitions';
 import type { TrackedEvent } from './event-types';
 
@@ -55,9 +56,11 @@ export class EventRetention {
   }
 
   /**
-   * Drops the partitions whose month ended before the cutoff; returns their names. One process at
-   * a time (a transaction-scoped advisory lock: another that finds it taken skips this round), and
-   * each DROP is IF EXISTS, so any number of processes may run it.
+   * Drops the partitions whose month ended before the cutoff and whose events the segment folds
+   * no longer need (a month they have not folded yet stays, with a warning, until they have);
+   * returns their names. One process at a time (a transaction-scoped advisory lock: another that
+   * finds it taken skips this round), and each DROP is IF EXISTS, so any number of processes may
+   * run it.
    */
   async dropExpired(now = Date.now()): Promise<string[]> {
     const cutoff = this.cutoff(now);
@@ -74,14 +77,23 @@ export class EventRetention {
         `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
          WHERE i.inhparent = 'metric_events'::regclass ORDER BY 1`,
       );
-      const expired = rows
-        .map((r) => r.name)
-        .filter((name) => {
-          const match = PARTITION_NAME.exec(name);
-          return match !== null && Date.UTC(Number(match[1]), Number(match[2]), 1) <= cutoff;
-        });
-      for (const name of expired) await manager.query(`DROP TABLE IF EXISTS "${name}"`);
-      return expired;
+      const expired = rows.flatMap(({ name }) => {
+        const match = PARTITION_NAME.exec(name);
+        const end = match && Date.UTC(Number(match[1]), Number(match[2]), 1);
+        return end !== null && end <= cutoff ? [{ name, end }] : [];
+      });
+      const needed = expired.length ? await rawEventsNeededFrom(manager, cutoff) : null;
+      const held = expired.filter(({ end }) => needed !== null && end > needed);
+      if (held.length) {
+        const from = Number.isFinite(needed) ? new Date(needed as number).toISOString() : 'the oldest month';
+        this.logger.warn(
+          `kept raw event partitions past the retention until the segment folds have read them ` +
+            `(needed from ${from}): ${held.map((p) => p.name).join(', ')}`,
+        );
+      }
+      const dropped = expired.filter((p) => !held.includes(p)).map((p) => p.name);
+      for (const name of dropped) await manager.query(`DROP TABLE IF EXISTS "${name}"`);
+      return dropped;
     });
     if (dropped.length) {
       this.partitions.reset();
