@@ -9,9 +9,12 @@
  *   the background copy of their values until ready) and their ranges, beside the same page and
  *   count reading the value from every contact (the reference); last, a definition's DELETE.
  * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and both gzipped, read to
- *   the end, beside reading the contacts' rows by FETCH alone and walking them through the list by
- *   cursor (the references), with the machine's speed and load average.
+ *   the end, beside the export's COPY read through the service without HTTP, the NDJSON line as
+ *   PostgreSQL wrote it whole before (its bytes compared with the export's), reading the contacts'
+ *   rows by FETCH alone and walking them through the list by cursor (the references), with the
+ *   machine's speed and load average.
  */
+import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { request } from 'node:http';
@@ -29,6 +32,7 @@ import { dataSourceOptions, runMigrations, startThrowawayPostgres, validateEnv }
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { createApp } from '../apps/api/src/create-app';
 import { databaseSchema } from '../db/schema';
+import { copyLineBefore } from './export/ndjson-line-before';
 import { calibrate, fmt } from './metrics/bench-env';
 
 const MODE = process.argv[2] === 'export' ? 'export' : 'search';
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
         else
           await benchExport(ds, baseUrl, key, big.id, () =>
-            copyAlone(app.get(ContactsExportService), company.id, big.id),
+            copyAlone(app.get(ContactsExportService), pg.url, company.id, big.id),
           );
         console.log(
           `\nmachine now: PostgreSQL sums 20M integers in ${fmt(await calibrate(pg.url), 0)} ms ` +
@@ -443,21 +447,39 @@ function readExport(url: string, headers: Record<string, string>) {
 }
 
 /**
- * Reference: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
- * writes and the driver passes on, before any client).
+ * References: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
+ * writes and this process passes on or joins into lines, before any client), and the NDJSON line
+ * as PostgreSQL wrote it whole before (COPY alone); the two NDJSON outputs' bytes compared.
  */
-async function copyAlone(exports: ContactsExportService, companyId: string, funnelId: string): Promise<void> {
+async function copyAlone(
+  exports: ContactsExportService,
+  url: string,
+  companyId: string,
+  funnelId: string,
+): Promise<void> {
+  let ndjsonSha256 = '';
   for (const format of ['ndjson', 'csv'] as const) {
     const started = performance.now();
     const { count, body } = await exports.open(companyId, funnelId, format, {});
+    const hash = createHash('sha256');
     let bytes = 0;
-    for await (const chunk of body) bytes += (chunk as Buffer).length;
+    for await (const chunk of body) {
+      bytes += (chunk as Buffer).length;
+      if (format === 'ndjson') hash.update(chunk as Buffer);
+    }
+    if (format === 'ndjson') ndjsonSha256 = hash.digest('hex');
     const s = (performance.now() - started) / 1000;
     console.log(
       `COPY alone, ${format}, no HTTP (reference) ${count} rows, ${(bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
         `${Math.round(count / s)} rows/s`,
     );
   }
+  const before = await copyLineBefore(url, funnelId);
+  console.log(
+    `COPY alone, ndjson line written whole by PostgreSQL as before (reference) ${before.rows} rows, ` +
+      `${(before.bytes / 1e6).toFixed(0)} MB in ${before.s.toFixed(1)} s: ${Math.round(before.rows / before.s)} rows/s; ` +
+      `same bytes as the export: ${before.sha256 === ndjsonSha256 ? 'yes' : 'NO'}`,
+  );
 }
 
 async function benchExport(
