@@ -5,7 +5,8 @@ import { to as copyTo } from 'pg-copy-streams';
 import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from '@app/contacts';
 
 // The reference of the export bench: the NDJSON line as PostgreSQL wrote it whole before the line
-// was joined in Node from COPY's columns (kept here only to time it and to compare the bytes).
+// was joined in Node from COPY's columns (kept here only to time it and to compare the bytes), and
+// a variant that measures a smaller split of the work.
 
 const column = (member: string) => `c.${member.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`)}`;
 const isoTime = (e: string) => `to_char(${e}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -26,15 +27,27 @@ const MESSAGES = `coalesce((
                                                 'subject', m.subject) END
                     ORDER BY m.created_at, m.id)
     FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id), '[]')`;
-const NDJSON_LINE_BEFORE = `concat(
+/**
+ * The line before; with `timesAndMetaAsText`, the line PostgreSQL would still write if only the
+ * timestamps and meta moved to Node (timestamps as plain text, meta without its nulls and
+ * converted_at beside it): a cost reference only, its bytes are not the export's.
+ */
+const lineBefore = (timesAndMetaAsText: boolean) => {
+  const time = timesAndMetaAsText ? (e: string) => `${e}::text` : isoTime;
+  const meta = timesAndMetaAsText
+    ? `jsonb_strip_nulls(CASE WHEN c.converted_at IS NOT NULL AND c.meta ? 'ps_converted_at'
+                              THEN c.meta - 'ps_converted_at' ELSE c.meta END)::text || c.converted_at::text`
+    : META;
+  return `concat(
     '{"id":"', c.id, '","status":', to_json(c.status)::text,
     ${CONTACT_TEXT_FIELDS.map((f) => member(f, `to_json(nullif(${column(f)}, ''))`)).join(',\n    ')},
     ${member('address', ADDRESS)},
-    ${member('meta', META)},
+    ${member('meta', meta)},
     ${member('utmParams', withValues('c.utm_params'))},
     ${member('properties', `nullif(c.properties, '{}')`)},
-    ',"createdAt":"', ${isoTime('c.created_at')}, '","updatedAt":"', ${isoTime('c.updated_at')},
+    ',"createdAt":"', ${time('c.created_at')}, '","updatedAt":"', ${time('c.updated_at')},
     '","messages":', ${MESSAGES}, '}')`;
+};
 
 /**
  * The funnel's contacts as the line before wrote them (table order, as the export reads them),
@@ -43,6 +56,7 @@ const NDJSON_LINE_BEFORE = `concat(
 export async function copyLineBefore(
   url: string,
   funnelId: string,
+  timesAndMetaAsText = false,
 ): Promise<{ rows: number; bytes: number; s: number; sha256: string }> {
   const client = new Client(url);
   await client.connect();
@@ -52,7 +66,7 @@ export async function copyLineBefore(
     await client.query("SET LOCAL TimeZone = 'UTC'");
     const copy = client.query(
       copyTo(
-        `COPY (SELECT ${NDJSON_LINE_BEFORE} FROM contacts c WHERE c.funnel_id = '${funnelId}')
+        `COPY (SELECT ${lineBefore(timesAndMetaAsText)} FROM contacts c WHERE c.funnel_id = '${funnelId}')
          TO STDOUT WITH (FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01')`,
       ),
     );
