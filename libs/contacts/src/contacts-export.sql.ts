@@ -24,7 +24,10 @@ export const EXPORT_SESSION_SETTINGS = "SET LOCAL TimeZone = 'UTC'; SET LOCAL Da
  */
 const isoTime = (e: string) => `to_char(${e}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** jsonb object `e` without its members whose value is JSON null or `""`; NULL when none is left. */
+/**
+ * jsonb object `e` without its members whose value is JSON null or `""` (NULL when it dropped them
+ * all; an empty object stays as it is, the reader leaves both out).
+ */
 const withValues = (e: string) =>
   `CASE WHEN ${e} @? '$.* ? (@ == null || @ == "")'
         THEN (SELECT jsonb_object_agg(k, v) FROM jsonb_each(${e}) AS x(k, v) WHERE v <> 'null' AND v <> '""')
