@@ -9,9 +9,13 @@
  *   the background copy of their values until ready) and their ranges, beside the same page and
  *   count reading the value from every contact (the reference); last, a definition's DELETE.
  * - export: rows/s and RSS growth of GET …/contacts/export as NDJSON, CSV and both gzipped, read to
- *   the end, beside reading the contacts' rows by FETCH alone and walking them through the list by
- *   cursor (the references), with the machine's speed and load average.
+ *   the end, beside the export's COPY read through the service without HTTP, the NDJSON line as
+ *   PostgreSQL wrote it whole before (its bytes compared with the export's) and that line with only
+ *   the timestamps and meta left out (each with the CPU per row of PostgreSQL and of this process),
+ *   reading the contacts' rows by FETCH alone and walking them through the list by cursor (the
+ *   references), with the machine's speed and load average.
  */
+import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { request } from 'node:http';
@@ -29,7 +33,9 @@ import { dataSourceOptions, runMigrations, startThrowawayPostgres, validateEnv }
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { createApp } from '../apps/api/src/create-app';
 import { databaseSchema } from '../db/schema';
+import { copyLineBefore } from './export/ndjson-line-before';
 import { calibrate, fmt } from './metrics/bench-env';
+import { nodeCpuMs, postgresCpuMs, postmasterPid } from './metrics/cpu';
 
 const MODE = process.argv[2] === 'export' ? 'export' : 'search';
 const CONTACTS = Number(process.argv[3] ?? 1_000_000);
@@ -85,7 +91,7 @@ async function main(): Promise<void> {
         if (MODE === 'search') await benchSearch(ds, baseUrl, key, big.id);
         else
           await benchExport(ds, baseUrl, key, big.id, () =>
-            copyAlone(app.get(ContactsExportService), company.id, big.id),
+            copyAlone(app.get(ContactsExportService), pg.url, company.id, big.id),
           );
         console.log(
           `\nmachine now: PostgreSQL sums 20M integers in ${fmt(await calibrate(pg.url), 0)} ms ` +
@@ -443,21 +449,56 @@ function readExport(url: string, headers: Record<string, string>) {
 }
 
 /**
- * Reference: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
- * writes and the driver passes on, before any client).
+ * References: the export's COPY read to the end through the service, without HTTP (what PostgreSQL
+ * writes and this process passes on or joins into lines, before any client), and the NDJSON line
+ * as PostgreSQL wrote it whole before (COPY alone); the two NDJSON outputs' bytes compared.
  */
-async function copyAlone(exports: ContactsExportService, companyId: string, funnelId: string): Promise<void> {
+async function copyAlone(
+  exports: ContactsExportService,
+  url: string,
+  companyId: string,
+  funnelId: string,
+): Promise<void> {
+  // CPU per row of PostgreSQL (the whole server) and of this process, beside the wall clock.
+  const postmaster = await postmasterPid(url);
+  const measured = async <T extends { rows: number }>(work: () => Promise<T>) => {
+    const [pg0, node0] = [postgresCpuMs(postmaster), nodeCpuMs()];
+    const result = await work();
+    const perRow = (ms: number) => `${((ms * 1000) / result.rows).toFixed(1)} µs`;
+    const cpu = `CPU per row: PostgreSQL ${perRow(postgresCpuMs(postmaster) - pg0)}, Node ${perRow(nodeCpuMs() - node0)}`;
+    return { ...result, cpu };
+  };
+  let ndjsonSha256 = '';
   for (const format of ['ndjson', 'csv'] as const) {
     const started = performance.now();
-    const { count, body } = await exports.open(companyId, funnelId, format, {});
-    let bytes = 0;
-    for await (const chunk of body) bytes += (chunk as Buffer).length;
+    const r = await measured(async () => {
+      const { count, body } = await exports.open(companyId, funnelId, format, {});
+      const hash = createHash('sha256');
+      let bytes = 0;
+      for await (const chunk of body) {
+        bytes += (chunk as Buffer).length;
+        if (format === 'ndjson') hash.update(chunk as Buffer);
+      }
+      if (format === 'ndjson') ndjsonSha256 = hash.digest('hex');
+      return { rows: count, bytes };
+    });
     const s = (performance.now() - started) / 1000;
     console.log(
-      `COPY alone, ${format}, no HTTP (reference) ${count} rows, ${(bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
-        `${Math.round(count / s)} rows/s`,
+      `COPY alone, ${format}, no HTTP (reference) ${r.rows} rows, ${(r.bytes / 1e6).toFixed(0)} MB in ${s.toFixed(1)} s: ` +
+        `${Math.round(r.rows / s)} rows/s; ${r.cpu}`,
     );
   }
+  const before = await measured(() => copyLineBefore(url, funnelId));
+  console.log(
+    `COPY alone, ndjson line written whole by PostgreSQL as before (reference) ${before.rows} rows, ` +
+      `${(before.bytes / 1e6).toFixed(0)} MB in ${before.s.toFixed(1)} s: ${Math.round(before.rows / before.s)} rows/s; ` +
+      `${before.cpu}; same bytes as the export: ${before.sha256 === ndjsonSha256 ? 'yes' : 'NO'}`,
+  );
+  const partial = await measured(() => copyLineBefore(url, funnelId, true));
+  console.log(
+    `COPY alone, that line with only the timestamps and meta left to Node (reference, not the export's bytes) ` +
+      `${partial.rows} rows in ${partial.s.toFixed(1)} s: ${Math.round(partial.rows / partial.s)} rows/s; ${partial.cpu}`,
+  );
 }
 
 async function benchExport(

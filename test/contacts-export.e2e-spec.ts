@@ -1,6 +1,7 @@
 import { request, type IncomingMessage } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { DataSource } from 'typeorm';
+import { DataSource, type DeepPartial } from 'typeorm';
+import type { Contact } from '@app/contacts';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -104,6 +105,101 @@ describe('GET /v1/funnels/{funnelId}/contacts/export', () => {
     const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
     expect([...exported].sort(byId)).toEqual([...list.body.data].sort(byId));
     expect(JSON.stringify(exported)).not.toContain('intruder');
+  });
+
+  it('writes each NDJSON line byte for byte: escapes, unicode, null and empty, meta, messages, times', async () => {
+    const tenant = await createTenant(t.app);
+    // Also stored values the API's own writes never leave: nulls in meta and utmParams, meta.ps_converted_at.
+    const [full, bare, converted, kept] = await insertContacts(t.app, tenant, [
+      {
+        email: 'a\tb\nc\\d"e',
+        phone: null,
+        firstName: 'Zoë 漢 🚀 \u2028',
+        lastName: '',
+        name: '\\N',
+        website: 'x\u0001y\bz\f\v',
+        city: 'Köln\r',
+        street: '',
+        meta: { ps_source: 'fun\tnel "x"', ps_embed: true, ps_timezone: null },
+        utmParams: { utm_source: 'g"o', utm_medium: '', utm_term: null },
+        properties: { plan: 'p\\r"o', score: 1.5, 'opt-in': false, empty: null, '1': '{}' },
+        convertedAt: new Date('2024-02-03T04:05:06.789Z'),
+        createdAt: new Date('2024-01-01T00:00:00.000Z'),
+      },
+      { createdAt: new Date('2024-01-01T00:00:00.000Z') },
+      {
+        meta: { ps_converted_at: 'stale', ps_timezone: null },
+        utmParams: { utm_source: '' },
+        properties: { k: '' },
+        convertedAt: new Date('2030-12-31T23:59:59.999Z'),
+        createdAt: new Date('2024-01-01T00:00:00.000Z'),
+      },
+      {
+        street: '\\',
+        meta: { ps_converted_at: 'as stored' },
+        createdAt: new Date('2024-01-01T00:00:00.000Z'),
+      },
+    ] as unknown as DeepPartial<Contact>[]);
+    const welcome = await insertMessage(t.app, full, { content: 'line1\nline2\\', subject: '' });
+    const hi = await insertMessage(t.app, full, {
+      name: 'Hi\t"you"',
+      content: 'é',
+      subject: 'Sub\\ject',
+      createdAt: new Date(Date.now() + 1000),
+    });
+    // converted_at keeps microseconds, which the API cuts off; updated_at (kept to the millisecond)
+    // a whole second, 40 ms and 1 ms, which PostgreSQL writes as `00`, `00.04` and `00.001`. Written
+    // past the trigger that sets updated_at to the time of the write.
+    await ds.transaction(async (manager) => {
+      await manager.query('SET LOCAL session_replication_role = replica');
+      await manager.query(
+        `UPDATE contacts SET converted_at = converted_at + interval '123 microseconds',
+                updated_at = created_at + CASE WHEN id = $2 THEN interval '40 ms'
+                                               WHEN id = $3 THEN interval '0' ELSE interval '1 ms' END
+         WHERE funnel_id = $1`,
+        [tenant.funnelId, full.id, bare.id],
+      );
+    });
+
+    const res = await httpClient(t.baseUrl, tenant.key).get(`/v1/funnels/${tenant.funnelId}/contacts/export`);
+    expect(res.status).toBe(200);
+    const lines = new Map(
+      (res.body as string)
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [(JSON.parse(line) as { id: string }).id, line]),
+    );
+    expect(lines.size).toBe(4);
+    expect(lines.get(full.id)).toBe(
+      `{"id":"${full.id}","status":"lead","email":"a\\tb\\nc\\\\d\\"e","firstName":"Zoë 漢 🚀 \u2028",` +
+        `"name":"\\\\N","website":"x\\u0001y\\bz\\f\\u000b","address":{"city":"Köln\\r"},` +
+        `"meta":{"ps_converted_at":"2024-02-03T04:05:06.789Z", "ps_embed": true, "ps_source": "fun\\tnel \\"x\\""},` +
+        `"utmParams":{"utm_source": "g\\"o"},` +
+        `"properties":{"1": "{}", "plan": "p\\\\r\\"o", "empty": null, "score": 1.5, "opt-in": false},` +
+        `"createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.040Z","messages":[` +
+        `{"id" : "${welcome.id}", "name" : "Welcome", "type" : "email", "content" : "line1\\nline2\\\\"}, ` +
+        `{"id" : "${hi.id}", "name" : "Hi\\t\\"you\\"", "type" : "email", "content" : "é", "subject" : "Sub\\\\ject"}]}`,
+    );
+    expect(lines.get(bare.id)).toBe(
+      `{"id":"${bare.id}","status":"lead","createdAt":"2024-01-01T00:00:00.000Z",` +
+        `"updatedAt":"2024-01-01T00:00:00.000Z","messages":[]}`,
+    );
+    expect(lines.get(converted.id)).toBe(
+      `{"id":"${converted.id}","status":"lead","meta":{"ps_converted_at":"2030-12-31T23:59:59.999Z"},` +
+        `"properties":{"k": ""},"createdAt":"2024-01-01T00:00:00.000Z",` +
+        `"updatedAt":"2024-01-01T00:00:00.001Z","messages":[]}`,
+    );
+    expect(lines.get(kept.id)).toBe(
+      `{"id":"${kept.id}","status":"lead","address":{"street":"\\\\"},"meta":{"ps_converted_at": "as stored"},` +
+        `"createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.001Z","messages":[]}`,
+    );
+    // And each is the contact as GET …/contacts/{id} answers it.
+    for (const [id, line] of lines) {
+      const one = await httpClient(t.baseUrl, tenant.key).get(
+        `/v1/funnels/${tenant.funnelId}/contacts/${id}`,
+      );
+      expect(JSON.parse(line)).toStrictEqual(one.body.data);
+    }
   });
 
   it('writes CSV with a header of dotted columns, quoted and formula-safe cells', async () => {

@@ -6,7 +6,8 @@ import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
 import { isUuid, ReadPool, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
-import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, NDJSON_LINE } from './contacts-export.sql';
+import { NdjsonLines } from './contacts-export.ndjson';
+import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, NDJSON_COLUMNS } from './contacts-export.sql';
 import {
   assertStatusFilter,
   ContactFilters,
@@ -18,13 +19,6 @@ import { whereConditions } from './contacts-search.sql';
 
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/**
- * COPY's CSV format around a single column that holds a whole JSON line: a JSON text never holds
- * a raw control character, so with these two as delimiter and quote nothing is ever quoted and
- * each line leaves exactly as PostgreSQL wrote it (text format would double its backslashes).
- */
-const JSON_LINES = `FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01'`;
 
 /**
  * The longest delay a timer takes. node-postgres bounds each query by its pool's query_timeout
@@ -47,8 +41,8 @@ export interface ContactExport {
 
 /**
  * A funnel's contacts under the list's filters, read from one REPEATABLE READ, read-only snapshot
- * and written by PostgreSQL as they are read: `COPY (SELECT <the Contact as a line>) TO STDOUT`
- * streamed to the client. The connection is read only as fast as the client takes the body
+ * and written by PostgreSQL as they are read: `COPY (SELECT <the Contact's columns>) TO STDOUT`
+ * streamed to the client, the CSV row whole, the NDJSON line joined from COPY's columns here. The connection is read only as fast as the client takes the body
  * (backpressure down to the server's socket), so memory stays flat whatever the size.
  */
 @Injectable()
@@ -115,8 +109,8 @@ export class ContactsExportService {
           csv
             ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
                FROM contacts c${csv.from} WHERE ${conditions}) TO STDOUT WITH (FORMAT csv)`
-            : `/* contacts_export */ COPY (SELECT ${NDJSON_LINE} FROM contacts c WHERE ${conditions})
-               TO STDOUT WITH (${JSON_LINES})`,
+            : `/* contacts_export */ COPY (SELECT ${NDJSON_COLUMNS.join(',\n')}
+               FROM contacts c WHERE ${conditions}) TO STDOUT`,
         ),
         { query_timeout: LONGEST_TIMER_MS },
       );
@@ -124,10 +118,9 @@ export class ContactsExportService {
       session.endWith(copy);
       // The first rows (or the end, or the error) have arrived: the statement runs.
       await once(copy, 'readable');
-      const count = Number(rows[0].count);
-      if (!columns) return { count, body: copy };
       // A failure on either side destroys both, so the body ends in the error too.
-      return { count, body: pipeline(copy, new CsvRecordEnds(csvLine(columns)), () => undefined) };
+      const lines = columns ? new CsvRecordEnds(csvLine(columns)) : new NdjsonLines();
+      return { count: Number(rows[0].count), body: pipeline(copy, lines, () => undefined) };
     } catch (error) {
       session.drop();
       throw error;

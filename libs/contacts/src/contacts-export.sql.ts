@@ -2,16 +2,20 @@ import { escapeIdentifier, escapeLiteral } from 'pg';
 import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from './contact.presenter';
 import type { Placeholder } from './contacts-search.sql';
 
-// The Contact of the API written by PostgreSQL itself, so that an export streams the lines as
-// COPY produces them instead of reading rows into the driver and presenting them one by one.
-// presentContact (contact.presenter.ts) stays the definition of the shape; these expressions
-// follow it member by member, and test/contacts-export-agreement.e2e-spec.ts holds them to it.
+// The Contact of the API as the export's COPY writes it, so that an export streams what COPY
+// produces instead of reading rows into the driver and presenting them one by one: each CSV row
+// whole, each NDJSON line's columns (joined by contacts-export.ndjson.ts). presentContact
+// (contact.presenter.ts) stays the definition of the shape; these expressions follow it member by
+// member, and test/contacts-export-agreement.e2e-spec.ts holds them to it.
 
 /** The column of contact `c` behind a member of the entity (`houseNumber` -> `c.house_number`). */
 const column = (member: string) => `c.${member.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`)}`;
 
-/** What the export's session sets first: timestamps are written in UTC (see isoTime). */
-export const EXPORT_SESSION_SETTINGS = "SET LOCAL TimeZone = 'UTC'";
+/**
+ * What the export's session sets first: timestamps are written in UTC (see isoTime), and as ISO
+ * text (`2026-01-02 03:04:05.12+00`) when written as they are (NDJSON_COLUMNS).
+ */
+export const EXPORT_SESSION_SETTINGS = "SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO'";
 
 /**
  * A timestamp as the presenter writes it: ISO 8601 in UTC to the millisecond, the microseconds cut
@@ -20,50 +24,41 @@ export const EXPORT_SESSION_SETTINGS = "SET LOCAL TimeZone = 'UTC'";
  */
 const isoTime = (e: string) => `to_char(${e}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** A member of the object being written, as `,"name":<json>`; NULL (left out) when `json` is NULL. */
-const member = (name: string, json: string) => `',"${name}":' || (${json})::text`;
-
-/** jsonb object `e` without its members whose value is JSON null or `""`; NULL when none is left. */
+/**
+ * jsonb object `e` without its members whose value is JSON null or `""` (NULL when it dropped them
+ * all; an empty object stays as it is, the reader leaves both out).
+ */
 const withValues = (e: string) =>
   `CASE WHEN ${e} @? '$.* ? (@ == null || @ == "")'
         THEN (SELECT jsonb_object_agg(k, v) FROM jsonb_each(${e}) AS x(k, v) WHERE v <> 'null' AND v <> '""')
-        ELSE nullif(${e}, '{}') END`;
+        ELSE ${e} END`;
 
 /**
- * `meta` as presentContact shows it: members that are not null, and ps_converted_at from its
- * column (written first, then the rest of the object's text, so no second object is built).
+ * The columns an NDJSON line is built from (ndjsonLine in contacts-export.ndjson.ts), in its
+ * order, as cheap for PostgreSQL to write as they can be: text and timestamps as they are stored,
+ * `meta` without its null members nor, when its column is set, `ps_converted_at`, `utmParams`
+ * without its empty members, and the messages (oldest first, `subject` only when it holds a
+ * value) already written as JSON, NULL when the contact has none.
  */
-const META = `CASE WHEN c.converted_at IS NULL THEN nullif(jsonb_strip_nulls(c.meta), '{}')::text
-    ELSE '{"ps_converted_at":"' || ${isoTime('c.converted_at')} || '"' || coalesce(', ' || nullif(substr(
-      jsonb_strip_nulls(CASE WHEN c.meta ? 'ps_converted_at' THEN c.meta - 'ps_converted_at' ELSE c.meta END)::text,
-      2), '}'), '}') END`;
-
-/** The address parts that hold a value, as text; NULL when none does. */
-const ADDRESS = `'{' || substr(nullif(concat(${ADDRESS_FIELDS.map((f) => member(f, `to_json(nullif(${column(f)}, ''))`)).join(', ')}), ''), 2) || '}'`;
-
-/** The messages of contact `c`, oldest first, `subject` only when it holds a value. */
-const MESSAGES = `coalesce((
-    SELECT json_agg(CASE WHEN coalesce(m.subject, '') = ''
+export const NDJSON_COLUMNS = [
+  'c.id',
+  'c.status',
+  ...CONTACT_TEXT_FIELDS.map(column),
+  ...ADDRESS_FIELDS.map(column),
+  `jsonb_strip_nulls(CASE WHEN c.converted_at IS NOT NULL AND c.meta ? 'ps_converted_at'
+                          THEN c.meta - 'ps_converted_at' ELSE c.meta END)`,
+  'c.converted_at',
+  withValues('c.utm_params'),
+  'c.properties',
+  'c.created_at',
+  'c.updated_at',
+  `(SELECT json_agg(CASE WHEN coalesce(m.subject, '') = ''
                          THEN json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content)
                          ELSE json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
                                                 'subject', m.subject) END
                     ORDER BY m.created_at, m.id)
-    FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id), '[]')`;
-
-/**
- * One NDJSON line of contact `c` as text (without its line break): the Contact as GET
- * …/contacts/{id} answers it, members in the same order; `meta`, `utmParams`, `properties` and
- * `address` hold their members in PostgreSQL's jsonb order, which JSON does not tell apart.
- */
-export const NDJSON_LINE = `concat(
-    '{"id":"', c.id, '","status":', to_json(c.status)::text,
-    ${CONTACT_TEXT_FIELDS.map((f) => member(f, `to_json(nullif(${column(f)}, ''))`)).join(',\n    ')},
-    ${member('address', ADDRESS)},
-    ${member('meta', META)},
-    ${member('utmParams', withValues('c.utm_params'))},
-    ${member('properties', `nullif(c.properties, '{}')`)},
-    ',"createdAt":"', ${isoTime('c.created_at')}, '","updatedAt":"', ${isoTime('c.updated_at')},
-    '","messages":', ${MESSAGES}, '}')`;
+    FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id)`,
+];
 
 /**
  * A CSV cell as csvCell writes it, before quoting (COPY quotes): empty when missing or empty, and
