@@ -42,8 +42,9 @@ export interface ContactExport {
 /**
  * A funnel's contacts under the list's filters, read from one REPEATABLE READ, read-only snapshot
  * and written by PostgreSQL as they are read: `COPY (SELECT <the Contact's columns>) TO STDOUT`
- * streamed to the client, the CSV row whole, the NDJSON line joined from COPY's columns here. The connection is read only as fast as the client takes the body
- * (backpressure down to the server's socket), so memory stays flat whatever the size.
+ * streamed to the client, the CSV row whole, the NDJSON line joined here from COPY's columns. The
+ * connection is read only as fast as the client takes the body (backpressure down to the server's
+ * socket), so memory stays flat whatever the size.
  */
 @Injectable()
 export class ContactsExportService {
