@@ -8,6 +8,8 @@
  * extrapolated to `contacts`). Prints contacts/s, per-call p50/p95 and the machine's speed now.
  * The client is node:http with keep-alive sockets, the cheapest real HTTP client at hand: it
  * shares the process (and the 2 cores) with the service, so its own cost counts against the figure.
+ * Also prints the CPU time of a call: this Node process (service and client) and every process of
+ * PostgreSQL, which on a loaded machine varies less than the throughput does.
  */
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -15,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { validateEnv } from '@app/core';
 import { createApp } from '../apps/api/src/create-app';
 import { calibrate, createBenchFunnel, fmt, percentile, sql, startBenchDatabase } from './metrics/bench-env';
+import { nodeCpuMs, postgresCpuMs, postmasterPid } from './metrics/cpu';
 
 const CONTACTS = Number(process.argv[2] ?? 100_000);
 const SINGLES = Number(process.argv[3] ?? 2_000);
@@ -23,10 +26,14 @@ const IN_FLIGHT = 4;
 
 const email = (i: number) => `c${i}@bench.example.com`;
 
-/** Runs `calls` through `IN_FLIGHT` workers; answers each call's duration (ms) and the wall time. */
-async function inFlight(calls: number, call: (i: number) => Promise<void>) {
+/**
+ * Runs `calls` through `IN_FLIGHT` workers; answers each call's duration (ms), the wall time and
+ * the CPU time of a call (ms) in this process and in PostgreSQL (`postmaster`'s processes).
+ */
+async function inFlight(postmaster: number, calls: number, call: (i: number) => Promise<void>) {
   const times: number[] = [];
   let next = 0;
+  const [node, postgres] = [nodeCpuMs(), postgresCpuMs(postmaster)];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
@@ -38,7 +45,12 @@ async function inFlight(calls: number, call: (i: number) => Promise<void>) {
       }
     }),
   );
-  return { wallMs: performance.now() - started, times: times.sort((a, b) => a - b) };
+  return {
+    wallMs: performance.now() - started,
+    times: times.sort((a, b) => a - b),
+    nodeMs: (nodeCpuMs() - node) / calls,
+    postgresMs: (postgresCpuMs(postmaster) - postgres) / calls,
+  };
 }
 
 async function main(): Promise<void> {
@@ -60,6 +72,7 @@ async function main(): Promise<void> {
       'VACUUM ANALYZE contacts',
     ]);
     const calibration = await calibrate(pg.url);
+    const postmaster = await postmasterPid(pg.url);
 
     const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
     const post = (key: string, path: string, body: unknown, expected: number[]) => {
@@ -95,7 +108,7 @@ async function main(): Promise<void> {
     };
 
     const statuses = new Map<number, number>();
-    const batch = await inFlight(Math.ceil(CONTACTS / PER_CALL), async (call) => {
+    const batch = await inFlight(postmaster, Math.ceil(CONTACTS / PER_CALL), async (call) => {
       const contacts = Array.from({ length: PER_CALL }, (_, j) => {
         const i = call * PER_CALL + j;
         return { email: email(i), firstName: `First${i}`, lastName: 'Batch', properties: { plan: 'pro' } };
@@ -112,7 +125,7 @@ async function main(): Promise<void> {
       for (const item of body.data) statuses.set(item.status, (statuses.get(item.status) ?? 0) + 1);
     });
 
-    const single = await inFlight(SINGLES, async (i) => {
+    const single = await inFlight(postmaster, SINGLES, async (i) => {
       await post(
         singleFunnel.key,
         `/funnels/${singleFunnel.funnelId}/contacts`,
@@ -135,13 +148,15 @@ async function main(): Promise<void> {
     console.log(
       `\n${CONTACTS} contacts, ${IN_FLIGHT} calls in flight, real HTTP, one process (client and service share it)`,
     );
-    console.log('path                                   contacts/s   call p50 ms   call p95 ms   wall s');
-    const row = (name: string, rate: number, times: number[], wallMs: number) =>
+    console.log(
+      'path                                   contacts/s   call p50 ms   call p95 ms   wall s   CPU/call: Node ms   PostgreSQL ms',
+    );
+    const row = (name: string, rate: number, run: typeof batch) =>
       console.log(
-        `${name.padEnd(38)} ${fmt(rate, 0).padStart(10)} ${fmt(percentile(times, 50)).padStart(13)} ${fmt(percentile(times, 95)).padStart(13)} ${fmt(wallMs / 1000).padStart(8)}`,
+        `${name.padEnd(38)} ${fmt(rate, 0).padStart(10)} ${fmt(percentile(run.times, 50)).padStart(13)} ${fmt(percentile(run.times, 95)).padStart(13)} ${fmt(run.wallMs / 1000).padStart(8)} ${fmt(run.nodeMs).padStart(19)} ${fmt(run.postgresMs).padStart(15)}`,
       );
-    row(`batch upsert, ${PER_CALL} a call (half updates)`, batchRate, batch.times, batch.wallMs);
-    row(`single creates (${SINGLES} sampled)`, singleRate, single.times, single.wallMs);
+    row(`batch upsert, ${PER_CALL} a call (half updates)`, batchRate, batch);
+    row(`single creates (${SINGLES} sampled)`, singleRate, single);
     console.log(
       `\nbatch results: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; ` +
         `single creates for ${CONTACTS} contacts would take ${fmt(CONTACTS / singleRate, 0)} s ` +
