@@ -455,6 +455,53 @@ describe('Typed property values (range search)', () => {
     await settled();
   });
 
+  it('keeps them right when one connection updates one contact, then 5,000 in one statement', async () => {
+    // The update trigger's joins of old and new rows are planned on each run: a plan kept from the
+    // one-row update would compare 25 million pairs and run past the statement timeout.
+    const initech = await createTenant(t.app);
+    await define(initech.funnelId, 'points', 'number', initech.key);
+    const unique = await httpClient(t.baseUrl, initech.key).post(
+      `/v1/funnels/${initech.funnelId}/properties`,
+      {
+        name: 'code',
+        type: 'string',
+        unique: true,
+      },
+    );
+    expect(unique.status).toBe(201);
+    await ds.query(
+      `INSERT INTO contacts (funnel_id, company_id, status, email, converted_at, meta, properties)
+       SELECT $1, $2, 'lead', 'bulk' || i || '@example.com', now(), '{}', jsonb_build_object('points', i, 'code', 'c' || i)
+       FROM generate_series(1, 5000) AS i`,
+      [initech.funnelId, initech.companyId],
+    );
+    const runner = ds.createQueryRunner();
+    try {
+      await runner.query(
+        `UPDATE contacts SET properties = properties || '{"points": -1, "code": "one"}'
+         WHERE funnel_id = $1 AND email = 'bulk1@example.com'`,
+        [initech.funnelId],
+      );
+      await runner.query(
+        `UPDATE contacts SET properties = properties || jsonb_build_object('points', 7, 'code', 'n' || email)
+         WHERE funnel_id = $1`,
+        [initech.funnelId],
+      );
+    } finally {
+      await runner.release();
+    }
+    await filler.idle();
+    expect(await copyDiff(initech.funnelId, 'points')).toBe(0);
+    expect(await allRows(initech.funnelId, 'points')).toBe(5000);
+    const [{ kept, right }]: { kept: string; right: string }[] = await ds.query(
+      `SELECT count(*) AS kept, count(*) FILTER (WHERE u.value_key = sha256(convert_to(c.properties ->> 'code', 'UTF8'))) AS right
+       FROM contact_unique_values u JOIN contacts c ON c.id = u.contact_id AND c.funnel_id = u.funnel_id
+       WHERE u.funnel_id = $1 AND u.property_name = 'code'`,
+      [initech.funnelId],
+    );
+    expect([Number(kept), Number(right)]).toEqual([5000, 5000]);
+  });
+
   /** Every row of the property, of any generation, once the filler has nothing left to do. */
   async function allRows(funnelId: string, name: string): Promise<number> {
     await filler.idle();

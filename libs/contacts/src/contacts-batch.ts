@@ -104,9 +104,10 @@ export class ContactBatchWriter {
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((manager) =>
+        const written = await this.dataSource.transaction((manager) =>
           this.write(manager, { companyId, funnelId, statuses: funnel.contactStatuses }, envelope, key),
         );
+        return 'present' in written ? { ...written.present(), replayed: false } : written;
       } catch (error) {
         const name = uniquePropertyViolated(error);
         if (!name) throw error;
@@ -120,7 +121,7 @@ export class ContactBatchWriter {
     tenant: { companyId: string; funnelId: string; statuses: readonly string[] },
     envelope: BatchContactsInput,
     idempotencyKey: string | undefined,
-  ): Promise<BatchResult> {
+  ): Promise<BatchResult | { present: () => Omit<BatchResult, 'replayed'> }> {
     const { companyId, funnelId } = tenant;
     // One statement takes the definitions lock (shared) and the batch's upsert keys in one order,
     // and tells whether any automation could fire: each round trip counts at 100 contacts a call.
@@ -164,37 +165,12 @@ export class ContactBatchWriter {
     if (changes.length) await this.automations.record(manager, changes);
 
     const rows = new Map<string, ContactRow>([...created, ...updated].map((r) => [r.id, r]));
-    const data: BatchItemResult[] = [];
-    for (const group of groups) {
-      const id = group.create?.id ?? group.existing?.id;
-      const row = id ? (rows.get(id) ?? group.existing) : undefined;
-      group.indexes.forEach((index, i) => {
-        const refusal = group.refusal ?? refusals.get(index);
-        if (refusal || !row) {
-          const { status, error, details } = refusal!;
-          data.push({ index, status, error, ...(details && details.length > 1 ? { details } : {}) });
-        } else {
-          data.push({
-            index,
-            status: group.create && i === 0 ? 201 : 200,
-            data: presentContact(row, row.messages),
-          });
-        }
-      });
-    }
-    for (const [index, refusal] of refusals) {
-      if (!data.some((d) => d.index === index)) {
-        data.push({
-          index,
-          status: refusal.status,
-          error: refusal.error,
-          ...(refusal.details && refusal.details.length > 1 ? { details: refusal.details } : {}),
-        });
-      }
-    }
-    data.sort((a, b) => a.index - b.index);
-    const result = { status: data.every((d) => d.status < 300) ? 200 : 207, body: { data } } as const;
-    if (idempotencyKey !== undefined) await rememberResponse(manager, companyId, idempotencyKey, result);
+    const present = () => answer(groups, refusals, rows);
+    // Presented after the commit unless the answer is kept with the key: the insert holds the
+    // funnel's kept count, which every other batch of the funnel waits for, until the commit.
+    if (idempotencyKey === undefined) return { present };
+    const result = present();
+    await rememberResponse(manager, companyId, idempotencyKey, result);
     return { ...result, replayed: false };
   }
 
@@ -270,6 +246,44 @@ export class ContactBatchWriter {
       }
     }
   }
+}
+
+/** Each item's outcome in request order: 200 when every item succeeded, 207 otherwise. */
+function answer(
+  groups: Group[],
+  refusals: Map<number, ItemRefusal>,
+  rows: Map<string, ContactRow>,
+): Omit<BatchResult, 'replayed'> {
+  const data: BatchItemResult[] = [];
+  for (const group of groups) {
+    const id = group.create?.id ?? group.existing?.id;
+    const row = id ? (rows.get(id) ?? group.existing) : undefined;
+    group.indexes.forEach((index, i) => {
+      const refusal = group.refusal ?? refusals.get(index);
+      if (refusal || !row) {
+        const { status, error, details } = refusal!;
+        data.push({ index, status, error, ...(details && details.length > 1 ? { details } : {}) });
+      } else {
+        data.push({
+          index,
+          status: group.create && i === 0 ? 201 : 200,
+          data: presentContact(row, row.messages),
+        });
+      }
+    });
+  }
+  for (const [index, refusal] of refusals) {
+    if (!data.some((d) => d.index === index)) {
+      data.push({
+        index,
+        status: refusal.status,
+        error: refusal.error,
+        ...(refusal.details && refusal.details.length > 1 ? { details: refusal.details } : {}),
+      });
+    }
+  }
+  data.sort((a, b) => a.index - b.index);
+  return { status: data.every((d) => d.status < 300) ? 200 : 207, body: { data } };
 }
 
 /** The envelope's own checks: any problem is a plain 400 for the whole request, and nothing changes. */
