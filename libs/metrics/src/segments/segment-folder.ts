@@ -377,7 +377,7 @@ export class SegmentFolder extends BackgroundRounds {
       `WITH v AS (
          SELECT v.grain, 'epoch'::timestamptz + v.bucket * interval '1 millisecond' AS bucket, v.segment,
                 ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
-         FROM json_to_recordset($2::json) AS v(grain int, bucket bigint, segment text,
+         FROM jsonb_to_recordset($2::jsonb) AS v(grain int, bucket bigint, segment text,
            ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)
        ), gone AS (
          DELETE FROM metric_segment_rollups r USING unnest($3::int[], $4::timestamptz[], $5::timestamptz[]) AS w(grain, lo, hi)
