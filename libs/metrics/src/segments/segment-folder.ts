@@ -7,7 +7,7 @@ import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
-import { millis } from '../sql/epoch';
+import { at, millis } from '../sql/epoch';
 import { COARSER_GRAINS, coarserRows, EventSum, minuteRows, SegmentRow } from './segment-rows';
 import { staleMinutesSql } from './segment-state';
 
@@ -373,38 +373,39 @@ export class SegmentFolder extends BackgroundRounds {
   private async replace(manager: EntityManager, funnelId: string, levels: Computed[]): Promise<void> {
     const ranges = levels.flatMap((l) => l.ranges.map((r) => ({ grain: l.grain, ...r })));
     if (!ranges.length) return;
+    const rows = levels.flatMap((l) => l.rows.map((r) => ({ ...r, grain: l.grain })));
+    // The kept keys travel apart from the rows, so that the rows are read once, by the insert.
     await manager.query(
-      `WITH v AS (
-         SELECT v.grain, 'epoch'::timestamptz + v.bucket * interval '1 millisecond' AS bucket, v.segment,
-                ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
-         FROM jsonb_to_recordset($2::jsonb) AS v(grain int, bucket bigint, segment text,
-           ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)
-       ), gone AS (
+      `WITH gone AS (
          DELETE FROM metric_segment_rollups r USING unnest($3::int[], $4::timestamptz[], $5::timestamptz[]) AS w(grain, lo, hi)
          WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
-           AND NOT EXISTS (SELECT 1 FROM v WHERE v.grain = r.grain AND v.bucket = r.bucket AND v.segment = r.segment)
+           AND NOT EXISTS (SELECT 1 FROM unnest($6::int[], $7::bigint[], $8::text[]) AS k(grain, bucket, segment)
+                           WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
        )
        INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
-       SELECT $1, v.* FROM v
+       SELECT $1, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
+       FROM jsonb_to_recordset($2::jsonb) AS v(grain int, bucket bigint, segment text,
+         ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)
        ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events
        WHERE (r.sessions, r.events) IS DISTINCT FROM (EXCLUDED.sessions, EXCLUDED.events)`,
       [
         funnelId,
         JSON.stringify(
-          levels.flatMap((l) =>
-            l.rows.map((r) => ({
-              grain: l.grain,
-              bucket: r.bucket,
-              segment: r.segment,
-              ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
-              sessions: r.sessions,
-              events: r.events,
-            })),
-          ),
+          rows.map((r) => ({
+            grain: r.grain,
+            bucket: r.bucket,
+            segment: r.segment,
+            ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
+            sessions: r.sessions,
+            events: r.events,
+          })),
         ),
         ranges.map((r) => r.grain),
         ranges.map((r) => iso(r.from)),
         ranges.map((r) => iso(r.to)),
+        rows.map((r) => r.grain),
+        rows.map((r) => r.bucket),
+        rows.map((r) => r.segment),
       ],
     );
   }
