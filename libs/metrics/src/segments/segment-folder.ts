@@ -128,9 +128,10 @@ export class SegmentFolder extends BackgroundRounds {
 
   /**
    * The next funnels (after `after`, by id) with something to fold up to `target`: never sealed,
-   * folded short of the seal, with recorded changes, with sessions started or events counted
-   * between the seal and `target` (the index's first key of each, in the funnel's turn or after
-   * it), or not visited for a day. A funnel without new traffic is passed over.
+   * folded short of the seal, with recorded changes (what batches wrote at or before the seal),
+   * with sessions started or events counted between the seal and `target` (one index probe
+   * each), or not visited for a day. A funnel without new traffic is passed over: nothing of it
+   * is locked or written.
    */
   private async due(target: number, after: string | null): Promise<string[]> {
     const rows: { funnel_id: string }[] = await this.dataSource.query(
