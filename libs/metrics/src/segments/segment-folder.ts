@@ -6,15 +6,19 @@ import { COUNTED_EVENTS } from '../events/event-definitions';
 import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
-import { millis } from '../sql/epoch';
+import type { Range } from '../time/time-cover';
+import { at, millis } from '../sql/epoch';
 import { COARSER_GRAINS, coarserRows, EventSum, minuteRows, SegmentRow } from './segment-rows';
 import { staleMinutesSql } from './segment-state';
 
-/** Funnels looked at per round, whichever process takes them. */
+/** Funnels one statement chooses; a round goes through all of them, each once. */
 const CANDIDATES = 50;
-/** Minutes of new traffic one transaction folds; changes one transaction reads. */
+/** A chunk of new minutes ends at the first hour boundary at least this many minutes after its start. */
 const CHUNK_MINUTES = 60;
+/** Changes one transaction reads. */
 const CHANGES_PER_CHUNK = 2000;
+/** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
+const IDLE_VISIT_MS = 86_400_000;
 
 const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -22,11 +26,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
 interface Fold {
   sealed_to: number | null;
   folded_to: number | null;
+  /** The last change recorded (0 when none). */
+  last_seq: string;
+}
+
+/** The rows of one grain a fold computes: every row of the buckets in `ranges`. */
+interface Computed {
+  grain: number;
+  ranges: Range[];
+  rows: SegmentRow[];
 }
 
 /** [from, to) ranges of whole minutes (epoch ms) covering the given minutes, adjacent ones merged. */
-function minuteRanges(minutes: number[]): { from: number; to: number }[] {
-  const ranges: { from: number; to: number }[] = [];
+function minuteRanges(minutes: number[]): Range[] {
+  const ranges: Range[] = [];
   for (const m of [...new Set(minutes)].sort((a, b) => a - b)) {
     const last = ranges[ranges.length - 1];
     if (last && last.to === m) last.to = m + MINUTE_MS;
@@ -36,6 +49,32 @@ function minuteRanges(minutes: number[]): { from: number; to: number }[] {
 }
 
 /**
+ * The buckets of `grain` (seconds) that a fold must compute again: those holding finer buckets
+ * it computed (`finer`) and the one the watermark's move from `before` completes, which holds
+ * minutes folded earlier. Only whole buckets, ending at or before the watermark `after`: reads
+ * take no others (planWindow), so a bucket is summed once when its last minute is folded, not
+ * again with every chunk inside it.
+ */
+export function coarserBuckets(grain: number, finer: Range[], before: number, after: number): Range[] {
+  const size = grain * SECOND_MS;
+  const starts = new Set<number>();
+  for (const r of finer) for (let b = bucketStart(r.from, grain); b < r.to; b += size) starts.add(b);
+  const across = bucketStart(before, grain);
+  if (across < before) starts.add(across);
+  return [...starts]
+    .filter((b) => b + size <= after)
+    .sort((a, b) => a - b)
+    .map((b) => ({ from: b, to: b + size }));
+}
+
+const inside = (ms: number, ranges: Range[]) => ranges.some((r) => r.from <= ms && ms < r.to);
+const covers = (ranges: Range[], bucket: Range) => {
+  let at = bucket.from;
+  for (const r of ranges) if (r.from <= at && at < r.to) at = r.to;
+  return at >= bucket.to;
+};
+
+/**
  * Folds raw sessions and events into the segment rollups (metric_segment_rollups) after
  * ingestion, so that ingestion writes none of them. Per funnel it moves two watermarks
  * (metric_segment_folds): it first seals up to SEGMENT_FOLD_LAG_SECONDS before now, in a short
@@ -43,10 +82,15 @@ function minuteRanges(minutes: number[]): { from: number; to: number }[] {
  * its changes at or before the seal (segment-changes.ts) and every batch before it is visible;
  * then it folds, a chunk per transaction, the minutes up to the seal and the minutes that
  * recorded changes name, each computed whole from the raw rows (so folding again is harmless),
- * then the quarter hours, hours and days above them from the finer rows, deletes the changes it
- * read and moves `folded_to`. Each transaction claims the funnel's row FOR UPDATE SKIP LOCKED, so
- * any number of processes share the work without waiting on each other, a restart resumes at the
- * watermark, and no session state is kept (it works behind a transaction pooler).
+ * then the whole quarter hours, hours and days above them from the finer rows, deletes the
+ * changes it read and moves `folded_to`. Each transaction claims the funnel's row FOR UPDATE SKIP
+ * LOCKED, so any number of processes share the work without waiting on each other, a restart
+ * resumes at the watermark, and no session state is kept (it works behind a transaction pooler).
+ *
+ * A round visits only the funnels with something to fold (one statement chooses them: recorded
+ * changes, or traffic past the seal), each once: changes recorded while it folds wait for the
+ * next round, so late traffic arriving in bulk has its minutes folded once a round, not again
+ * after every batch.
  */
 @Injectable()
 export class SegmentFolder extends BackgroundRounds {
@@ -62,7 +106,7 @@ export class SegmentFolder extends BackgroundRounds {
     this.lagMs = config.get('SEGMENT_FOLD_LAG_SECONDS', { infer: true }) * SECOND_MS;
   }
 
-  /** Folds every funnel up to now less the lag, until nothing is left that no other process holds. */
+  /** Folds every funnel that needs it up to now less the lag, unless another process holds it. */
   async drain(now = Date.now()): Promise<void> {
     const target = bucketStart(now - this.lagMs, 60);
     await this.dataSource.query(
@@ -70,52 +114,80 @@ export class SegmentFolder extends BackgroundRounds {
        WHERE NOT EXISTS (SELECT 1 FROM metric_segment_folds s WHERE s.funnel_id = f.id)
        ON CONFLICT DO NOTHING`,
     );
+    let after: string | null = null;
     for (;;) {
-      const due: { funnel_id: string }[] = await this.dataSource.query(
-        `SELECT f.funnel_id FROM metric_segment_folds f
-         WHERE f.folded_to IS NULL OR f.folded_to < $1
-            OR EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)
-         ORDER BY f.folded_to NULLS FIRST LIMIT ${CANDIDATES}`,
-        [iso(target)],
-      );
-      let progressed = false;
-      for (const { funnel_id: funnelId } of due)
-        if (!this.stopped && (await this.foldFunnel(funnelId, target))) progressed = true;
-      if (!progressed || this.stopped) return;
+      const due = await this.due(target, after);
+      for (const funnelId of due) {
+        if (this.stopped) return;
+        await this.foldFunnel(funnelId, target);
+      }
+      if (due.length < CANDIDATES) return;
+      after = due[due.length - 1];
     }
   }
 
   /**
-   * Seals the funnel up to `target` (epoch ms, a whole minute) and folds until caught up; false
-   * when another process holds it.
+   * The next funnels (after `after`, by id) with something to fold up to `target`: never sealed,
+   * folded short of the seal, with recorded changes (what batches wrote at or before the seal),
+   * with sessions started or events counted between the seal and `target` (one index probe
+   * each), or not visited for a day. A funnel without new traffic is passed over: nothing of it
+   * is locked or written.
+   */
+  private async due(target: number, after: string | null): Promise<string[]> {
+    const rows: { funnel_id: string }[] = await this.dataSource.query(
+      `SELECT f.funnel_id FROM metric_segment_folds f
+       WHERE ($2::uuid IS NULL OR f.funnel_id > $2::uuid)
+         AND (f.sealed_to IS NULL OR f.folded_to IS NULL OR f.folded_to < f.sealed_to OR f.sealed_to < $3
+           OR EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)
+           OR f.sealed_to < $1 AND (
+             EXISTS (SELECT 1 FROM metric_sessions s
+                     WHERE s.funnel_id = f.funnel_id AND s.started_at >= f.sealed_to AND s.started_at < $1)
+             OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS ty(type) CROSS JOIN LATERAL (
+                          SELECT 1 FROM metric_events e WHERE e.funnel_id = f.funnel_id AND e.type = ty.type
+                            AND e.occurred_at >= f.sealed_to AND e.occurred_at < $1 LIMIT 1) AS e)))
+       ORDER BY f.funnel_id LIMIT ${CANDIDATES}`,
+      [iso(target), after, iso(target - IDLE_VISIT_MS), Object.keys(COUNTED_EVENTS)],
+    );
+    return rows.map((r) => r.funnel_id);
+  }
+
+  /**
+   * Seals the funnel up to `target` (epoch ms, a whole minute) and folds until caught up with the
+   * changes recorded before the seal; false when another process holds it.
    */
   async foldFunnel(funnelId: string, target: number): Promise<boolean> {
-    if (!(await this.seal(funnelId, target))) return false;
-    while (!this.stopped && (await this.foldChunk(funnelId)));
+    const lastSeq = await this.seal(funnelId, target);
+    if (lastSeq === null) return false;
+    while (!this.stopped && (await this.foldChunk(funnelId, lastSeq)));
     return true;
   }
 
-  /** Moves the seal to `target`; false when another process holds the funnel. */
-  async seal(funnelId: string, target: number): Promise<boolean> {
+  /**
+   * Moves the seal to `target`; the last change recorded by then, or null when another process
+   * holds the funnel.
+   */
+  async seal(funnelId: string, target: number): Promise<string | null> {
     return this.dataSource.transaction(async (manager) => {
       const [fold] = await this.claim(manager, funnelId);
-      if (!fold) return false;
-      if (fold.sealed_to !== null && fold.sealed_to >= target) return true;
+      if (!fold) return null;
+      if (fold.sealed_to !== null && fold.sealed_to >= target) return fold.last_seq;
       // Nothing before the funnel's first data needs folding: late data there records changes.
       const start = fold.folded_to ?? Math.min(target, await this.firstMinute(manager, funnelId));
       // The ingestion turn: batches that hold it commit first; later ones read the new seal.
       await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
-      await manager.query(
-        `UPDATE metric_segment_folds SET sealed_to = $2, folded_to = $3 WHERE funnel_id = $1`,
+      const [row]: { last_seq: string }[] = await manager.query(
+        `WITH sealed AS (UPDATE metric_segment_folds SET sealed_to = $2, folded_to = $3 WHERE funnel_id = $1)
+         SELECT (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS last_seq`,
         [funnelId, iso(target), iso(start)],
       );
-      return true;
+      return row.last_seq;
     });
   }
 
   private async claim(manager: EntityManager, funnelId: string): Promise<Fold[]> {
     return manager.query(
-      `SELECT ${millis('sealed_to')} AS sealed_to, ${millis('folded_to')} AS folded_to
+      `SELECT ${millis('sealed_to')} AS sealed_to, ${millis('folded_to')} AS folded_to,
+              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS last_seq
        FROM metric_segment_folds WHERE funnel_id = $1 FOR UPDATE SKIP LOCKED`,
       [funnelId],
     );
@@ -137,19 +209,21 @@ export class SegmentFolder extends BackgroundRounds {
   }
 
   /**
-   * Folds the next chunk: the minutes the oldest recorded changes name (before `folded_to`) and
-   * up to CHUNK_MINUTES of new minutes before the seal. False when there was nothing to do.
+   * Folds the next chunk: the minutes the oldest recorded changes up to `lastSeq` name (before
+   * `folded_to`) and the new minutes before the seal from the next that holds data to an hour
+   * boundary an hour or less later. False when there was nothing to do.
    */
-  async foldChunk(funnelId: string): Promise<boolean> {
+  async foldChunk(funnelId: string, lastSeq: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const [fold] = await this.claim(manager, funnelId);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;
       const changes: { seq: string; minute: number | null }[] = await manager.query(
         `WITH c AS (
-           SELECT seq, minute, session_id FROM metric_segment_changes WHERE funnel_id = $1 ORDER BY seq LIMIT $2
+           SELECT seq, minute, session_id FROM metric_segment_changes
+           WHERE funnel_id = $1 AND seq <= $3::bigint ORDER BY seq LIMIT $2
          )
          SELECT c.seq, x.minute FROM c LEFT JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x ON true`,
-        [funnelId, CHANGES_PER_CHUNK],
+        [funnelId, CHANGES_PER_CHUNK, lastSeq],
       );
       const seqs = [...new Set(changes.map((c) => c.seq))];
       const foldedTo = fold.folded_to;
@@ -158,34 +232,70 @@ export class SegmentFolder extends BackgroundRounds {
         foldedTo < fold.sealed_to
           ? Math.min(fold.sealed_to, await this.firstMinute(manager, funnelId, foldedTo))
           : foldedTo;
-      const until = Math.min(fold.sealed_to, next + CHUNK_MINUTES * MINUTE_MS);
+      // Ending at an hour boundary, the chunk's quarter hours and hours are summed from its minutes.
+      const until = Math.min(fold.sealed_to, bucketStart(next + CHUNK_MINUTES * MINUTE_MS, 3600));
       const minutes = changes
         .filter((c) => c.minute !== null && Number(c.minute) < foldedTo)
         .map((c) => Number(c.minute));
       const ranges = minuteRanges(minutes);
       if (next < until) ranges.push({ from: next, to: until });
-      if (!ranges.length && !seqs.length && until <= foldedTo) return false;
-      if (ranges.length) await this.refold(manager, funnelId, ranges);
-      if (seqs.length)
-        await manager.query(
-          `DELETE FROM metric_segment_changes WHERE funnel_id = $1 AND seq = ANY($2::bigint[])`,
-          [funnelId, seqs],
-        );
-      await manager.query(`UPDATE metric_segment_folds SET folded_to = $2 WHERE funnel_id = $1`, [
-        funnelId,
-        iso(Math.max(foldedTo, until)),
-      ]);
+      const foldedAfter = Math.max(foldedTo, until);
+      if (!ranges.length && !seqs.length && foldedAfter === foldedTo) return false;
+      if (ranges.length || foldedAfter > foldedTo)
+        await this.refold(manager, funnelId, ranges, foldedTo, foldedAfter);
+      await manager.query(
+        `WITH folded AS (DELETE FROM metric_segment_changes WHERE funnel_id = $1 AND seq = ANY($3::bigint[]))
+         UPDATE metric_segment_folds SET folded_to = $2 WHERE funnel_id = $1`,
+        [funnelId, iso(foldedAfter), seqs],
+      );
       return true;
     });
   }
 
-  /** Computes the minute rows of the ranges from the raw rows, then the coarser rows above them. */
+  /**
+   * Computes the minute rows of `minutes` from the raw rows and the whole coarser buckets above
+   * them (coarserBuckets) from the finer rows, those in hand and those read for the rest of a
+   * bucket, and writes what changed: one statement reads, one writes.
+   */
   private async refold(
     manager: EntityManager,
     funnelId: string,
-    minutes: { from: number; to: number }[],
+    minutes: Range[],
+    foldedBefore: number,
+    foldedAfter: number,
   ): Promise<void> {
-    let ranges = minutes;
+    const levels: Computed[] = [
+      {
+        grain: 60,
+        ranges: minutes,
+        rows: minutes.length ? await this.minuteRows(manager, funnelId, minutes) : [],
+      },
+    ];
+    // The finer rows of each coarser bucket not wholly computed here, read in one statement.
+    const wanted: { grain: number; range: Range }[] = [];
+    let finer = levels[0];
+    const plans = COARSER_GRAINS.map((grain) => {
+      const buckets = coarserBuckets(grain, finer.ranges, foldedBefore, foldedAfter);
+      for (const b of buckets) if (!covers(finer.ranges, b)) wanted.push({ grain: finer.grain, range: b });
+      const plan = { grain, finer: finer.grain, finerRanges: finer.ranges, buckets };
+      finer = { grain, ranges: buckets, rows: [] };
+      return plan;
+    });
+    const stored = wanted.length ? await this.read(manager, funnelId, wanted) : [];
+    for (const plan of plans) {
+      const below = levels[levels.length - 1];
+      const rows = [
+        ...below.rows,
+        // Stored finer rows of the buckets' other parts (those computed here replace theirs).
+        ...stored.filter((r) => r.grain === plan.finer && !inside(r.bucket, plan.finerRanges)),
+      ].filter((r) => inside(r.bucket, plan.buckets));
+      levels.push({ grain: plan.grain, ranges: plan.buckets, rows: coarserRows(rows, plan.grain) });
+    }
+    await this.replace(manager, funnelId, levels);
+  }
+
+  /** The minute rows of the ranges, from the sessions started and the events counted in them. */
+  private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<SegmentRow[]> {
     const los = ranges.map((r) => iso(r.from));
     const his = ranges.map((r) => iso(r.to));
     const sessionRows: SessionRow[] = await manager.query(
@@ -223,39 +333,31 @@ export class SegmentFolder extends BackgroundRounds {
       label: r.label as string | null,
       labelAt: r.label_at === null ? null : Number(r.label_at),
     }));
-    await this.replace(manager, funnelId, 60, ranges, minuteRows(sessionRows.map(sessionFromRow), events));
-    let finer = 60;
-    for (const grain of COARSER_GRAINS) {
-      const size = grain * SECOND_MS;
-      const buckets: { from: number; to: number }[] = [];
-      for (const r of ranges)
-        for (let b = bucketStart(r.from, grain); b < r.to; b += size)
-          if (!buckets.length || buckets[buckets.length - 1].from !== b)
-            buckets.push({ from: b, to: b + size });
-      const rows = await this.read(manager, funnelId, finer, buckets);
-      await this.replace(manager, funnelId, grain, buckets, coarserRows(rows, grain));
-      ranges = buckets;
-      finer = grain;
-    }
+    return minuteRows(sessionRows.map(sessionFromRow), events);
   }
 
+  /** The stored rows of the given grains and ranges. */
   private async read(
     manager: EntityManager,
     funnelId: string,
-    grain: number,
-    ranges: { from: number; to: number }[],
+    wanted: { grain: number; range: Range }[],
   ): Promise<SegmentRow[]> {
     const rows: Record<string, unknown>[] = await manager.query(
-      `SELECT ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.sessions, r.events
-       FROM unnest($3::timestamptz[], $4::timestamptz[]) AS w(lo, hi)
+      `SELECT r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.sessions, r.events
+       FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
        CROSS JOIN LATERAL (
          SELECT * FROM metric_segment_rollups r
-         WHERE r.funnel_id = $1 AND r.grain = $2 AND r.bucket >= w.lo AND r.bucket < w.hi OFFSET 0
+         WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi OFFSET 0
        ) AS r`,
-      [funnelId, grain, ranges.map((r) => iso(r.from)), ranges.map((r) => iso(r.to))],
+      [
+        funnelId,
+        wanted.map((w) => w.grain),
+        wanted.map((w) => iso(w.range.from)),
+        wanted.map((w) => iso(w.range.to)),
+      ],
     );
     return rows.map((r) => ({
-      grain,
+      grain: Number(r.grain),
       bucket: Number(r.bucket),
       segment: r.segment as string,
       attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
@@ -264,31 +366,34 @@ export class SegmentFolder extends BackgroundRounds {
     }));
   }
 
-  /** Replaces the rows of a grain in the ranges by `rows`. */
-  private async replace(
-    manager: EntityManager,
-    funnelId: string,
-    grain: number,
-    ranges: { from: number; to: number }[],
-    rows: SegmentRow[],
-  ): Promise<void> {
+  /**
+   * Makes the stored rows of each level's ranges its rows, in one statement: deletes the rows of
+   * segments no longer there and writes a row only where it is new or differs, so folding a
+   * minute again rewrites only what changed.
+   */
+  private async replace(manager: EntityManager, funnelId: string, levels: Computed[]): Promise<void> {
+    const ranges = levels.flatMap((l) => l.ranges.map((r) => ({ grain: l.grain, ...r })));
+    if (!ranges.length) return;
+    const rows = levels.flatMap((l) => l.rows.map((r) => ({ ...r, grain: l.grain })));
+    // The kept keys travel apart from the rows, so that the rows are read once, by the insert.
     await manager.query(
-      `DELETE FROM metric_segment_rollups r USING unnest($3::timestamptz[], $4::timestamptz[]) AS w(lo, hi)
-       WHERE r.funnel_id = $1 AND r.grain = $2 AND r.bucket >= w.lo AND r.bucket < w.hi`,
-      [funnelId, grain, ranges.map((r) => iso(r.from)), ranges.map((r) => iso(r.to))],
-    );
-    if (!rows.length) return;
-    await manager.query(
-      `INSERT INTO metric_segment_rollups (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
-       SELECT $1, $2, 'epoch'::timestamptz + v.bucket * interval '1 millisecond', v.segment,
-              ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
-       FROM json_to_recordset($3::json) AS v(bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')},
-         sessions jsonb, events jsonb)`,
+      `WITH gone AS (
+         DELETE FROM metric_segment_rollups r USING unnest($3::int[], $4::timestamptz[], $5::timestamptz[]) AS w(grain, lo, hi)
+         WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
+           AND NOT EXISTS (SELECT 1 FROM unnest($6::int[], $7::bigint[], $8::text[]) AS k(grain, bucket, segment)
+                           WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
+       )
+       INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
+       SELECT $1, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
+       FROM jsonb_to_recordset($2::jsonb) AS v(grain int, bucket bigint, segment text,
+         ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)
+       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events
+       WHERE (r.sessions, r.events) IS DISTINCT FROM (EXCLUDED.sessions, EXCLUDED.events)`,
       [
         funnelId,
-        grain,
         JSON.stringify(
           rows.map((r) => ({
+            grain: r.grain,
             bucket: r.bucket,
             segment: r.segment,
             ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
@@ -296,6 +401,12 @@ export class SegmentFolder extends BackgroundRounds {
             events: r.events,
           })),
         ),
+        ranges.map((r) => r.grain),
+        ranges.map((r) => iso(r.from)),
+        ranges.map((r) => iso(r.to)),
+        rows.map((r) => r.grain),
+        rows.map((r) => r.bucket),
+        rows.map((r) => r.segment),
       ],
     );
   }
