@@ -156,6 +156,37 @@ describe('EVENT_RETENTION_MONTHS', () => {
     expect(await everyAnswer(t)).toEqual(before);
   });
 
+  it("keeps a dropped month's events in the filtered figures when a minute of it is folded again", async () => {
+    const db = t.app.get(DataSource);
+    // The process with the retention folds; the other holds still (its settings keep every month).
+    await t.app.get(SegmentFolder).stop();
+    const folder = kept.app.get(SegmentFolder);
+    await folder.stop();
+    const janFirst = `${WINDOWS[0]}&${FILTER}`;
+    const base = `/v1/funnels/${acme.funnelId}/metrics`;
+    const eventTime = ['chart_activity_by_daytime', 'chart_time_on_page', 'chart_button_clicks'];
+    const read = async () => {
+      const api = httpClient(t.baseUrl, acme.key);
+      return Promise.all(eventTime.map(async (s) => (await api.get(`${base}/charts/${s}?${janFirst}`)).body));
+    };
+    const before = await read();
+    expect(JSON.stringify(before)).toMatch(/"value":[1-9]/);
+    // S1 (mobile) started 2026-01-31T21:30:00Z, a month whose raw events are gone. A late batch that
+    // changes S1 (e.g. a new answer today) records its start minute, which is folded again.
+    await db.query(
+      `INSERT INTO metric_segment_changes (funnel_id, minute) VALUES ($1, '2026-01-31T21:30:00Z')`,
+      [acme.funnelId],
+    );
+    folder.start(60_000);
+    await folder.idle();
+    const [{ left }] = await db.query<{ left: number }[]>(
+      `SELECT count(*)::int AS left FROM metric_segment_changes WHERE funnel_id = $1`,
+      [acme.funnelId],
+    );
+    expect(left).toBe(0);
+    expect(await read()).toEqual(before);
+  });
+
   it('drops nothing more when run again, from any process at once', async () => {
     const retention = kept.app.get(EventRetention);
     expect(await Promise.all([retention.dropExpired(), retention.dropExpired()])).toEqual([[], []]);

@@ -3,12 +3,21 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource, EntityManager } from 'typeorm';
 import { BackgroundRounds, EnvironmentVariables } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
+import { monthPartition } from '../events/event-partitions';
+import { EventRetention } from '../events/event-retention';
 import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { at, millis } from '../sql/epoch';
-import { COARSER_GRAINS, coarserRows, EventSum, minuteRows, SegmentRow } from './segment-rows';
+import {
+  COARSER_GRAINS,
+  coarserRows,
+  EventSum,
+  minuteRows,
+  SegmentRow,
+  withStoredEvents,
+} from './segment-rows';
 import { staleMinutesSql } from './segment-state';
 
 /** Funnels one statement chooses; a round goes through all of them, each once. */
@@ -67,6 +76,19 @@ export function coarserBuckets(grain: number, finer: Range[], before: number, af
     .map((b) => ({ from: b, to: b + size }));
 }
 
+/** `ranges` without `parts` (each part lies inside one of them). */
+const subtract = (ranges: Range[], parts: Range[]): Range[] =>
+  ranges.flatMap((r) => {
+    const cuts = parts.filter((p) => r.from <= p.from && p.to <= r.to).sort((a, b) => a.from - b.from);
+    const left: Range[] = [];
+    let from = r.from;
+    for (const c of cuts) {
+      if (from < c.from) left.push({ from, to: c.from });
+      from = c.to;
+    }
+    if (from < r.to) left.push({ from, to: r.to });
+    return left;
+  });
 const inside = (ms: number, ranges: Range[]) => ranges.some((r) => r.from <= ms && ms < r.to);
 const covers = (ranges: Range[], bucket: Range) => {
   let at = bucket.from;
@@ -100,6 +122,7 @@ export class SegmentFolder extends BackgroundRounds {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly retention: EventRetention,
     config: ConfigService<EnvironmentVariables, true>,
   ) {
     super();
@@ -294,8 +317,51 @@ export class SegmentFolder extends BackgroundRounds {
     await this.replace(manager, funnelId, levels);
   }
 
-  /** The minute rows of the ranges, from the sessions started and the events counted in them. */
+  /**
+   * The minute rows of the ranges, from the sessions started and the events counted in them. In
+   * a month whose raw events the retention dropped (a late change of a session started then), the
+   * events count as stored: folded whole from raw rows that are gone, they would count nowhere.
+   */
   private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<SegmentRow[]> {
+    const dropped = await this.droppedParts(manager, ranges);
+    const raw = dropped.length ? subtract(ranges, dropped) : ranges;
+    const computed = await this.computedMinuteRows(manager, funnelId, ranges, raw);
+    if (!dropped.length) return computed;
+    const stored = await this.read(
+      manager,
+      funnelId,
+      dropped.map((range) => ({ grain: 60, range })),
+    );
+    return withStoredEvents(computed, stored);
+  }
+
+  /** The parts of `ranges` in months before the retention's cutoff whose partition is gone. */
+  private async droppedParts(manager: EntityManager, ranges: Range[]): Promise<Range[]> {
+    const cutoff = this.retention.cutoff();
+    if (cutoff === undefined || !ranges.some((r) => r.from < cutoff)) return [];
+    const months = new Map<string, Range[]>();
+    for (const r of ranges) {
+      for (let from = r.from; from < Math.min(r.to, cutoff);) {
+        const month = monthPartition(from);
+        const to = Math.min(r.to, Date.parse(month.to));
+        months.set(month.name, [...(months.get(month.name) ?? []), { from, to }]);
+        from = to;
+      }
+    }
+    const gone: { name: string }[] = await manager.query(
+      `SELECT name FROM unnest($1::text[]) AS p(name) WHERE to_regclass(quote_ident(name)) IS NULL`,
+      [[...months.keys()]],
+    );
+    return gone.flatMap(({ name }) => months.get(name) ?? []);
+  }
+
+  /** Minute rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
+  private async computedMinuteRows(
+    manager: EntityManager,
+    funnelId: string,
+    ranges: Range[],
+    raw: Range[],
+  ): Promise<SegmentRow[]> {
     const los = ranges.map((r) => iso(r.from));
     const his = ranges.map((r) => iso(r.to));
     const sessionRows: SessionRow[] = await manager.query(
@@ -320,7 +386,7 @@ export class SegmentFolder extends BackgroundRounds {
        ) AS e
        LEFT JOIN metric_sessions m ON m.funnel_id = $1 AND m.session_id = e.session_id AND m.started_at IS NOT NULL
        GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`,
-      [funnelId, los, his, Object.keys(COUNTED_EVENTS)],
+      [funnelId, raw.map((r) => iso(r.from)), raw.map((r) => iso(r.to)), Object.keys(COUNTED_EVENTS)],
     );
     const events: EventSum[] = eventRows.map((r) => ({
       minute: Number(r.minute),

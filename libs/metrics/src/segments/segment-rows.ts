@@ -116,6 +116,19 @@ export function minuteRows(sessions: SessionState[], events: EventSum[]): Segmen
   return [...rows.byId.values()];
 }
 
+/**
+ * Minute rows whose event cells are the stored rows' (`stored`, of minutes whose raw events were
+ * dropped by the retention) instead of any computed: the sessions still count from their rows.
+ */
+export function withStoredEvents(computed: SegmentRow[], stored: SegmentRow[]): SegmentRow[] {
+  const rows = new Rows();
+  for (const c of computed) rows.row(c.grain, c.bucket, c.attributes).sessions = c.sessions;
+  for (const s of stored) rows.row(s.grain, s.bucket, s.attributes).events = s.events;
+  return [...rows.byId.values()].filter(
+    (r) => Object.keys(r.sessions).length > 0 || Object.keys(r.events).length > 0,
+  );
+}
+
 /** The rows of a coarser grain summed from finer rows (each bucket of `grain` from those inside it). */
 export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   const rows = new Rows();
