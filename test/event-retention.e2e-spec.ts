@@ -171,12 +171,24 @@ describe('EVENT_RETENTION_MONTHS', () => {
     };
     const before = await read();
     expect(JSON.stringify(before)).toMatch(/"value":[1-9]/);
-    // S1 (mobile) started 2026-01-31T21:30:00Z, a month whose raw events are gone. A late batch that
-    // changes S1 (e.g. a new answer today) records its start minute, which is folded again.
-    await db.query(
-      `INSERT INTO metric_segment_changes (funnel_id, minute) VALUES ($1, '2026-01-31T21:30:00Z')`,
-      [acme.funnelId],
-    );
+    // S1 (mobile) started 2026-01-31T21:30:00Z, a month whose raw events are gone. Its answer of
+    // today changes it, which records its start minute to be folded again.
+    const late = await httpClient(t.baseUrl, acme.key).post(`/v1/funnels/${acme.funnelId}/events`, {
+      events: [
+        {
+          type: 'answer',
+          sessionId: 'S1',
+          occurredAt: new Date().toISOString(),
+          questionId: 'question_9',
+          questionTitle: 'Anything else?',
+          answers: ['No'],
+        },
+      ],
+    });
+    expect(late.status).toBe(202);
+    expect(
+      await db.query(`SELECT minute FROM metric_segment_changes WHERE funnel_id = $1`, [acme.funnelId]),
+    ).toEqual([{ minute: new Date('2026-01-31T21:30:00Z') }]);
     folder.start(60_000);
     await folder.idle();
     const [{ left }] = await db.query<{ left: number }[]>(
