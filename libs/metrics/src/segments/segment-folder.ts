@@ -18,6 +18,7 @@ import {
   SegmentRow,
   withStoredEvents,
 } from './segment-rows';
+import { countedEventBetweenSql } from './segment-sql';
 import { staleMinutesSql } from './segment-state';
 
 /** Funnels one statement chooses; a round goes through all of them, each once. */
@@ -165,9 +166,7 @@ export class SegmentFolder extends BackgroundRounds {
            OR f.sealed_to < $1 AND (
              EXISTS (SELECT 1 FROM metric_sessions s
                      WHERE s.funnel_id = f.funnel_id AND s.started_at >= f.sealed_to AND s.started_at < $1)
-             OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS ty(type) CROSS JOIN LATERAL (
-                          SELECT 1 FROM metric_events e WHERE e.funnel_id = f.funnel_id AND e.type = ty.type
-                            AND e.occurred_at >= f.sealed_to AND e.occurred_at < $1 LIMIT 1) AS e)))
+             OR ${countedEventBetweenSql('f.funnel_id', '$4::text[]', 'f.sealed_to', '$1')}))
        ORDER BY f.funnel_id LIMIT ${CANDIDATES}`,
       [iso(target), after, iso(target - IDLE_VISIT_MS), Object.keys(COUNTED_EVENTS)],
     );

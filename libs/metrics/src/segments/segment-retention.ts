@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { millis } from '../sql/epoch';
+import { countedEventBetweenSql } from './segment-sql';
 
 /**
  * The earliest instant before `before` (epoch ms) whose raw events the segment folds still need,
@@ -14,11 +15,8 @@ export async function rawEventsNeededFrom(manager: EntityManager, before: number
   const [row]: { needed: number | null }[] = await manager.query(
     `SELECT ${millis('least(behind.needed, pending.needed)')} AS needed FROM
        (SELECT min(coalesce(f.folded_to, '-infinity')) AS needed FROM metric_segment_folds f
-        WHERE (f.folded_to IS NULL OR f.folded_to < $1) AND EXISTS (
-          SELECT 1 FROM unnest($2::text[]) AS ty(type) CROSS JOIN LATERAL (
-            SELECT 1 FROM metric_events e
-            WHERE e.funnel_id = f.funnel_id AND e.type = ty.type AND e.occurred_at < $1
-              AND (f.folded_to IS NULL OR e.occurred_at >= f.folded_to) LIMIT 1) AS unfolded)) AS behind,
+        WHERE (f.folded_to IS NULL OR f.folded_to < $1)
+          AND ${countedEventBetweenSql('f.funnel_id', '$2::text[]', "coalesce(f.folded_to, '-infinity')", '$1')}) AS behind,
        (SELECT min(CASE WHEN c.session_id IS NULL THEN c.minute ELSE '-infinity' END) AS needed
         FROM metric_segment_changes c WHERE c.session_id IS NOT NULL OR c.minute < $1) AS pending`,
     [new Date(before).toISOString(), Object.keys(COUNTED_EVENTS)],

@@ -53,3 +53,13 @@ export const segmentEventSums = (
    FROM ${segmentRollupRows(plan, funnel, filter, params, 'r.events')}
    CROSS JOIN jsonb_each(r.events -> ${dimension}) AS k
    GROUP BY k.key`;
+
+/**
+ * Whether funnel `funnel` has a counted event (of the types in `types`, a text[]) at or after
+ * `from` and before `to`: one probe of metric_events' key (funnel, type, time) per type.
+ */
+export const countedEventBetweenSql = (funnel: string, types: string, from: string, to: string) =>
+  `EXISTS (SELECT 1 FROM unnest(${types}) AS ty(type) CROSS JOIN LATERAL (
+     SELECT 1 FROM metric_events e
+     WHERE e.funnel_id = ${funnel} AND e.type = ty.type AND e.occurred_at >= ${from} AND e.occurred_at < ${to}
+     LIMIT 1) AS e)`;
