@@ -248,6 +248,14 @@ export class ContactBatchWriter {
   }
 }
 
+/** A refused item's outcome: `details` only when there is more than the error itself. */
+const refused = (index: number, { status, error, details }: ItemRefusal): BatchItemResult => ({
+  index,
+  status,
+  error,
+  ...(details && details.length > 1 ? { details } : {}),
+});
+
 /** Each item's outcome in request order: 200 when every item succeeded, 207 otherwise. */
 function answer(
   groups: Group[],
@@ -261,8 +269,7 @@ function answer(
     group.indexes.forEach((index, i) => {
       const refusal = group.refusal ?? refusals.get(index);
       if (refusal || !row) {
-        const { status, error, details } = refusal!;
-        data.push({ index, status, error, ...(details && details.length > 1 ? { details } : {}) });
+        data.push(refused(index, refusal!));
       } else {
         data.push({
           index,
@@ -273,14 +280,7 @@ function answer(
     });
   }
   for (const [index, refusal] of refusals) {
-    if (!data.some((d) => d.index === index)) {
-      data.push({
-        index,
-        status: refusal.status,
-        error: refusal.error,
-        ...(refusal.details && refusal.details.length > 1 ? { details: refusal.details } : {}),
-      });
-    }
+    if (!data.some((d) => d.index === index)) data.push(refused(index, refusal));
   }
   data.sort((a, b) => a.index - b.index);
   return { status: data.every((d) => d.status < 300) ? 200 : 207, body: { data } };
