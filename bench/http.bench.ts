@@ -17,7 +17,9 @@
  * (sources compiled as they load, NODE_ENV=development) instead of the production build;
  * `--via pgbouncer` runs a second instance of the same build through Debian's PgBouncer in
  * transaction pooling (DATABASE_POOL_MODE=transaction, DATABASE_DIRECT_URL set) in the baseline's
- * column, so `service/baseline` is direct ÷ through the pooler.
+ * column, so `service/baseline` is direct ÷ through the pooler. `--alone` pauses (SIGSTOP) every
+ * other server, and the pooler unless it serves the one measured, while a server is measured: their
+ * timers, collections and background jobs then take no CPU from it on a small machine.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +55,7 @@ const PROFILE = args.includes('--profile');
 // The service as `npm start` runs it (sources, development) instead of the production build.
 const DEVELOPMENT = args.includes('--dev');
 const VIA = args.includes('--via') ? option('via', '') : undefined;
+const ALONE = args.includes('--alone');
 if (VIA !== undefined && VIA !== 'pgbouncer') throw new Error('--via takes pgbouncer');
 if (VIA && args.includes('--baseline-dir')) throw new Error('--via and --baseline-dir share a column');
 // Only these routes (comma-separated names), e.g. while working on one of them.
@@ -102,6 +105,13 @@ const ALL_ROUTES: Route[] = [
     method: 'GET',
     path: (d) => `/v1/funnels/${d.funnelId}/contacts/${d.contactIds[0]}`,
     compared: true,
+  },
+  {
+    // Each request another contact, over more than the render cache holds: each read is a miss,
+    // the full statement parsed and planned (unnamed behind a transaction pooler).
+    name: 'single contacts in turn',
+    method: 'GET',
+    path: (d, i) => `/v1/funnels/${d.funnelId}/contacts/${d.contactIds[i % d.contactIds.length]}`,
   },
   { name: 'workspaces', method: 'GET', path: () => '/v1/workspaces', compared: true },
   {
@@ -223,7 +233,23 @@ async function main(): Promise<void> {
 
     const results = new Map<string, Sample[]>();
     let counter = 0;
+    const paused = (server: Server) =>
+      ALONE
+        ? [
+            ...servers.filter((s) => s !== server).map((s) => s.pid),
+            ...(bouncer && server !== baseline ? [bouncer.pid] : []),
+          ]
+        : [];
     const run = async (server: Server, route: Route, duration: number) => {
+      const others = paused(server);
+      for (const pid of others) process.kill(pid, 'SIGSTOP');
+      try {
+        return await measure(server, route, duration);
+      } finally {
+        for (const pid of others) process.kill(pid, 'SIGCONT');
+      }
+    };
+    const measure = async (server: Server, route: Route, duration: number) => {
       let peak = rssMb(server.pid);
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 200);
       const pooler = server === baseline && bouncer ? bouncer.pid : undefined;

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { ContactJsonCache } from '@app/contacts';
+import { ContactJsonCache, ContactsRepository } from '@app/contacts';
+import { FunnelsService } from '@app/workspaces';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -92,6 +93,67 @@ describe('contacts read through the render cache', () => {
     expect((await writeB.send('DELETE', `${path}/${id}`)).status).toBe(204);
     expect(await listed(id)).toBeUndefined();
     expect((await readA.get(`${path}/${id}`)).status).toBe(404);
+  });
+
+  it('answers a repeated single read from its version alone, and reads the row again once it changed', async () => {
+    const id = ids[4];
+    const rows = a.app.get(ContactsRepository);
+    const fullReads = jest.spyOn(rows, 'findOne');
+    const probes = jest.spyOn(rows, 'versionOf');
+    a.app.get(ContactJsonCache).forget(id);
+    try {
+      const first = await fetch(`${a.baseUrl}${path}/${id}`, {
+        headers: { 'x-service-api-key': tenant.key },
+      });
+      const firstText = await first.text();
+      expect(first.status).toBe(200);
+      const again = await fetch(`${a.baseUrl}${path}/${id}`, {
+        headers: { 'x-service-api-key': tenant.key },
+      });
+      expect(await again.text()).toBe(firstText);
+      expect(fullReads).toHaveBeenCalledTimes(1);
+      expect(probes).toHaveBeenCalledTimes(1);
+      expect(probes).toHaveReturnedTimes(1);
+
+      await b.app.get(DataSource).query(`UPDATE contacts SET first_name = 'Changed' WHERE id = $1`, [id]);
+      const changed = await readA.get(`${path}/${id}`);
+      expect(changed.body.data.firstName).toBe('Changed');
+      expect(fullReads).toHaveBeenCalledTimes(2);
+      expect(probes).toHaveBeenCalledTimes(2);
+    } finally {
+      fullReads.mockRestore();
+      probes.mockRestore();
+    }
+  });
+
+  it('does not answer a kept contact through another funnel or another company', async () => {
+    const id = ids[6];
+    expect((await readA.get(`${path}/${id}`)).status).toBe(200);
+    expect(a.app.get(ContactJsonCache).holds(id)).toBe(true);
+    const sibling = await a.app.get(FunnelsService).create({
+      workspaceId: tenant.workspaceId,
+      name: 'Sibling funnel',
+      status: 'online',
+      pages: [{ slug: 'start', title: 'Start' }],
+    });
+    const viaSibling = await readA.get(`/v1/funnels/${sibling.id}/contacts/${id}`);
+    expect(viaSibling.status).toBe(404);
+    expect(viaSibling.body).toEqual({ error: 'Contact not found', status: 404 });
+    const other = await createTenant(a.app);
+    const viaOther = await httpClient(a.baseUrl, other.key).get(
+      `/v1/funnels/${other.funnelId}/contacts/${id}`,
+    );
+    expect(viaOther.status).toBe(404);
+    expect(JSON.stringify(viaOther.body)).not.toContain('c6@example.com');
+    expect((await readA.get(`${path}/${id}`)).body.data.email).toBe('c6@example.com');
+  });
+
+  it('answers 404 for a kept contact deleted straight from the database, and forgets it', async () => {
+    const id = ids[7];
+    expect((await readA.get(`${path}/${id}`)).status).toBe(200);
+    await b.app.get(DataSource).query('DELETE FROM contacts WHERE id = $1', [id]);
+    expect((await readA.get(`${path}/${id}`)).status).toBe(404);
+    expect(a.app.get(ContactJsonCache).holds(id)).toBe(false);
   });
 
   it('reads the same contacts by cursor and with filters as by page', async () => {

@@ -51,6 +51,11 @@ export class ContactJsonCache {
     return entry.json;
   }
 
+  /** Whether a text of contact `id` is kept, whatever its version. */
+  holds(id: string): boolean {
+    return this.entries.has(id);
+  }
+
   set(id: string, version: string, json: string): void {
     const kept = this.entries.has(id);
     this.forget(id);
