@@ -76,7 +76,7 @@ export function rawStepFunnelSql(
 }
 
 export async function rawStepFunnel(
-  db: DataSource,
+  db: Pick<DataSource, 'query'>,
   funnelId: string,
   from: string,
   to: string,
