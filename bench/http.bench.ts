@@ -17,7 +17,8 @@
  * (sources compiled as they load, NODE_ENV=development) instead of the production build;
  * `--via pgbouncer` runs a second instance of the same build through Debian's PgBouncer in
  * transaction pooling (DATABASE_POOL_MODE=transaction, DATABASE_DIRECT_URL set) in the baseline's
- * column, so `service/baseline` is direct ÷ through the pooler. `--alone` pauses (SIGSTOP) every
+ * column, so `service/baseline` is direct ÷ through the pooler; with `--prepared`, through the
+ * PgBouncer at PGBOUNCER_PREPARED_BIN (1.21 or later) with DATABASE_POOLER_PREPARED_STATEMENTS=true. `--alone` pauses (SIGSTOP) every
  * other server, and the pooler unless it serves the one measured, while a server is measured: their
  * timers, collections and background jobs then take no CPU from it on a small machine.
  */
@@ -38,7 +39,7 @@ import {
   startService,
 } from './http/processes';
 import { printProfile } from './http/profile';
-import { PgBouncer, startPgBouncer } from '../test/support/pgbouncer';
+import { PgBouncer, PREPARED_PGBOUNCER, startPgBouncer } from '../test/support/pgbouncer';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -56,6 +57,10 @@ const PROFILE = args.includes('--profile');
 const DEVELOPMENT = args.includes('--dev');
 const VIA = args.includes('--via') ? option('via', '') : undefined;
 const ALONE = args.includes('--alone');
+// Through a PgBouncer that keeps prepared statements (PGBOUNCER_PREPARED_BIN), the service naming them.
+const PREPARED = args.includes('--prepared');
+if (PREPARED && !PREPARED_PGBOUNCER)
+  throw new Error('--prepared needs PGBOUNCER_PREPARED_BIN (scripts/build-pgbouncer.sh)');
 if (VIA !== undefined && VIA !== 'pgbouncer') throw new Error('--via takes pgbouncer');
 if (VIA && args.includes('--baseline-dir')) throw new Error('--via and --baseline-dir share a column');
 // Only these routes (comma-separated names), e.g. while working on one of them.
@@ -286,7 +291,7 @@ async function main(): Promise<void> {
         failures: result.non2xx + result.errors + result.timeouts,
       };
     };
-    if (VIA) bouncer = await startPgBouncer(pg.url);
+    if (VIA) bouncer = await startPgBouncer(pg.url, PREPARED ? PREPARED_PGBOUNCER : undefined);
     const baseline = BASELINE_DIR
       ? await startService(BASELINE_DIR, serviceEnv, await freePort(), [], 'baseline')
       : bouncer
@@ -297,6 +302,7 @@ async function main(): Promise<void> {
               DATABASE_URL: bouncer.urlFor(pg.url),
               DATABASE_POOL_MODE: 'transaction',
               DATABASE_DIRECT_URL: pg.url,
+              DATABASE_POOLER_PREPARED_STATEMENTS: String(PREPARED),
             },
             await freePort(),
             [],
@@ -331,7 +337,9 @@ async function main(): Promise<void> {
       `\nCPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %` +
         `\nservice: ${SERVICE_DIR} (${DEVELOPMENT ? 'npm start: sources, NODE_ENV=development' : 'production build, NODE_ENV=production'}), ${CONTACTS} contacts, node ${process.version}` +
         (BASELINE_DIR ? `\nbaseline: ${BASELINE_DIR}` : '') +
-        (VIA ? '\nbaseline: the same build through PgBouncer (transaction pooling)' : ''),
+        (VIA
+          ? `\nbaseline: the same build through PgBouncer (transaction pooling${PREPARED ? `, ${PREPARED_PGBOUNCER} keeping the service's named statements` : ', statements unnamed'})`
+          : ''),
     );
     if (PROFILE) {
       await service.stop();

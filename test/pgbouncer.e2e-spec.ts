@@ -4,7 +4,7 @@ import { startTestApp, TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient, Reply } from './support/http-client';
-import { PgBouncer, startPgBouncer } from './support/pgbouncer';
+import { DEBIAN_PGBOUNCER, PgBouncer, PREPARED_PGBOUNCER, startPgBouncer } from './support/pgbouncer';
 
 jest.setTimeout(120_000);
 
@@ -14,7 +14,18 @@ jest.setTimeout(120_000);
 const BOUND_MS = 1_000;
 const WINDOW = 'from=2026-03-01T00:00:00Z&to=2026-03-31T23:59:59.999Z';
 
-describe('behind PgBouncer in transaction pooling', () => {
+// Debian's PgBouncer 1.18 keeps no prepared statement across transactions: the service sends its
+// statements unnamed. PgBouncer 1.21 and later keeps them (DATABASE_POOLER_PREPARED_STATEMENTS):
+// the service names them as on a direct connection, and each server connection parses them once.
+describe.each([
+  { pooler: "Debian's PgBouncer 1.18, statements unnamed", binary: DEBIAN_PGBOUNCER, prepared: false },
+  { pooler: 'PgBouncer 1.24 keeping named statements', binary: PREPARED_PGBOUNCER, prepared: true },
+])('behind $pooler in transaction pooling', ({ binary, prepared }) => {
+  const mode = {
+    DATABASE_POOL_MODE: 'transaction',
+    DATABASE_POOLER_PREPARED_STATEMENTS: String(prepared),
+    AUTOMATION_WORKER_ENABLED: 'false',
+  };
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let bouncer: PgBouncer;
   // Both through the pooler: `listening` also has a direct connection for its caches, `polling` has none.
@@ -25,16 +36,10 @@ describe('behind PgBouncer in transaction pooling', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    bouncer = await startPgBouncer(db.url);
+    bouncer = await startPgBouncer(db.url, binary);
     const pooled = bouncer.urlFor(db.url);
-    listening = await startTestApp(
-      { DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: db.url, AUTOMATION_WORKER_ENABLED: 'false' },
-      pooled,
-    );
-    polling = await startTestApp(
-      { DATABASE_POOL_MODE: 'transaction', AUTOMATION_WORKER_ENABLED: 'false' },
-      pooled,
-    );
+    listening = await startTestApp({ ...mode, DATABASE_DIRECT_URL: db.url }, pooled);
+    polling = await startTestApp(mode, pooled);
     sql = new Client({ connectionString: db.url });
     await sql.connect();
     tenant = await createTenant(listening.app);
@@ -90,9 +95,21 @@ describe('behind PgBouncer in transaction pooling', () => {
         ][i % 8],
       );
     }
+    const before = prepared ? await bouncer.stats() : undefined;
     const replies = await Promise.all(requests.map((send) => send()));
     const failed = replies.filter((r) => r.status >= 300).map((r) => [r.status, r.body]);
     expect(failed).toEqual([]);
+    // With a pooler that keeps them, the service's named statements reached it, and it prepared
+    // each on a server connection once and bound it again on later runs (1.18 counts neither).
+    const after = before && (await bouncer.stats());
+    const reuse = before &&
+      after && {
+        binds: after.total_bind_count - before.total_bind_count,
+        serverParses: after.total_server_parse_count - before.total_server_parse_count,
+      };
+    expect(
+      reuse && { manyBinds: reuse.binds > 100, fewParses: reuse.serverParses < reuse.binds / 2 },
+    ).toEqual(prepared ? { manyBinds: true, fewParses: true } : undefined);
     // The events of the burst were all stored and counted.
     const sessions = await apis[0].get(
       `/v1/funnels/${tenant.funnelId}/metrics/kpis/kpi_total_sessions?${WINDOW}`,
@@ -142,11 +159,7 @@ describe('behind PgBouncer in transaction pooling', () => {
     const name = new URL(slow.url).pathname.slice(1);
     await direct.query(`ALTER DATABASE ${direct.escapeIdentifier(name)} SET statement_timeout = 600`);
     const app = await startTestApp(
-      {
-        DATABASE_POOL_MODE: 'transaction',
-        DATABASE_STATEMENT_TIMEOUT_MS: '10000',
-        AUTOMATION_WORKER_ENABLED: 'false',
-      },
+      { ...mode, DATABASE_STATEMENT_TIMEOUT_MS: '10000' },
       bouncer.urlFor(slow.url),
     );
     try {

@@ -6,13 +6,23 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from './processes';
 
-const BINARY = '/usr/sbin/pgbouncer';
+/** Debian's PgBouncer (1.18 on bookworm): it keeps no prepared statement across transactions. */
+export const DEBIAN_PGBOUNCER = '/usr/sbin/pgbouncer';
+/**
+ * A PgBouncer that keeps prepared statements across transactions (1.21 or later, whose
+ * `max_prepared_statements` defaults to 200 from 1.22): Debian's 1.24 source built by
+ * `scripts/build-pgbouncer.sh` (`.ci/run` runs it), or another at PGBOUNCER_PREPARED_BIN.
+ */
+export const PREPARED_PGBOUNCER =
+  process.env.PGBOUNCER_PREPARED_BIN ?? '/usr/local/lib/funnel-crm/pgbouncer-1.24.1/bin/pgbouncer';
 
 export interface PgBouncer {
   /** `databaseUrl` with its host and port replaced by PgBouncer's. */
   urlFor(databaseUrl: string): string;
   /** PgBouncer's process (it runs in the foreground), for measuring its CPU. */
   pid: number;
+  /** `SHOW STATS` of its admin console, each counter summed over the databases. */
+  stats(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -22,10 +32,12 @@ export interface PgBouncer {
  * such as statement_timeout). Its config, log and socket live in a temporary folder it removes.
  * Fails (never skips) when pgbouncer is not installed.
  */
-export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
-  if (!existsSync(BINARY)) {
+export async function startPgBouncer(serverUrl: string, binary = DEBIAN_PGBOUNCER): Promise<PgBouncer> {
+  if (!existsSync(binary)) {
     throw new Error(
-      `${BINARY} is not installed; install it (Debian: apt-get install -y pgbouncer) to run this suite`,
+      binary === DEBIAN_PGBOUNCER
+        ? `${binary} is not installed; install it (Debian: apt-get install -y pgbouncer) to run this suite`
+        : `${binary} does not exist; build it with scripts/build-pgbouncer.sh (or set PGBOUNCER_PREPARED_BIN)`,
     );
   }
   const server = new URL(serverUrl);
@@ -46,6 +58,8 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
       `unix_socket_dir = ${dir}`,
       `auth_file = ${join(dir, 'userlist.txt')}`,
       'pool_mode = transaction',
+      // Only lets this user read the admin console's counters; pooling keeps every default.
+      `admin_users = ${user}`,
       `logfile = ${join(dir, 'pgbouncer.log')}`,
       `pidfile = ${join(dir, 'pgbouncer.pid')}`,
       '',
@@ -60,7 +74,7 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
     await chmod(dir, 0o700);
   }
   const child: ChildProcess = spawn(
-    BINARY,
+    binary,
     [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -99,5 +113,23 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { urlFor, pid: child.pid ?? 0, stop };
+  const stats = async () => {
+    const url = new URL(urlFor(serverUrl));
+    url.pathname = '/pgbouncer';
+    const admin = new Client({ connectionString: url.toString() });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<Record<string, string>>('SHOW STATS');
+      const sums: Record<string, number> = {};
+      for (const row of rows) {
+        for (const [name, value] of Object.entries(row)) {
+          if (name.startsWith('total_')) sums[name] = (sums[name] ?? 0) + Number(value);
+        }
+      }
+      return sums;
+    } finally {
+      await admin.end();
+    }
+  };
+  return { urlFor, pid: child.pid ?? 0, stats, stop };
 }

@@ -48,6 +48,7 @@ export class CoreModule {
     const pooling: DatabasePooling = {
       DATABASE_POOL_MODE: options.pooling?.DATABASE_POOL_MODE ?? DIRECT_CONNECTIONS.DATABASE_POOL_MODE,
       DATABASE_DIRECT_URL: options.pooling?.DATABASE_DIRECT_URL,
+      DATABASE_POOLER_PREPARED_STATEMENTS: options.pooling?.DATABASE_POOLER_PREPARED_STATEMENTS ?? false,
     };
     return {
       module: CoreModule,

@@ -41,6 +41,14 @@ describe(validateEnv.name, () => {
     expect(
       (thrownBy(() => validateEnv({ DATABASE_POOL_MODE: 'statement' })) as ConfigValidationError).problems,
     ).toEqual(['DATABASE_POOL_MODE must be session or transaction']);
+    expect(validateEnv({})).toMatchObject({ DATABASE_POOLER_PREPARED_STATEMENTS: false });
+    expect(validateEnv({ DATABASE_POOLER_PREPARED_STATEMENTS: 'true' })).toMatchObject({
+      DATABASE_POOLER_PREPARED_STATEMENTS: true,
+    });
+    expect(
+      (thrownBy(() => validateEnv({ DATABASE_POOLER_PREPARED_STATEMENTS: 'maybe' })) as ConfigValidationError)
+        .problems,
+    ).toEqual(['DATABASE_POOLER_PREPARED_STATEMENTS must be true or false']);
   });
 
   it('turns the development defaults off in production', () => {

@@ -81,6 +81,11 @@ export class EnvironmentVariables {
   })
   DATABASE_DIRECT_URL?: string;
 
+  /** With DATABASE_POOL_MODE=transaction: the pooler keeps named prepared statements (PgBouncer ≥ 1.21). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'DATABASE_POOLER_PREPARED_STATEMENTS must be true or false' })
+  DATABASE_POOLER_PREPARED_STATEMENTS: boolean = false;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()

@@ -15,6 +15,13 @@ export interface DatabasePooling {
   DATABASE_POOL_MODE: DatabasePoolMode;
   /** A connection that keeps its session, past the pooler: LISTEN and the migrations' lock use it. */
   DATABASE_DIRECT_URL?: string;
+  /**
+   * The transaction pooler keeps named prepared statements across its server connections
+   * (PgBouncer 1.21 and later with `max_prepared_statements` above 0, the default from 1.22): the
+   * service then names its hot statements as it does on a direct connection, so PostgreSQL parses
+   * and plans them once per server connection instead of on every run.
+   */
+  DATABASE_POOLER_PREPARED_STATEMENTS?: boolean;
 }
 
 export const DIRECT_CONNECTIONS: DatabasePooling = { DATABASE_POOL_MODE: 'session' };
@@ -39,7 +46,9 @@ class UnnamedStatementClient extends Client {
 
 /** node-postgres pool options the pool mode requires (`extra` of the data source). */
 export function pooledClientOptions(pooling: DatabasePooling): { Client?: typeof Client } {
-  return pooling.DATABASE_POOL_MODE === 'transaction' ? { Client: UnnamedStatementClient } : {};
+  return pooling.DATABASE_POOL_MODE === 'transaction' && !pooling.DATABASE_POOLER_PREPARED_STATEMENTS
+    ? { Client: UnnamedStatementClient }
+    : {};
 }
 
 /**
