@@ -83,7 +83,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     this.replica = new Pool({
       connectionString: url,
       application_name: 'funnel-crm-read',
-      // A replica is reached the way the primary is: behind a transaction pooler, statements go unnamed.
+      // A replica is reached the way the primary is, statements named or not as the pooler allows.
       ...boundedPool(timeouts, pooling),
     });
     // A session the replica ends (restart, shutdown) must not end the process; the query in flight falls back.
