@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { selectList } from '@app/core';
 import { ContactPropertyDefinition } from './entities/contact-property-definition.entity';
 import { ContactUniqueValue } from './entities/contact-unique-value.entity';
 import { propertyFitsSql, PropertyTypeRule, typedPropertySql } from './property-types';
@@ -41,14 +42,11 @@ export class ContactPropertiesRepository {
     return new Map(rows.map((row) => [row.name as string, manager.create(ContactPropertyDefinition, row)]));
   }
 
-  private selectList?: string;
+  private selected?: string;
 
-  /** The entity's columns as its properties, from its metadata. */
+  /** The entity's columns as its properties. */
   private columns(): string {
-    return (this.selectList ??= this.dataSource
-      .getMetadata(ContactPropertyDefinition)
-      .columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
-      .join(', '));
+    return (this.selected ??= selectList(this.dataSource, ContactPropertyDefinition));
   }
 
   /** The funnel's definitions, read outside any transaction. */

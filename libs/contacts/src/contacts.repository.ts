@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ReadPool, sqlPool } from '@app/core';
+import { ReadPool, selectList, sqlPool } from '@app/core';
 import type { NewContactFields } from './contact-input';
 import { sortValueText, type SqlQuery } from './contacts-list.sql';
 import { Contact } from './entities/contact.entity';
@@ -39,13 +39,9 @@ export class ContactsRepository {
     private readonly reads: ReadPool,
   ) {}
 
-  /** `c.first_name AS "firstName", ...` for every column of the entity. */
+  /** `c."first_name" AS "firstName", ...` for every column of the entity. */
   selectList(): string {
-    this.columns ??= this.dataSource
-      .getMetadata(Contact)
-      .columns.map((c) => `c.${c.databaseName} AS "${c.propertyName}"`)
-      .join(', ');
-    return this.columns;
+    return (this.columns ??= selectList(this.dataSource, Contact, 'c'));
   }
 
   /** The messages of contact `c`, as a JSON array in the presenter's order. */

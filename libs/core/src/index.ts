@@ -7,6 +7,7 @@ export * from './database/data-source-options';
 export * from './database/database-outage';
 export * from './database/notified-cache';
 export * from './database/sql-pool';
+export * from './database/select-list';
 export * from './database/read-pool';
 export * from './database/database-url';
 export * from './database/embedded-postgres';

@@ -30,6 +30,10 @@ const CHANGES_PER_CHUNK = 2000;
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
 
+/** The last change recorded for funnel `funnel` (0 when none), as text. */
+const lastSeqSql = (funnel: string) =>
+  `(SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = ${funnel})::text`;
+
 const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -199,7 +203,7 @@ export class SegmentFolder extends BackgroundRounds {
       await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
       const [row]: { last_seq: string }[] = await manager.query(
         `WITH sealed AS (UPDATE metric_segment_folds SET sealed_to = $2, folded_to = $3 WHERE funnel_id = $1)
-         SELECT (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS last_seq`,
+         SELECT ${lastSeqSql('$1')} AS last_seq`,
         [funnelId, iso(target), iso(start)],
       );
       return row.last_seq;
@@ -209,7 +213,7 @@ export class SegmentFolder extends BackgroundRounds {
   private async claim(manager: EntityManager, funnelId: string): Promise<Fold[]> {
     return manager.query(
       `SELECT ${millis('sealed_to')} AS sealed_to, ${millis('folded_to')} AS folded_to,
-              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS last_seq
+              ${lastSeqSql('$1')} AS last_seq
        FROM metric_segment_folds WHERE funnel_id = $1 FOR UPDATE SKIP LOCKED`,
       [funnelId],
     );
