@@ -130,6 +130,35 @@ describe('POST /v1/funnels/{funnelId}/contacts/batch', () => {
     ]);
   });
 
+  it("answers an updated contact with its messages, as a read shows it, and records each changed field", async () => {
+    const first = await api.post(batchPath, { contacts: [{ email: 'msg1@example.com', firstName: 'Old' }] });
+    const id = first.body.data[0].data.id;
+    const db = t.app.get(DataSource);
+    await db.query(
+      `INSERT INTO contact_messages (contact_id, funnel_id, name, type, content) VALUES ($1, $2, 'Welcome', 'email', 'Hi')`,
+      [id, acme.funnelId],
+    );
+    const res = await api.post(batchPath, {
+      upsertBy: 'email',
+      contacts: [{ email: 'msg1@example.com', firstName: 'New', lastName: 'Last', properties: { score: 7 } }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data[0].data.messages).toEqual([
+      expect.objectContaining({ name: 'Welcome', type: 'email', content: 'Hi' }),
+    ]);
+    expect(res.body.data[0].data).toEqual(await read(id));
+    const records = await db.query(
+      'SELECT id, field_name, value FROM contact_field_values WHERE contact_id = $1 ORDER BY field_name',
+      [id],
+    );
+    expect(records.map((r: { field_name: string; value: string }) => [r.field_name, r.value])).toEqual([
+      ['firstName', 'New'],
+      ['lastName', 'Last'],
+      ['score', '7'],
+    ]);
+    expect(new Set(records.map((r: { id: string }) => r.id)).size).toBe(3);
+  });
+
   it('makes items of one batch with the same key one contact', async () => {
     const before = await count();
     const res = await api.post(batchPath, {
