@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { validateEnv } from './config/env.validation';
 import { ChangeNotifications } from './database/change-notifications';
 import {
-  checkServerStatementTimeout,
+  checkServerSettings,
   DATABASE_POOLING,
   DatabasePooling,
   DIRECT_CONNECTIONS,
@@ -69,11 +69,11 @@ export class CoreModule {
         { provide: 'DATABASE_CLIENT_ERRORS', inject: [DataSource], useFactory: guardPoolClients },
         { provide: DATABASE_POOLING, useValue: pooling },
         {
-          provide: 'DATABASE_STATEMENT_TIMEOUT_CHECK',
+          provide: 'DATABASE_SERVER_SETTINGS_CHECK',
           inject: [DataSource],
           useFactory: (dataSource: DataSource) =>
             options.timeouts &&
-            checkServerStatementTimeout(dataSource, pooling, options.timeouts.DATABASE_STATEMENT_TIMEOUT_MS),
+            checkServerSettings(dataSource, pooling, options.timeouts.DATABASE_STATEMENT_TIMEOUT_MS),
         },
         AppMetrics,
         HttpMetrics,

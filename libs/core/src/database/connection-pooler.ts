@@ -60,24 +60,38 @@ export function sessionUrl(pooling: DatabasePooling, url: string): string | unde
 }
 
 /**
- * A transaction pooler refuses `statement_timeout` as a startup parameter, so behind one the
- * bound is the role's (or database's) setting: says so once at boot when it is missing or looser
- * than the configured one. The client-side bound (query_timeout) holds either way.
+ * The service's requests read a few thousand rows at most, many at once: a parallel plan's
+ * workers cost more to start than they save (about 70 ms of a 100 ms metrics read, measured in
+ * docs/BENCHMARKS.md), and they take the cores other requests need. Sent as startup parameters
+ * where they are accepted; behind a transaction pooler the role sets them (checkServerSettings).
  */
-export async function checkServerStatementTimeout(
+export const SERVICE_SERVER_SETTINGS = { max_parallel_workers_per_gather: 0 } as const;
+
+/**
+ * A transaction pooler refuses `statement_timeout` and SERVICE_SERVER_SETTINGS as startup
+ * parameters, so behind one they are the role's (or database's) settings: says so once at boot
+ * for each that is missing, or looser than the configured one. The client-side bound
+ * (query_timeout) holds either way.
+ */
+export async function checkServerSettings(
   dataSource: DataSource,
   pooling: DatabasePooling,
   timeoutMs: number,
 ): Promise<void> {
   if (pooling.DATABASE_POOL_MODE !== 'transaction' || !dataSource.isInitialized) return;
+  const wanted: Record<string, number> = { statement_timeout: timeoutMs, ...SERVICE_SERVER_SETTINGS };
   const rows = (await dataSource.query(
-    `SELECT setting::int AS ms, current_user AS role, current_database() AS db
-     FROM pg_settings WHERE name = 'statement_timeout'`,
-  )) as { ms: number; role: string; db: string }[];
-  const { ms, role, db } = rows[0];
-  if (ms > 0 && ms <= timeoutMs) return;
-  new Logger('Database').warn(
-    `statement_timeout is ${ms} ms on the server, not ${timeoutMs}: with DATABASE_POOL_MODE=transaction ` +
-      `set it on the role: ALTER ROLE "${role}" IN DATABASE "${db}" SET statement_timeout = ${timeoutMs}`,
-  );
+    `SELECT name, setting::int AS value, current_user AS role, current_database() AS db
+     FROM pg_settings WHERE name = ANY($1)`,
+    [Object.keys(wanted)],
+  )) as { name: string; value: number; role: string; db: string }[];
+  for (const { name, value, role, db } of rows) {
+    const fits = name === 'statement_timeout' ? value > 0 && value <= timeoutMs : value === wanted[name];
+    if (fits) continue;
+    new Logger('Database').warn(
+      `${name} is ${value}${name === 'statement_timeout' ? ' ms' : ''} on the server, not ${wanted[name]}: ` +
+        `with DATABASE_POOL_MODE=transaction set it on the role: ` +
+        `ALTER ROLE "${role}" IN DATABASE "${db}" SET ${name} = ${wanted[name]}`,
+    );
+  }
 }

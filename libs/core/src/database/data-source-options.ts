@@ -1,7 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSourceOptions, MigrationInterface } from 'typeorm';
-import { DatabasePooling, DIRECT_CONNECTIONS, pooledClientOptions } from './connection-pooler';
+import {
+  DatabasePooling,
+  DIRECT_CONNECTIONS,
+  pooledClientOptions,
+  SERVICE_SERVER_SETTINGS,
+} from './connection-pooler';
 import { SerialQueryClient } from './serial-query-client';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
@@ -47,6 +52,9 @@ export function boundedPool(
     // answering. A transaction pooler refuses the startup parameter: there the role sets it.
     ...(pooling.DATABASE_POOL_MODE !== 'transaction' && {
       statement_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS,
+      options: Object.entries(SERVICE_SERVER_SETTINGS)
+        .map(([name, value]) => `-c ${name}=${value}`)
+        .join(' '),
     }),
     query_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS + 1_000,
     ...pooledClientOptions(pooling),
