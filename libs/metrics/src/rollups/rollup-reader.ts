@@ -11,7 +11,7 @@ import {
 } from '../events/event-definitions';
 import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
-import { segmentEventSums, segmentRollupRows, segmentSessionSums } from '../segments/segment-sql';
+import { cellsOf, segmentEventSums, segmentRollupRows, segmentSessionSums } from '../segments/segment-sql';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
@@ -378,9 +378,12 @@ export class RollupReader {
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
         `SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
          FROM (
-           SELECT r.${column} AS key, (k.value ->> 1)::bigint AS timed, (k.value ->> 2)::bigint AS total_ms
-           FROM ${segmentRollupRows(plan, funnel, filter, params, `r.${column}, r.events`)}
-           CROSS JOIN jsonb_each(r.events -> ${params.bind('page')}) AS k
+           SELECT k.segment_key AS key, (k.value ->> 1)::bigint AS timed, (k.value ->> 2)::bigint AS total_ms
+           FROM ${cellsOf(
+             segmentRollupRows(plan, funnel, filter, params, `r.${column}, r.events`),
+             `r.events -> ${params.bind('page')}`,
+             [[`r.${column}`, 'segment_key']],
+           )}
            UNION ALL
            SELECT e.key, e.sign, e.sign * e.time_on_page_ms
            FROM (${pieceScans(
