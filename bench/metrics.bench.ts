@@ -238,9 +238,18 @@ async function main(): Promise<void> {
         if (r.large.p50 > slowest.p50) slowest = { name: `${name} (${win})`, p50: r.large.p50 };
       }
     }
+    const geomean = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);
+    const used = machineTicks();
+    const steal = (100 * (used.steal - ticks.steal)) / Math.max(1, used.total - ticks.total);
+    console.log(
+      `\nx${SCALE}/x1 p50 ratio: geometric mean ${fmt(geomean, 2)}, worst ${fmt(worst.ratio, 2)} (${worst.name})` +
+        `\nslowest p50 on the larger funnel: ${fmt(slowest.p50, 1)} ms (${slowest.name})` +
+        `\nmachine check: PostgreSQL summed 20M integers in ${fmt(calibration, 0)} ms (about 1500 ms on an idle modern core); ` +
+        `CPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %`,
+    );
     if (PROBES !== 'figures' && ONLY.test('step funnel'))
       await compareStepFunnelWithEvents(
-        dataSource,
+        pg.url,
         baseUrl,
         [
           { label: 'x1', ...small },
@@ -251,15 +260,6 @@ async function main(): Promise<void> {
         7 * DAY,
         3,
       );
-    const geomean = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);
-    const used = machineTicks();
-    const steal = (100 * (used.steal - ticks.steal)) / Math.max(1, used.total - ticks.total);
-    console.log(
-      `\nx${SCALE}/x1 p50 ratio: geometric mean ${fmt(geomean, 2)}, worst ${fmt(worst.ratio, 2)} (${worst.name})` +
-        `\nslowest p50 on the larger funnel: ${fmt(slowest.p50, 1)} ms (${slowest.name})` +
-        `\nmachine check: PostgreSQL summed 20M integers in ${fmt(calibration, 0)} ms (about 1500 ms on an idle modern core); ` +
-        `CPU time taken by other guests of the host (steal) during the measurements: ${fmt(steal, 1)} %`,
-    );
     // Backends publish their scan counters when idle, at most once a second.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const after = await indexUse(dataSource);

@@ -1,5 +1,3 @@
-import type { DataSource } from 'typeorm';
-
 /** Session filters as metric_sessions columns, e.g. `{ device: ['mobile'] }`. */
 export type RawFilter = Partial<
   Record<'device' | 'utm_source' | 'ab_variant' | 'utm_medium' | 'utm_campaign', string[]>
@@ -76,7 +74,7 @@ export function rawStepFunnelSql(
 }
 
 export async function rawStepFunnel(
-  db: Pick<DataSource, 'query'>,
+  db: { query(text: string, values?: unknown[]): Promise<Record<string, string | number | null>[]> },
   funnelId: string,
   from: string,
   to: string,

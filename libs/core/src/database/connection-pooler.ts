@@ -60,10 +60,11 @@ export function sessionUrl(pooling: DatabasePooling, url: string): string | unde
 }
 
 /**
- * The service's requests read a few thousand rows at most, many at once: a parallel plan's
+ * Most of the service's requests read a few thousand rows, many at once: a parallel plan's
  * workers cost more to start than they save (about 70 ms of a 100 ms metrics read, measured in
- * docs/BENCHMARKS.md), and they take the cores other requests need. Sent as startup parameters
- * where they are accepted; behind a transaction pooler the role sets them (checkServerSettings).
+ * docs/BENCHMARKS.md; a step funnel over a million sessions took the same time without them),
+ * and they take the cores other requests need. Sent as startup parameters where they are
+ * accepted; behind a transaction pooler the role sets them (checkServerSettings).
  */
 export const SERVICE_SERVER_SETTINGS = { max_parallel_workers_per_gather: 0 } as const;
 
