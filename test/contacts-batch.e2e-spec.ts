@@ -130,7 +130,7 @@ describe('POST /v1/funnels/{funnelId}/contacts/batch', () => {
     ]);
   });
 
-  it("answers an updated contact with its messages, as a read shows it, and records each changed field", async () => {
+  it('answers an updated contact with its messages, as a read shows it, and records each changed field', async () => {
     const first = await api.post(batchPath, { contacts: [{ email: 'msg1@example.com', firstName: 'Old' }] });
     const id = first.body.data[0].data.id;
     const db = t.app.get(DataSource);

@@ -228,7 +228,8 @@ export class ContactWritesRepository {
       ? ''
       : `, ${ContactsRepository.MESSAGES} AS messages`;
     const rows = await this.prepared<
-      Pick<ContactRow, 'id' | 'properties' | 'meta' | 'updatedAt' | 'version'> & Partial<Pick<ContactRow, 'messages'>>
+      Pick<ContactRow, 'id' | 'properties' | 'meta' | 'updatedAt' | 'version'> &
+        Partial<Pick<ContactRow, 'messages'>>
     >(
       manager,
       `WITH r AS (
