@@ -1,6 +1,18 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import {
+  chmod,
+  cp,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+} from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -73,6 +85,41 @@ describe('Embedded PostgreSQL', () => {
       });
       expect(again).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(again.stdout)).toEqual({ id: expect.any(String) });
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+      await rm(shared, { recursive: true, force: true });
+    }
+  });
+
+  it('starts afresh in a new checkout at the path of a removed one, keeping the old cluster aside', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'private-'));
+    const shared = await mkdtemp(join(tmpdir(), 'shared-'));
+    try {
+      const checkout = await privateCheckout(parent);
+      const env = {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'development',
+        EMBEDDED_POSTGRES_SHARED_DIR: shared,
+      };
+      const admin = (...args: string[]) => runNode(checkout, ['scripts/admin.js', ...args], env);
+      expect(await admin('company', 'create', '--name', 'Before')).toMatchObject({ code: 0, stderr: '' });
+      const cluster = join(checkout, '.data', 'postgres');
+      const clusterDir = isRoot ? join(await readlink(cluster), '..') : join(checkout, '.data');
+
+      // The checkout goes with its DATA_DIR (credentials included); as root its cluster stays
+      // shared. Without a root, remove only the credentials: the same cluster nobody can log in to.
+      if (isRoot) await rm(join(checkout, '.data'), { recursive: true, force: true });
+      else await rm(join(checkout, '.data', 'postgres-credentials.json'));
+
+      const after = await admin('company', 'list');
+      expect(after).toMatchObject({ code: 0, stderr: '' });
+      // A new, empty cluster; the old one kept beside it, not deleted.
+      expect(JSON.parse(after.stdout)).toEqual({ data: [] });
+      const kept = (await readdir(clusterDir)).filter((name) =>
+        name.startsWith('postgres-without-credentials-'),
+      );
+      expect(kept).toHaveLength(1);
+      expect(existsSync(join(clusterDir, kept[0], 'PG_VERSION'))).toBe(true);
     } finally {
       await rm(parent, { recursive: true, force: true });
       await rm(shared, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -159,6 +159,28 @@ async function startServer(cluster: Cluster, port: number): Promise<void> {
   );
 }
 
+/**
+ * A cluster whose credentials are gone from DATA_DIR (left by an earlier checkout at the same
+ * path, whose `.data` went with it, or the file removed by hand): nobody can log in to it, and
+ * every start would fail on the missing file. It is renamed, not deleted, so its data can still be
+ * reached by hand, and a new cluster is made in its place. A running one is left alone.
+ */
+async function setAside(
+  cluster: Cluster,
+  credentialsFile: string,
+  log: (line: string) => void,
+): Promise<void> {
+  if ((await runningPort(cluster.dir)) !== undefined) {
+    throw new EmbeddedPostgresError(
+      `a server runs on ${cluster.dir}, whose credentials are not in ${credentialsFile}`,
+      `stop it (pg_ctl stop -D ${cluster.dir}) or restore that file`,
+    );
+  }
+  const aside = `${cluster.dir}-without-credentials-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  await rename(cluster.dir, aside);
+  log(`embedded PostgreSQL in ${cluster.dir} had no credentials in ${credentialsFile}: kept as ${aside}`);
+}
+
 /** The last FATAL or PANIC line of the server's log, which says why it did not start. */
 async function logReason(logFile: string): Promise<string | undefined> {
   const text = await readFile(logFile, 'utf8').catch(() => '');
@@ -195,6 +217,9 @@ export async function acquireEmbeddedPostgres(
     account,
     binaries: await binariesFor(account),
   };
+  if (existsSync(join(clusterDir, 'PG_VERSION')) && !existsSync(credentialsFile)) {
+    await setAside(cluster, credentialsFile, log);
+  }
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
     await initialise(cluster, credentialsFile);
