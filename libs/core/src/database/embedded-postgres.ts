@@ -103,6 +103,9 @@ async function initialise(cluster: Cluster, credentialsFile: string): Promise<vo
   const workDir = await mkdtemp(join(tmpdir(), 'pg-init-'));
   const passwordFile = join(workDir, 'password');
   try {
+    // Written first: a cluster with PG_VERSION and no credentials is one nobody can log in to
+    // (setAside), never one another process is initialising.
+    await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
     await mkdir(cluster.dir, { recursive: true, mode: 0o700 });
     await writeFile(passwordFile, `${credentials.password}\n`, { mode: 0o600 });
     if (cluster.account) {
@@ -126,6 +129,7 @@ async function initialise(cluster: Cluster, credentialsFile: string): Promise<vo
   } catch (error) {
     // A half-made cluster would make the next start fail too.
     await rm(cluster.dir, { recursive: true, force: true });
+    await rm(credentialsFile, { force: true });
     throw new EmbeddedPostgresError(
       `initdb failed: ${firstLine(error)}`,
       `check that ${cluster.dir} can be written`,
@@ -133,7 +137,6 @@ async function initialise(cluster: Cluster, credentialsFile: string): Promise<vo
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
-  await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
 }
 
 async function startServer(cluster: Cluster, port: number): Promise<void> {
