@@ -56,20 +56,36 @@ async function privateCheckout(parent: string): Promise<string> {
   return checkout;
 }
 
-describe('Embedded PostgreSQL', () => {
-  it('starts from a checkout under a mode-0700 folder, and after a failed start', async () => {
-    const parent = await mkdtemp(join(tmpdir(), 'private-'));
-    const shared = await mkdtemp(join(tmpdir(), 'shared-'));
-    try {
-      expect((await stat(parent)).mode & 0o777).toBe(0o700);
-      const checkout = await privateCheckout(parent);
-      const env = {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'development',
-        EMBEDDED_POSTGRES_SHARED_DIR: shared,
-      };
-      const admin = (...args: string[]) => runNode(checkout, ['scripts/admin.js', ...args], env);
+interface PrivateCheckout {
+  parent: string;
+  checkout: string;
+  env: Record<string, string>;
+  admin: (...args: string[]) => Promise<Run>;
+}
 
+/** Runs `test` with a private checkout whose shared cluster folder is its own, then removes both. */
+async function withPrivateCheckout(test: (c: PrivateCheckout) => Promise<void>): Promise<void> {
+  const parent = await mkdtemp(join(tmpdir(), 'private-'));
+  const shared = await mkdtemp(join(tmpdir(), 'shared-'));
+  try {
+    const checkout = await privateCheckout(parent);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'development',
+      EMBEDDED_POSTGRES_SHARED_DIR: shared,
+    };
+    const admin = (...args: string[]) => runNode(checkout, ['scripts/admin.js', ...args], env);
+    await test({ parent, checkout, env, admin });
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+    await rm(shared, { recursive: true, force: true });
+  }
+}
+
+describe('Embedded PostgreSQL', () => {
+  it('starts from a checkout under a mode-0700 folder, and after a failed start', () =>
+    withPrivateCheckout(async ({ parent, checkout, env, admin }) => {
+      expect((await stat(parent)).mode & 0o777).toBe(0o700);
       const first = await admin('company', 'create', '--name', 'Private');
       expect(first).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(first.stdout)).toEqual({ id: expect.any(String) });
@@ -85,23 +101,10 @@ describe('Embedded PostgreSQL', () => {
       });
       expect(again).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(again.stdout)).toEqual({ id: expect.any(String) });
-    } finally {
-      await rm(parent, { recursive: true, force: true });
-      await rm(shared, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('starts afresh in a new checkout at the path of a removed one, keeping the old cluster aside', async () => {
-    const parent = await mkdtemp(join(tmpdir(), 'private-'));
-    const shared = await mkdtemp(join(tmpdir(), 'shared-'));
-    try {
-      const checkout = await privateCheckout(parent);
-      const env = {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'development',
-        EMBEDDED_POSTGRES_SHARED_DIR: shared,
-      };
-      const admin = (...args: string[]) => runNode(checkout, ['scripts/admin.js', ...args], env);
+  it('starts afresh in a new checkout at the path of a removed one, keeping the old cluster aside', () =>
+    withPrivateCheckout(async ({ checkout, admin }) => {
       expect(await admin('company', 'create', '--name', 'Before')).toMatchObject({ code: 0, stderr: '' });
       const cluster = join(checkout, '.data', 'postgres');
       const clusterDir = isRoot ? join(await readlink(cluster), '..') : join(checkout, '.data');
@@ -120,11 +123,7 @@ describe('Embedded PostgreSQL', () => {
       );
       expect(kept).toHaveLength(1);
       expect(existsSync(join(clusterDir, kept[0], 'PG_VERSION'))).toBe(true);
-    } finally {
-      await rm(parent, { recursive: true, force: true });
-      await rm(shared, { recursive: true, force: true });
-    }
-  });
+    }));
 
   it('is started again on the same port when its server process dies', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'keepalive-'));
