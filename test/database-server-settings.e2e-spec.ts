@@ -15,9 +15,16 @@ describe("the service's server settings", () => {
   describe('on a direct connection', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startTestApp();
+      t = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '4321' });
     });
     afterAll(() => t.close());
+
+    it('bounds every statement on the server by DATABASE_STATEMENT_TIMEOUT_MS', async () => {
+      const [{ ms }] = await t.app
+        .get(DataSource)
+        .query("SELECT setting AS ms FROM pg_settings WHERE name = 'statement_timeout'");
+      expect(ms).toBe('4321');
+    });
 
     it('plans every statement of the API and of its reads without parallel workers', async () => {
       expect(SERVICE_SERVER_SETTINGS.max_parallel_workers_per_gather).toBe(0);

@@ -69,6 +69,15 @@ export function sessionUrl(pooling: DatabasePooling, url: string): string | unde
 export const SERVICE_SERVER_SETTINGS = { max_parallel_workers_per_gather: 0 } as const;
 
 /**
+ * What the service's pooled connections ask of the server: the statement bound (cancelled by the
+ * server, SQLSTATE 57014) and SERVICE_SERVER_SETTINGS. Sent at connect (boundedPool) where the
+ * server takes startup parameters, checked at boot (checkServerSettings) where it does not.
+ */
+export function serverSettings(statementTimeoutMs: number): Record<string, number> {
+  return { statement_timeout: statementTimeoutMs, ...SERVICE_SERVER_SETTINGS };
+}
+
+/**
  * A transaction pooler refuses `statement_timeout` and SERVICE_SERVER_SETTINGS as startup
  * parameters, so behind one they are the role's (or database's) settings: says so once at boot
  * for each that is missing, or looser than the configured one. The client-side bound
@@ -80,7 +89,7 @@ export async function checkServerSettings(
   timeoutMs: number,
 ): Promise<void> {
   if (pooling.DATABASE_POOL_MODE !== 'transaction' || !dataSource.isInitialized) return;
-  const wanted: Record<string, number> = { statement_timeout: timeoutMs, ...SERVICE_SERVER_SETTINGS };
+  const wanted = serverSettings(timeoutMs);
   const rows = (await dataSource.query(
     `SELECT name, setting::int AS value, current_user AS role, current_database() AS db
      FROM pg_settings WHERE name = ANY($1)`,

@@ -5,7 +5,7 @@ import {
   DatabasePooling,
   DIRECT_CONNECTIONS,
   pooledClientOptions,
-  SERVICE_SERVER_SETTINGS,
+  serverSettings,
 } from './connection-pooler';
 import { SerialQueryClient } from './serial-query-client';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
@@ -48,11 +48,10 @@ export function boundedPool(
   return {
     max,
     connectionTimeoutMillis: timeouts.DATABASE_POOL_TIMEOUT_MS,
-    // Cancelled by the server (SQLSTATE 57014); the client-side bound covers a server that stopped
-    // answering. A transaction pooler refuses the startup parameter: there the role sets it.
+    // The server's settings as startup parameters; the client-side bound covers a server that
+    // stopped answering. A transaction pooler refuses startup parameters: there the role sets them.
     ...(pooling.DATABASE_POOL_MODE !== 'transaction' && {
-      statement_timeout: timeouts.DATABASE_STATEMENT_TIMEOUT_MS,
-      options: Object.entries(SERVICE_SERVER_SETTINGS)
+      options: Object.entries(serverSettings(timeouts.DATABASE_STATEMENT_TIMEOUT_MS))
         .map(([name, value]) => `-c ${name}=${value}`)
         .join(' '),
     }),
