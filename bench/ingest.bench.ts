@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
 import { AuthModule } from '@app/auth';
 import { CoreModule } from '@app/core';
 import { WorkspacesModule } from '@app/workspaces';
@@ -161,17 +162,54 @@ async function main(): Promise<void> {
       };
       return { accepted, seconds, cpu, latencies: latencies.sort((a, b) => a - b) };
     };
+    /**
+     * Waits until the segment fold of the service (its job, every 10 s) has folded the funnel's
+     * traffic up to the seal (two minutes back) and every change the traffic recorded behind the
+     * seal: what it left for after the run, with the CPU it took.
+     */
+    const foldedAfter = async (funnel: BenchFunnel, to: number) => {
+      const cpu0 = { service: processCpuMs(service.pid as number), pg: postgresCpuMs(postmaster) };
+      const started = performance.now();
+      const sealed = Math.floor((to - 120_000) / 60_000) * 60_000;
+      for (;;) {
+        // A build without the segment fold (its table missing) has nothing to wait for.
+        const folds: { folded_to: Date | null }[] | null = await setup
+          .get(DataSource)
+          .query(
+            `SELECT f.folded_to FROM metric_segment_folds f WHERE f.funnel_id = $1
+               AND NOT EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)`,
+            [funnel.funnelId],
+          )
+          .catch((error: { code?: string }) => {
+            if (error.code === '42P01') return null;
+            throw error;
+          });
+        if (!folds || (folds[0]?.folded_to && folds[0].folded_to.getTime() >= sealed)) break;
+        if (performance.now() - started > 300_000)
+          throw new Error('the segment fold did not catch up in 5 minutes');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return {
+        seconds: (performance.now() - started) / 1000,
+        service: processCpuMs(service.pid as number) - cpu0.service,
+        pg: postgresCpuMs(postmaster) - cpu0.pg,
+      };
+    };
 
     // Warm-up on its own funnel, as large as a measured run: connections, prepared statements, the
     // month's partition, and autovacuum catching up with tables that were just created (the first
     // run after the start costs PostgreSQL about twice the CPU per event of the following ones).
     const warmup = await createBenchFunnel(setup, 'warm-up');
-    await run(4, batches(EVENTS, 9, 'w-'), warmup);
+    const warmupPlan = batches(EVENTS, 9, 'w-');
+    await run(4, warmupPlan, warmup);
+    // Its fold too, so that none of it runs during the measured runs.
+    await foldedAfter(warmup, warmupPlan.to);
 
     for (const [round, inFlight] of IN_FLIGHT.entries()) {
       const funnel = await createBenchFunnel(setup, `ingest-${inFlight}`);
       const plan = batches(EVENTS, 10 + round, `r${round}-`);
       const { accepted, seconds, cpu, latencies } = await run(inFlight, plan, funnel);
+      const fold = await foldedAfter(funnel, plan.to);
       const query = `from=${new Date(plan.from).toISOString()}&to=${new Date(plan.to).toISOString()}`;
       const sessions = await fetch(
         `http://127.0.0.1:${port}/v1/funnels/${funnel.funnelId}/metrics/kpis/kpi_total_sessions?${query}`,
@@ -182,7 +220,9 @@ async function main(): Promise<void> {
           ` = ${fmt(accepted / seconds, 0)} events/s` +
           `\n  request latency p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms` +
           `\n  CPU per event: service ${fmt((cpu.service * 1000) / accepted)} µs, PostgreSQL ${fmt((cpu.pg * 1000) / accepted)} µs` +
-          `\n  kpi_total_sessions over the traffic: ${fmt(sessions.data.value, 0)} (sessions sent: ${fmt(plan.sessions, 0)})`,
+          `\n  kpi_total_sessions over the traffic: ${fmt(sessions.data.value, 0)} (sessions sent: ${fmt(plan.sessions, 0)})` +
+          `\n  segment rollups folded to the seal ${fmt(fold.seconds)} s after the last batch; CPU meanwhile per event: ` +
+          `service ${fmt((fold.service * 1000) / accepted)} µs, PostgreSQL ${fmt((fold.pg * 1000) / accepted)} µs`,
       );
     }
     // Last, so its own CPU time is not counted above.

@@ -7,6 +7,7 @@ export * from './events/event-validation';
 export * from './events/events.service';
 export { EventRetention } from './events/event-retention';
 export { EventPartitions } from './events/event-partitions';
+export { IngestionActivity } from './events/ingestion-activity';
 export { SegmentFolder } from './segments/segment-folder';
 export * from './funnels/funnel-description.dto';
 export * from './funnels/funnel-descriptions.service';

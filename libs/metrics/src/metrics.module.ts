@@ -8,6 +8,7 @@ import { EventRetention, EventRetentionJob } from './events/event-retention';
 import { EventContactLinks } from './events/forget-contact';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
+import { IngestionActivity } from './events/ingestion-activity';
 import { IngestionMetrics } from './events/ingestion.metrics';
 import { FunnelDescriptionsService } from './funnels/funnel-descriptions.service';
 import { FunnelsController } from './funnels/funnels.controller';
@@ -32,6 +33,7 @@ import { StepFunnelsService } from './steps/step-funnels.service';
     EventsService,
     EventPartitions,
     EventRetention,
+    IngestionActivity,
     IngestionMetrics,
     MetricsService,
     RollupReader,

@@ -86,4 +86,25 @@ describe('BackgroundRounds', () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(job.began()).toBe(count);
   });
+
+  it('ends a pause within a round at stop, and pauses no more once stopped', async () => {
+    class PausingJob extends BackgroundRounds {
+      protected readonly logger = { warn: () => undefined } as unknown as Logger;
+      protected readonly failure = 'pausing failed';
+      paused = 0;
+      async drain(): Promise<void> {
+        await this.pause(60_000);
+        this.paused++;
+        await this.pause(60_000);
+        this.paused++;
+      }
+    }
+    const job = new PausingJob();
+    job.start();
+    const started = performance.now();
+    await tick();
+    await job.stop();
+    expect(job.paused).toBe(2);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
 });

@@ -13,6 +13,7 @@ export abstract class BackgroundRounds {
   private active = false;
   private ended = false;
   private timer?: NodeJS.Timeout;
+  private readonly pauses = new Set<() => void>();
 
   protected abstract readonly logger: Logger;
   /** What failed, for the warning: e.g. `copying property values failed`. */
@@ -66,11 +67,26 @@ export abstract class BackgroundRounds {
     while (this.running) await this.running;
   }
 
+  /** Waits `ms` milliseconds within a round, or less when `stop` is called meanwhile. */
+  protected pause(ms: number): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.pauses.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.pauses.add(done);
+    });
+  }
+
   /** No more rounds; resolves once the one running has ended. */
   stop(): Promise<void> {
     clearInterval(this.timer);
     this.active = false;
     this.ended = true;
+    for (const done of [...this.pauses]) done();
     return this.idle();
   }
 }

@@ -9,6 +9,7 @@ import { writeStepMarks } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
+import { IngestionActivity } from './ingestion-activity';
 import { IngestionMetrics } from './ingestion.metrics';
 import { latestQuestionTitles, writeBatch } from './batch-writes';
 import { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions, Sql } from './event-store';
@@ -63,6 +64,7 @@ export class EventsService {
     private readonly partitions: EventPartitions,
     private readonly metrics: IngestionMetrics,
     private readonly retention: EventRetention,
+    private readonly activity: IngestionActivity,
   ) {}
 
   /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
@@ -87,6 +89,7 @@ export class EventsService {
       queue.waiting.push({ companyId, events, resolve, reject });
       if (queue.writers < WRITERS_PER_FUNNEL) {
         queue.writers++;
+        this.activity.begin();
         void this.drain(funnelId, queue);
       }
     });
@@ -105,6 +108,7 @@ export class EventsService {
         else queue.waiting.unshift(...group.map((batch) => ({ ...batch, alone: true })));
       }
     }
+    this.activity.end();
     if (--queue.writers === 0) this.queues.delete(funnelId);
   }
 

@@ -5,6 +5,7 @@ import { BackgroundRounds, EnvironmentVariables } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { monthPartition } from '../events/event-partitions';
 import { EventRetention } from '../events/event-retention';
+import { IngestionActivity } from '../events/ingestion-activity';
 import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
@@ -29,6 +30,13 @@ const CHUNK_MINUTES = 60;
 const CHANGES_PER_CHUNK = 2000;
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
+/**
+ * The share of its time the fold works while this process ingests: after a chunk of t ms it
+ * waits t × (1 / share − 1) ms. At a tenth it still folds about 3,000 events a second on one core
+ * (docs/BENCHMARKS.md), far above the traffic a process sustains, and a burst of ingestion keeps
+ * the CPUs it would otherwise share with the fold; once ingestion is quiet it folds at full speed.
+ */
+const SHARE_WHILE_INGESTING = 0.1;
 
 /** The last change recorded for funnel `funnel` (0 when none), as text. */
 const lastSeqSql = (funnel: string) =>
@@ -117,7 +125,8 @@ const covers = (ranges: Range[], bucket: Range) => {
  * A round visits only the funnels with something to fold (one statement chooses them: recorded
  * changes, or traffic past the seal), each once: changes recorded while it folds wait for the
  * next round, so late traffic arriving in bulk has its minutes folded once a round, not again
- * after every batch.
+ * after every batch. *
+ * While the process ingests, the fold yields: it works a tenth of the time (yieldToIngestion).
  */
 @Injectable()
 export class SegmentFolder extends BackgroundRounds {
@@ -128,6 +137,7 @@ export class SegmentFolder extends BackgroundRounds {
   constructor(
     private readonly dataSource: DataSource,
     private readonly retention: EventRetention,
+    private readonly ingestion: IngestionActivity,
     config: ConfigService<EnvironmentVariables, true>,
   ) {
     super();
@@ -184,8 +194,24 @@ export class SegmentFolder extends BackgroundRounds {
   async foldFunnel(funnelId: string, target: number): Promise<boolean> {
     const lastSeq = await this.seal(funnelId, target);
     if (lastSeq === null) return false;
-    while (!this.stopped && (await this.foldChunk(funnelId, lastSeq)));
+    while (!this.stopped) {
+      const started = performance.now();
+      if (!(await this.foldChunk(funnelId, lastSeq))) break;
+      await this.yieldToIngestion(performance.now() - started);
+    }
     return true;
+  }
+
+  /**
+   * After a chunk that took `spentMs`, while this process ingests: waits until the chunk is
+   * SHARE_WHILE_INGESTING of the time spent, or less once ingestion is quiet.
+   */
+  private async yieldToIngestion(spentMs: number): Promise<void> {
+    const until = performance.now() + spentMs * (1 / SHARE_WHILE_INGESTING - 1);
+    for (let left = until - performance.now(); left > 0 && !this.stopped && this.ingestion.busy();) {
+      await this.pause(Math.min(left, 100));
+      left = until - performance.now();
+    }
   }
 
   /**

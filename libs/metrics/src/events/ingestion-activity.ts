@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+
+/** How long after its last batch was answered this process still counts as ingesting. */
+const QUIET_MS = 1000;
+
+/**
+ * Whether this process is ingesting tracking events: a batch waiting or being written, or one
+ * answered within the last second. Background work that competes with ingestion for the same
+ * CPUs (the segment fold) paces itself by it, so that a burst of traffic is not slowed by work
+ * that can wait for the burst to pass.
+ */
+@Injectable()
+export class IngestionActivity {
+  private writers = 0;
+  private lastEnded = -Infinity;
+
+  begin(): void {
+    this.writers++;
+  }
+
+  end(): void {
+    this.writers--;
+    this.lastEnded = performance.now();
+  }
+
+  busy(now = performance.now()): boolean {
+    return this.writers > 0 || now - this.lastEnded < QUIET_MS;
+  }
+}

@@ -1,0 +1,130 @@
+import { DataSource } from 'typeorm';
+import { EventsService, IngestionActivity, parseEventBatch, SegmentFolder } from '@app/metrics';
+import { startTestApp, TestApp } from './support/app';
+import { createTenant, TenantFixture } from './support/factories';
+import { randomTraffic, T0 } from './support/random-traffic';
+
+// While the process ingests, the segment fold works a tenth of the time: after each chunk it
+// waits nine times as long as the chunk took, less once ingestion is quiet. Without ingestion it
+// folds without waiting. Either way it folds the same rows.
+
+jest.setTimeout(300_000);
+
+const HOUR = 3_600_000;
+
+describe('segment folds yield to ingestion', () => {
+  let t: TestApp;
+  let db: DataSource;
+  let folder: SegmentFolder;
+  let activity: IngestionActivity;
+  let chunks: number[];
+  let pauses: number[];
+  let busy: jest.SpyInstance;
+
+  /** A funnel with the same traffic in three hours: three chunks of the fold. */
+  const funnelWithTraffic = async (seed: number): Promise<TenantFixture> => {
+    const tenant = await createTenant(t.app);
+    const events = [0, 1, 2].flatMap((hour) =>
+      randomTraffic(seed, 30).map((e) => ({
+        ...e,
+        sessionId: `${hour}-${e.sessionId as string}`,
+        occurredAt: new Date(Date.parse(e.occurredAt as string) + hour * HOUR).toISOString(),
+      })),
+    );
+    await t.app.get(EventsService).record(tenant.funnelId, parseEventBatch({ events }));
+    // The watermark row a round adds for every funnel first.
+    await db.query('INSERT INTO metric_segment_folds (funnel_id) VALUES ($1)', [tenant.funnelId]);
+    return tenant;
+  };
+  const rollups = (funnelId: string) =>
+    db.query(
+      `SELECT grain, bucket, segment, sessions, events FROM metric_segment_rollups
+       WHERE funnel_id = $1 ORDER BY grain, bucket, segment`,
+      [funnelId],
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp({ SEGMENT_FOLD_POLL_MS: '3600000' });
+    db = t.app.get(DataSource);
+    folder = t.app.get(SegmentFolder);
+    activity = t.app.get(IngestionActivity);
+    await folder.idle();
+    // Each chunk's time, and each wait the folder makes.
+    const foldChunk = folder.foldChunk.bind(folder);
+    jest.spyOn(folder, 'foldChunk').mockImplementation(async (...args) => {
+      const started = performance.now();
+      const more = await foldChunk(...args);
+      if (more) chunks.push(performance.now() - started);
+      return more;
+    });
+    const paused = folder as unknown as { pause(ms: number): Promise<void> };
+    const pause = paused.pause.bind(folder);
+    jest.spyOn(paused, 'pause').mockImplementation((ms: number) => {
+      pauses.push(ms);
+      return pause(ms);
+    });
+    busy = jest.spyOn(activity, 'busy');
+  });
+  beforeEach(() => {
+    chunks = [];
+    pauses = [];
+    busy.mockReset();
+  });
+  afterAll(() => t.close());
+
+  it('counts this process as ingesting while a batch is written and for a second after', async () => {
+    busy.mockRestore();
+    const tenant = await createTenant(t.app);
+    const before = performance.now();
+    expect(activity.busy(before + 10_000)).toBe(false);
+    const written = t.app
+      .get(EventsService)
+      .record(tenant.funnelId, parseEventBatch({ events: randomTraffic(3, 5) }));
+    expect(activity.busy()).toBe(true);
+    await written;
+    const after = performance.now();
+    expect(activity.busy(after)).toBe(true);
+    expect(activity.busy(after + 1_100)).toBe(false);
+    busy = jest.spyOn(activity, 'busy');
+  });
+
+  it('waits nine times each chunk while ingestion is busy, and folds the same rows', async () => {
+    const idle = await funnelWithTraffic(11);
+    const ingesting = await funnelWithTraffic(11);
+    // Sealed at the end of the third hour: its chunks end at 11:00, 12:00 and 13:00.
+    const at = T0 + 3 * HOUR;
+
+    busy.mockReturnValue(false);
+    await folder.foldFunnel(idle.funnelId, at);
+    expect(chunks.length).toBe(3);
+    expect(pauses).toEqual([]);
+
+    chunks = [];
+    busy.mockReturnValue(true);
+    await folder.foldFunnel(ingesting.funnelId, at);
+    expect(chunks.length).toBe(3);
+    const waited = pauses.reduce((sum, ms) => sum + ms, 0);
+    const worked = chunks.reduce((sum, ms) => sum + ms, 0);
+    expect(waited).toBeGreaterThanOrEqual(8.5 * worked);
+    expect(waited).toBeLessThanOrEqual(9 * worked + 10);
+    expect(Math.max(...pauses)).toBeLessThanOrEqual(100);
+
+    const [a, b] = [await rollups(idle.funnelId), await rollups(ingesting.funnelId)];
+    expect(a.length).toBeGreaterThan(0);
+    expect(b.map((r: { segment: string }) => r.segment)).toEqual(
+      a.map((r: { segment: string }) => r.segment),
+    );
+    expect(b.map((r: { sessions: unknown }) => r.sessions)).toEqual(
+      a.map((r: { sessions: unknown }) => r.sessions),
+    );
+  });
+
+  it('stops waiting once ingestion is quiet', async () => {
+    const tenant = await funnelWithTraffic(12);
+    // Busy for the chunk's check and one wait, then quiet.
+    busy.mockReturnValueOnce(true).mockReturnValueOnce(true).mockReturnValue(false);
+    await folder.foldFunnel(tenant.funnelId, T0 + 3 * HOUR);
+    expect(chunks.length).toBe(3);
+    expect(pauses.length).toBe(2);
+  });
+});
