@@ -326,7 +326,8 @@ describe('filtered figures from folded segment rollups equal the raw computation
     for (const tenant of tenants) {
       const row = await counts(tenant.funnelId);
       expect(row.changes).toBe(0);
-      expect(row.rollups).toBeGreaterThan(0);
+      // More rows than one JSON document of the fold's write holds (ROWS_PER_DOCUMENT, 250).
+      expect(row.rollups).toBeGreaterThan(250);
       expect(+row.folded_to!).toBeGreaterThan(T0 + SPAN);
     }
     // Earlier session_starts moved sessions into the cpc segment after their events were folded.

@@ -31,6 +31,12 @@ const CHANGES_PER_CHUNK = 2000;
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
 /**
+ * Rows per JSON parameter of the write. PostgreSQL turns one large document into jsonb more slowly
+ * per byte than several smaller ones: 1,462 rows (860 KB) took 46 ms as one and 19.5 ms as four
+ * (docs/BENCHMARKS.md).
+ */
+const ROWS_PER_DOCUMENT = 250;
+/**
  * The share of its time the fold works while this process ingests: after a chunk of t ms it
  * waits t × (1 / share − 1) ms. At a tenth it still folds about 3,000 events a second on one core
  * (docs/BENCHMARKS.md), far above the traffic a process sustains, and a burst of ingestion keeps
@@ -470,24 +476,13 @@ export class SegmentFolder extends BackgroundRounds {
     const ranges = levels.flatMap((l) => l.ranges.map((r) => ({ grain: l.grain, ...r })));
     if (!ranges.length) return;
     const rows = levels.flatMap((l) => l.rows.map((r) => ({ ...r, grain: l.grain })));
-    // The kept keys travel apart from the rows, so that the rows are read once, by the insert.
-    await manager.query(
-      `WITH gone AS (
-         DELETE FROM metric_segment_rollups r USING unnest($3::int[], $4::timestamptz[], $5::timestamptz[]) AS w(grain, lo, hi)
-         WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
-           AND NOT EXISTS (SELECT 1 FROM unnest($6::int[], $7::bigint[], $8::text[]) AS k(grain, bucket, segment)
-                           WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
-       )
-       INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
-       SELECT $1, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
-       FROM jsonb_to_recordset($2::jsonb) AS v(grain int, bucket bigint, segment text,
-         ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)
-       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events
-       WHERE (r.sessions, r.events) IS DISTINCT FROM (EXCLUDED.sessions, EXCLUDED.events)`,
-      [
-        funnelId,
+    // The rows as JSON in parts of at most ROWS_PER_DOCUMENT (one empty part when none), each its
+    // own parameter from $8 on.
+    const documents: string[] = [];
+    for (let from = 0; from === 0 || from < rows.length; from += ROWS_PER_DOCUMENT)
+      documents.push(
         JSON.stringify(
-          rows.map((r) => ({
+          rows.slice(from, from + ROWS_PER_DOCUMENT).map((r) => ({
             grain: r.grain,
             bucket: r.bucket,
             segment: r.segment,
@@ -496,12 +491,34 @@ export class SegmentFolder extends BackgroundRounds {
             events: r.events,
           })),
         ),
+      );
+    const record = `v(grain int, bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')},
+                      sessions jsonb, events jsonb)`;
+    const values = documents
+      .map((_, i) => `SELECT * FROM jsonb_to_recordset($${8 + i}::jsonb) AS ${record}`)
+      .join(' UNION ALL ');
+    // The kept keys travel apart from the rows, so that the rows are read once, by the insert.
+    await manager.query(
+      `WITH gone AS (
+         DELETE FROM metric_segment_rollups r USING unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
+         WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
+           AND NOT EXISTS (SELECT 1 FROM unnest($5::int[], $6::bigint[], $7::text[]) AS k(grain, bucket, segment)
+                           WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
+       )
+       INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
+       SELECT $1, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
+       FROM (${values}) AS v
+       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events
+       WHERE (r.sessions, r.events) IS DISTINCT FROM (EXCLUDED.sessions, EXCLUDED.events)`,
+      [
+        funnelId,
         ranges.map((r) => r.grain),
         ranges.map((r) => iso(r.from)),
         ranges.map((r) => iso(r.to)),
         rows.map((r) => r.grain),
         rows.map((r) => r.bucket),
         rows.map((r) => r.segment),
+        ...documents,
       ],
     );
   }
