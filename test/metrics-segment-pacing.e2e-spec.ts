@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { AppMetrics } from '@app/core';
 import { EventsService, IngestionActivity, parseEventBatch, SegmentFolder } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
@@ -35,6 +36,11 @@ describe('segment folds yield to ingestion', () => {
     // The watermark row a round adds for every funnel first.
     await db.query('INSERT INTO metric_segment_folds (funnel_id) VALUES ($1)', [tenant.funnelId]);
     return tenant;
+  };
+  /** The value of one of the fold's counters in this process. */
+  const counter = async (name: string) => {
+    const metric = t.app.get(AppMetrics).registry.getSingleMetric(name);
+    return (await metric!.get()).values[0]?.value ?? 0;
   };
   const rollups = (funnelId: string) =>
     db.query(
@@ -101,13 +107,22 @@ describe('segment folds yield to ingestion', () => {
 
     chunks = [];
     busy.mockReturnValue(true);
+    const [chunksBefore, yieldedBefore] = [
+      await counter('segment_fold_chunks_total'),
+      await counter('segment_fold_yield_seconds_total'),
+    ];
     await folder.foldFunnel(ingesting.funnelId, at);
+    // What an operator sees: three chunks, and the seconds waited for ingestion.
+    expect((await counter('segment_fold_chunks_total')) - chunksBefore).toBe(3);
+    const yielded = (await counter('segment_fold_yield_seconds_total')) - yieldedBefore;
     expect(chunks.length).toBe(3);
     const waited = pauses.reduce((sum, ms) => sum + ms, 0);
     const worked = chunks.reduce((sum, ms) => sum + ms, 0);
     expect(waited).toBeGreaterThanOrEqual(8.5 * worked);
     expect(waited).toBeLessThanOrEqual(9 * worked + 10);
     expect(Math.max(...pauses)).toBeLessThanOrEqual(100);
+    expect(yielded * 1000).toBeGreaterThanOrEqual(waited);
+    expect(yielded * 1000).toBeLessThanOrEqual(waited * 1.2 + 200);
 
     const [a, b] = [await rollups(idle.funnelId), await rollups(ingesting.funnelId)];
     expect(a.length).toBeGreaterThan(0);

@@ -15,6 +15,7 @@ import { FunnelsController } from './funnels/funnels.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { RollupReader } from './rollups/rollup-reader';
+import { SegmentFoldMetrics } from './segments/segment-fold.metrics';
 import { SegmentFolder, SegmentFolderJob } from './segments/segment-folder';
 import { SegmentPlanner } from './segments/segment-state';
 import { StepFunnelReader } from './steps/step-funnel-reader';
@@ -39,6 +40,7 @@ import { StepFunnelsService } from './steps/step-funnels.service';
     RollupReader,
     SegmentPlanner,
     SegmentFolder,
+    SegmentFoldMetrics,
     StepFunnelsService,
     StepFunnelReader,
     // Contacts' reader of the CRM counts; it needs only the data source, so the module of

@@ -19,6 +19,7 @@ import {
   SegmentRow,
   withStoredEvents,
 } from './segment-rows';
+import { SegmentFoldMetrics } from './segment-fold.metrics';
 import { countedEventBetweenSql } from './segment-sql';
 import { staleMinutesSql } from './segment-state';
 
@@ -144,6 +145,7 @@ export class SegmentFolder extends BackgroundRounds {
     private readonly dataSource: DataSource,
     private readonly retention: EventRetention,
     private readonly ingestion: IngestionActivity,
+    private readonly metrics: SegmentFoldMetrics,
     config: ConfigService<EnvironmentVariables, true>,
   ) {
     super();
@@ -203,6 +205,7 @@ export class SegmentFolder extends BackgroundRounds {
     while (!this.stopped) {
       const started = performance.now();
       if (!(await this.foldChunk(funnelId, lastSeq))) break;
+      this.metrics.chunkFolded();
       await this.yieldToIngestion(performance.now() - started);
     }
     return true;
@@ -213,11 +216,14 @@ export class SegmentFolder extends BackgroundRounds {
    * SHARE_WHILE_INGESTING of the time spent, or less once ingestion is quiet.
    */
   private async yieldToIngestion(spentMs: number): Promise<void> {
-    const until = performance.now() + spentMs * (1 / SHARE_WHILE_INGESTING - 1);
-    for (let left = until - performance.now(); left > 0 && !this.stopped && this.ingestion.busy();) {
+    const started = performance.now();
+    const until = started + spentMs * (1 / SHARE_WHILE_INGESTING - 1);
+    for (let left = until - started; left > 0 && !this.stopped && this.ingestion.busy();) {
       await this.pause(Math.min(left, 100));
       left = until - performance.now();
     }
+    const waited = performance.now() - started;
+    if (waited > 0) this.metrics.waitedForIngestion(waited);
   }
 
   /**
