@@ -91,6 +91,13 @@ describe('segment folds yield to ingestion', () => {
     const after = performance.now();
     expect(activity.busy(after)).toBe(true);
     expect(activity.busy(after + 1_100)).toBe(false);
+    // A batch that fails (a funnel that does not exist) ends its activity too.
+    await expect(
+      t.app
+        .get(EventsService)
+        .record('00000000-0000-4000-8000-000000000000', parseEventBatch({ events: randomTraffic(4, 2) })),
+    ).rejects.toThrow('Funnel not found');
+    expect(activity.busy(performance.now() + 1_100)).toBe(false);
     busy = jest.spyOn(activity, 'busy');
   });
 

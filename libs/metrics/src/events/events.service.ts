@@ -97,19 +97,22 @@ export class EventsService {
 
   /** A writer: writes the funnel's waiting batches, a group per transaction, until none is left. */
   private async drain(funnelId: string, queue: FunnelQueue): Promise<void> {
-    while (queue.waiting.length) {
-      const group = takeGroup(queue.waiting);
-      try {
-        const results = await this.writeGroup(funnelId, group);
-        group.forEach((batch, i) => batch.resolve(results[i]));
-      } catch (error) {
-        if (group.length === 1) group[0].reject(error);
-        // One batch must not fail the others: each is tried again on its own.
-        else queue.waiting.unshift(...group.map((batch) => ({ ...batch, alone: true })));
+    try {
+      while (queue.waiting.length) {
+        const group = takeGroup(queue.waiting);
+        try {
+          const results = await this.writeGroup(funnelId, group);
+          group.forEach((batch, i) => batch.resolve(results[i]));
+        } catch (error) {
+          if (group.length === 1) group[0].reject(error);
+          // One batch must not fail the others: each is tried again on its own.
+          else queue.waiting.unshift(...group.map((batch) => ({ ...batch, alone: true })));
+        }
       }
+    } finally {
+      this.activity.end();
+      if (--queue.writers === 0) this.queues.delete(funnelId);
     }
-    this.activity.end();
-    if (--queue.writers === 0) this.queues.delete(funnelId);
   }
 
   private async writeGroup(funnelId: string, group: PendingBatch[]): Promise<IngestResult[]> {
