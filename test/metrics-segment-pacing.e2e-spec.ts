@@ -108,9 +108,11 @@ describe('segment folds yield to ingestion', () => {
     const at = T0 + 3 * HOUR;
 
     busy.mockReturnValue(false);
+    const yieldedIdle = await counter('segment_fold_yield_seconds_total');
     await folder.foldFunnel(idle.funnelId, at);
     expect(chunks.length).toBe(3);
     expect(pauses).toEqual([]);
+    expect(await counter('segment_fold_yield_seconds_total')).toBe(yieldedIdle);
 
     chunks = [];
     busy.mockReturnValue(true);

@@ -218,12 +218,13 @@ export class SegmentFolder extends BackgroundRounds {
   private async yieldToIngestion(spentMs: number): Promise<void> {
     const started = performance.now();
     const until = started + spentMs * (1 / SHARE_WHILE_INGESTING - 1);
+    let paused = false;
     for (let left = until - started; left > 0 && !this.stopped && this.ingestion.busy();) {
       await this.pause(Math.min(left, 100));
+      paused = true;
       left = until - performance.now();
     }
-    const waited = performance.now() - started;
-    if (waited > 0) this.metrics.waitedForIngestion(waited);
+    if (paused) this.metrics.waitedForIngestion(performance.now() - started);
   }
 
   /**
