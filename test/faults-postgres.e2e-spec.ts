@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { runMigrations } from '@app/core';
+import { DataSource } from 'typeorm';
+import { ChangeNotifications, runMigrations } from '@app/core';
 import { databaseSchema } from '../db/schema';
 import { startTestApp, TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
@@ -167,6 +168,103 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
         await locker.end();
       }
       expect((await api.get(contacts)).status).toBe(200);
+    });
+  });
+
+  describe('a frozen server (it accepts nothing and answers nothing)', () => {
+    let pg: StoppablePostgres;
+    let t: TestApp;
+    let acme: TenantFixture;
+    // The client-side bound on a statement is this plus a second (query_timeout).
+    const STATEMENT_MS = 1000;
+    const BOUND_MS = STATEMENT_MS + 1000;
+
+    beforeAll(async () => {
+      pg = await startStoppablePostgres();
+      await runMigrations(pg.url, databaseSchema);
+      t = await startTestApp(
+        {
+          AUTOMATION_WORKER_ENABLED: 'false',
+          SEGMENT_FOLD_POLL_MS: '3600000',
+          DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
+          DATABASE_POOL_TIMEOUT_MS: '1000',
+        },
+        pg.url,
+      );
+      acme = await createTenant(t.app);
+    });
+    afterAll(async () => {
+      pg?.thaw();
+      await t?.close();
+      await pg?.destroy();
+    });
+
+    it('answers writes 503 once the bound has passed, stores nothing of them, and serves again once it runs', async () => {
+      const api = httpClient(t.baseUrl, acme.key);
+      const events = `/v1/funnels/${acme.funnelId}/events`;
+      const contacts = `/v1/funnels/${acme.funnelId}/contacts`;
+      const batch = (sessionId: string) => ({
+        events: [
+          {
+            type: 'session_start',
+            sessionId,
+            occurredAt: new Date(Date.now() - 60_000).toISOString(),
+            visitorId: 'v',
+            device: 'mobile',
+          },
+        ],
+      });
+      // The key cached (once the process receives change notifications, which keep it right)
+      // and connections in the pool, then the server freezes under them.
+      expect((await api.get('/v1/workspaces')).status).toBe(200);
+      while (!t.app.get(ChangeNotifications).listening) await sleep(20);
+      expect((await api.post(events, batch('before'))).status).toBe(202);
+      expect((await api.post(contacts, { email: 'before@example.com' })).status).toBe(201);
+      pg.freeze();
+      try {
+        for (const send of [
+          () => api.post(events, batch('frozen')),
+          () => api.post(contacts, { email: 'f@example.com' }),
+        ]) {
+          const started = Date.now();
+          const reply = await send();
+          const took = Date.now() - started;
+          expect(reply.status).toBe(503);
+          expect(reply.body).toEqual(UNAVAILABLE);
+          // One bound (the statement's), not two.
+          expect(took).toBeGreaterThanOrEqual(BOUND_MS - 100);
+          expect(took).toBeLessThan(1.6 * BOUND_MS);
+        }
+      } finally {
+        pg.thaw();
+      }
+      expect((await api.post(events, batch('after'))).status).toBe(202);
+      expect((await api.post(contacts, { email: 'after@example.com' })).status).toBe(201);
+      // What was sent while frozen was not stored: each transaction rolled back with its connection.
+      const list = await api.get(`${contacts}?limit=100`);
+      const emails = (list.body as { data: { email: string }[] }).data.map((c) => c.email).sort();
+      expect(emails).toEqual(['after@example.com', 'before@example.com']);
+    });
+
+    it('drops a connection whose statement went unanswered, so its ROLLBACK fails at once instead of waiting again', async () => {
+      const runner = t.app.get(DataSource).createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      pg.freeze();
+      try {
+        let started = Date.now();
+        await expect(runner.query('SELECT 1')).rejects.toThrow('Query read timeout');
+        expect(Date.now() - started).toBeGreaterThanOrEqual(BOUND_MS - 100);
+        // Without the drop, the ROLLBACK queued behind the unanswered statement waits the bound again.
+        started = Date.now();
+        await runner.rollbackTransaction().catch(() => undefined);
+        expect(Date.now() - started).toBeLessThan(BOUND_MS / 2);
+      } finally {
+        await runner.release();
+        pg.thaw();
+      }
+      const [row]: { one: number }[] = await t.app.get(DataSource).query('SELECT 1 AS one');
+      expect(row.one).toBe(1);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,10 @@ export interface StoppablePostgres {
   stop(): Promise<void>;
   /** Starts it again on the same port, so clients reconnect to the address they know. */
   start(): Promise<void>;
+  /** Freezes every process of the server (SIGSTOP): connections stay open, nothing answers. */
+  freeze(): void;
+  /** Lets it run again (SIGCONT). */
+  thaw(): void;
   destroy(): Promise<void>;
 }
 
@@ -44,6 +49,16 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
       ...account,
       env: { ...process.env, LC_MESSAGES: 'C' },
     });
+  /** Sends `signal` to the server and every process of it: SIGSTOP freezes it, answering nothing. */
+  const signalServer = (signal: NodeJS.Signals) => {
+    const postmaster = Number(readFileSync(join(cluster, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+  };
   return {
     url,
     stop: async () => {
@@ -59,6 +74,8 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
         `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
       ]);
     },
+    freeze: () => signalServer('SIGSTOP'),
+    thaw: () => signalServer('SIGCONT'),
     destroy: async () => {
       await pgCtl(['stop', '-w', '-m', 'immediate']).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
