@@ -11,13 +11,16 @@ const NETWORK_CODES = new Set([
   'ENOTFOUND',
   'EPIPE',
 ]);
+/** node-postgres's error for a statement the server did not answer within query_timeout. */
+export const QUERY_READ_TIMEOUT = 'Query read timeout';
+
 // node-postgres reports a lost connection and a pool acquire timeout only in its message.
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/i,
   /timeout exceeded when trying to connect/i,
   /Client has encountered a connection error/i,
   /Connection closed|connection is closed/i,
-  /Query read timeout/i,
+  new RegExp(QUERY_READ_TIMEOUT, 'i'),
 ];
 
 /** Seconds a client is told to wait (Retry-After) before trying again after an outage answer. */

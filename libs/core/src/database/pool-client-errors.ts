@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
+import { QUERY_READ_TIMEOUT } from './database-outage';
 
 const logger = new Logger('Database');
 
@@ -38,7 +39,7 @@ export function guardPoolClients(dataSource: DataSource): void {
       const result = query.apply(this, args);
       if (result instanceof Promise)
         result.catch((error: { message?: string }) => {
-          if (error?.message === 'Query read timeout') client.connection?.stream?.destroy();
+          if (error?.message === QUERY_READ_TIMEOUT) client.connection?.stream?.destroy();
         });
       return result;
     };

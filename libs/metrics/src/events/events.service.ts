@@ -89,7 +89,6 @@ export class EventsService {
       queue.waiting.push({ companyId, events, resolve, reject });
       if (queue.writers < WRITERS_PER_FUNNEL) {
         queue.writers++;
-        this.activity.begin();
         void this.drain(funnelId, queue);
       }
     });
@@ -97,6 +96,7 @@ export class EventsService {
 
   /** A writer: writes the funnel's waiting batches, a group per transaction, until none is left. */
   private async drain(funnelId: string, queue: FunnelQueue): Promise<void> {
+    this.activity.begin();
     try {
       while (queue.waiting.length) {
         const group = takeGroup(queue.waiting);

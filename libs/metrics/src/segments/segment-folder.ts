@@ -132,7 +132,8 @@ const covers = (ranges: Range[], bucket: Range) => {
  * A round visits only the funnels with something to fold (one statement chooses them: recorded
  * changes, or traffic past the seal), each once: changes recorded while it folds wait for the
  * next round, so late traffic arriving in bulk has its minutes folded once a round, not again
- * after every batch. *
+ * after every batch.
+ *
  * While the process ingests, the fold yields: it works a tenth of the time (yieldToIngestion).
  */
 @Injectable()
