@@ -32,11 +32,19 @@ describe('GET /v1/funnels/{funnelId}/metrics/funnel', () => {
   };
 
   it('counts the sessions that reached each step in order, with the median time between steps', async () => {
-    expect(await data(`${TWO_DAYS}&steps=page:start,page:details,conversion`)).toEqual([
-      { step: 'page:start', value: 4, relativeValue: 1 },
-      { step: 'page:details', value: 3, relativeValue: 0.75, medianSecondsFromPrevious: 50 },
-      { step: 'conversion', value: 2, relativeValue: 0.6667, medianSecondsFromPrevious: 540 },
-    ]);
+    const res = await funnel(`${TWO_DAYS}&steps=page:start,page:details,conversion`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: [
+        { step: 'page:start', value: 4, relativeValue: 1 },
+        { step: 'page:details', value: 3, relativeValue: 0.75, medianSecondsFromPrevious: 50 },
+        { step: 'conversion', value: 2, relativeValue: 0.6667, medianSecondsFromPrevious: 540 },
+      ],
+      // A period of few sessions is counted whole.
+      meta: { exact: true, sampleRate: 1 },
+    });
+    const exact = await funnel(`${TWO_DAYS}&steps=page:start,page:details,conversion&exact=true`);
+    expect(exact.body).toEqual(res.body);
   });
 
   it('keeps only steps reached within the duration after the start', async () => {
@@ -94,6 +102,8 @@ describe('GET /v1/funnels/{funnelId}/metrics/funnel', () => {
     ['&steps=page:start,conversion&within=7d', 'within must be an ISO 8601 duration'],
     ['&steps=page:start,conversion&within=PT', 'within must be an ISO 8601 duration'],
     ['&steps=page:start,conversion&breakdown=device', 'breakdown is not a recognised field'],
+    ['&steps=page:start,conversion&exact=yes', 'exact must be true or false'],
+    ['&steps=page:start,conversion&exact=true&exact=false', 'exact must be true or false'],
   ])('answers 400 for %s', async (params, message) => {
     const res = await funnel(`${TWO_DAYS}${params}`);
     expect(res.status).toBe(400);

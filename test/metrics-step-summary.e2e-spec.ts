@@ -236,6 +236,73 @@ describe('step funnels from the step summaries', () => {
       expect((await funnel(globex, `${query}&steps=page:a,${step}`))[1]).toMatchObject({ step, value: 0 });
   });
 
+  describe('over more sessions than a read takes whole', () => {
+    let sampling: TestApp;
+    // 300 sessions sent, about 270 of them started: estimated well above 40 in any of the windows.
+    beforeAll(async () => {
+      sampling = await startTestApp(
+        { RATE_LIMIT_PER_MINUTE: '10000', STEP_FUNNEL_SAMPLE_SESSIONS: '40' },
+        t.databaseUrl,
+      );
+    });
+    afterAll(() => sampling.close());
+
+    const ask = async (query: string) => {
+      const res = await httpClient(sampling.baseUrl, acme.key).get(
+        `/v1/funnels/${acme.funnelId}/metrics/funnel?${query}`,
+      );
+      expect(res.status).toBe(200);
+      return res.body as {
+        data: Awaited<ReturnType<typeof rawStepFunnel>>;
+        meta: { exact: boolean; sampleRate: number };
+      };
+    };
+
+    it('answers from the sessions of the first buckets, scaled by their share, and says so', async () => {
+      let sampled = 0;
+      for (const [query, from, to] of WINDOWS)
+        for (const steps of STEP_LISTS.slice(0, 4))
+          for (const [filterQuery, filter] of FILTERS.slice(0, 2)) {
+            const asked = `${query}&steps=${steps.join(',')}&within=PT60S${filterQuery}`;
+            const { data, meta } = await ask(asked);
+            // A period estimated (from 1 bucket in 128) to hold at most 40 sessions is read whole.
+            const buckets = meta.sampleRate * 1024;
+            expect(meta.exact).toBe(buckets === 1024);
+            expect(Number.isInteger(buckets) && buckets >= 8).toBe(true);
+            const sample = await rawStepFunnel(db, acme.funnelId, from, to, steps, 60_000, filter, buckets);
+            expect({ asked, data }).toEqual({
+              asked,
+              data: sample.map((p) => ({ ...p, value: Math.round(p.value / meta.sampleRate) })),
+            });
+            if (!meta.exact) sampled++;
+          }
+      // The whole day holds about 270 started sessions: sampled at least without a filter.
+      expect(sampled).toBeGreaterThanOrEqual(4);
+    }, 60_000);
+
+    it('reads a sample of about the configured size, and every session with exact=true', async () => {
+      const [query, from, to] = WINDOWS[0];
+      const steps = ['page:a', 'page:b', 'conversion'];
+      const { data, meta } = await ask(`${query}&steps=${steps.join(',')}`);
+      expect(meta.exact).toBe(false);
+      const [{ read, started }]: { read: string; started: string }[] = await db.query(
+        `SELECT count(*) FILTER (WHERE (hashtext(session_id) & 1023) < $2) AS read, count(*) AS started
+         FROM metric_sessions WHERE funnel_id = $1 AND started_at IS NOT NULL`,
+        [acme.funnelId, meta.sampleRate * 1024],
+      );
+      // The share is chosen from an estimate (1 bucket in 128), so the sample is about 40, not exactly.
+      expect(Number(read)).toBeGreaterThanOrEqual(10);
+      expect(Number(read)).toBeLessThanOrEqual(160);
+      expect(Number(read)).toBeLessThan(Number(started));
+      expect(data[0].value).toBeGreaterThan(0);
+      const exact = await ask(`${query}&steps=${steps.join(',')}&exact=true`);
+      expect(exact).toEqual({
+        data: await rawStepFunnel(db, acme.funnelId, from, to, steps, 86_400_000),
+        meta: { exact: true, sampleRate: 1 },
+      });
+    });
+  });
+
   it('answers the same from the summaries the migration fills from stored events', async () => {
     const [query, from, to] = WINDOWS[1];
     const asked = STEP_LISTS.map((steps) => `${query}&steps=${steps.join(',')}&within=PT60S&device=mobile`);

@@ -419,6 +419,7 @@ describe('MCP tools', () => {
         { step: 'answer:question_1', value: 1, relativeValue: 1, medianSecondsFromPrevious: 60 },
         { step: 'conversion', value: 1, relativeValue: 1, medianSecondsFromPrevious: 60 },
       ],
+      meta: { exact: true, sampleRate: 1 },
     });
     expect(
       errorText(

@@ -24,6 +24,8 @@ const literal = (v: string | null) => `'${String(v).replace(/'/g, "''")}'`;
  * docs/METRICS.md: the sessions started in [from, to] (matching the filter), each step the first
  * matching event at or after the previous one (the start for the first), all at most `withinMs`
  * after the start; then the answer as the route gives it (ratios of 4 decimals, medians of 2).
+ * With `buckets`, only the sessions whose id hashes (hashtext, 1,024 buckets) into the first ones:
+ * a sample as the route reads it, whose counts are not scaled here.
  */
 export function rawStepFunnelSql(
   funnelId: string,
@@ -32,6 +34,7 @@ export function rawStepFunnelSql(
   steps: string[],
   withinMs: number,
   filter: RawFilter = {},
+  buckets = 1024,
 ): { text: string; values: unknown[] } {
   const matches = steps.map((step) => {
     const colon = step.indexOf(':');
@@ -39,7 +42,8 @@ export function rawStepFunnelSql(
   });
   const filters = Object.entries(filter)
     .map(([column, values]) => ` AND m.${column} = ANY(ARRAY[${values.map(literal).join(', ')}]::text[])`)
-    .join('');
+    .join('')
+    .concat(buckets < 1024 ? ` AND (hashtext(m.session_id) & 1023) < ${Number(buckets)}` : '');
   const reached = steps.map(
     (_, i) =>
       `CROSS JOIN LATERAL (SELECT min(x.at) AS at FROM unnest(r.a${i}) AS x(at)
@@ -81,8 +85,9 @@ export async function rawStepFunnel(
   steps: string[],
   withinMs: number,
   filter: RawFilter = {},
+  buckets = 1024,
 ): Promise<{ step: string; value: number; relativeValue: number; medianSecondsFromPrevious?: number }[]> {
-  const { text, values } = rawStepFunnelSql(funnelId, from, to, steps, withinMs, filter);
+  const { text, values } = rawStepFunnelSql(funnelId, from, to, steps, withinMs, filter, buckets);
   const [row]: Record<string, string | number | null>[] = await db.query(text, values);
   const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
   const counts = steps.map((_, i) => Number(row[`v${i}`]));

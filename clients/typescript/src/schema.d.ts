@@ -1521,8 +1521,21 @@ export interface components {
              */
             medianSecondsFromPrevious?: number;
         };
+        StepFunnelMetaDto: {
+            /**
+             * @description true when every session of the period was counted; false when the values are estimated from a uniform sample of the sessions
+             * @example true
+             */
+            exact: boolean;
+            /**
+             * @description The share of the period’s sessions read: 1 when exact, else the sample’s share (a multiple of 1/1024); each value is the sample’s count divided by it, rounded
+             * @example 1
+             */
+            sampleRate: number;
+        };
         StepFunnelResponse: {
             data: components["schemas"]["StepFunnelPointDto"][];
+            meta: components["schemas"]["StepFunnelMetaDto"];
         };
         FunnelPageView: {
             /**
@@ -5150,6 +5163,8 @@ export interface operations {
                 steps: string;
                 /** @description ISO 8601 duration (weeks, days, hours, minutes, seconds): every step must be reached at most this long after the session started. Default: the length of the period. */
                 within?: string;
+                /** @description true: count every session of the period, however many (slower on busy funnels). Default false: a period with more sessions than the server reads whole (50,000 unless configured) is estimated from a uniform sample of its sessions, and `meta` says so. */
+                exact?: "true" | "false";
             };
             header?: never;
             path: {

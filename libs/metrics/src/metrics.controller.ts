@@ -65,6 +65,6 @@ export class MetricsController {
     @Param('funnelId') funnelId: string,
     @Query() query: StepFunnelQueryDto,
   ): Promise<StepFunnelResponse> {
-    return { data: await this.stepFunnels.funnel(companyId, funnelId, query) };
+    return this.stepFunnels.funnel(companyId, funnelId, query);
   }
 }

@@ -264,6 +264,13 @@ export class EnvironmentVariables {
   @Min(10, { message: 'SEGMENT_FOLD_POLL_MS must be an integer of at least 10' })
   SEGMENT_FOLD_POLL_MS: number = 10000;
 
+  // A step funnel over more sessions than this is read from a uniform sample of about this many
+  // (flagged in the answer; `exact=true` reads all); 0 reads every session always.
+  @Transform(toInt)
+  @IsInt({ message: 'STEP_FUNNEL_SAMPLE_SESSIONS must be an integer of at least 0' })
+  @Min(0, { message: 'STEP_FUNNEL_SAMPLE_SESSIONS must be an integer of at least 0' })
+  STEP_FUNNEL_SAMPLE_SESSIONS: number = 50000;
+
   // Raw events are kept this many whole months before the current one; unset keeps them all.
   @Transform(({ value }) => toInt({ value: emptyToUndefined({ value }) }))
   @IsOptional()

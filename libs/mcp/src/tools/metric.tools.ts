@@ -145,7 +145,8 @@ export function registerMetricTools(
       description:
         'Of the sessions that started in the period (and match the filters), how many reached each step in order, ' +
         'each at or after the one before and at most `within` after the session started. Returns {data: [{step, value, ' +
-        'relativeValue (÷ previous step), medianSecondsFromPrevious?}]}.',
+        'relativeValue (÷ previous step), medianSecondsFromPrevious?}], meta: {exact, sampleRate}}. Over many sessions ' +
+        'the figures are estimated from a uniform sample of them (meta.exact false); exact: true reads every session, slower.',
       inputSchema: {
         ...period,
         ...filters,
@@ -160,11 +161,16 @@ export function registerMetricTools(
           .describe(
             'ISO 8601 duration (e.g. P7D, PT30M) from the session start; default the length of the period',
           ),
+        exact: z
+          .boolean()
+          .optional()
+          .describe(
+            'true: count every session of the period even when there are many (slower); default false',
+          ),
       },
       outputSchema: STEP_FUNNEL,
       annotations: READS,
     },
-    ({ funnelId, ...query }) =>
-      toolResult(async () => ({ data: await stepFunnels.funnel(companyId, funnelId, query) })),
+    ({ funnelId, ...query }) => toolResult(() => stepFunnels.funnel(companyId, funnelId, query)),
   );
 }

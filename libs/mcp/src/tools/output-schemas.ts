@@ -140,6 +140,12 @@ export const STEP_FUNNEL = {
       medianSecondsFromPrevious: z.number().optional(),
     }),
   ),
+  meta: z.object({
+    exact: z
+      .boolean()
+      .describe('true when every session of the period was read; false for an estimate from a sample'),
+    sampleRate: z.number().describe('The share of the sessions read (1 when exact); values are scaled by it'),
+  }),
 };
 
 export const INSIGHT = {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
-import { MAX_STEPS, MIN_STEPS, STEP_FORMS } from '../steps/funnel-steps';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { EXACT_PROBLEM, MAX_STEPS, MIN_STEPS, STEP_FORMS } from '../steps/funnel-steps';
 import { MetricsQueryDto } from './metrics.dto';
 
 /** Query of the step funnel route: the period, time zone and filters of every metric, the steps and the window. */
@@ -25,6 +25,16 @@ export class StepFunnelQueryDto extends OmitType(MetricsQueryDto, [
   @IsOptional()
   @IsString()
   within?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'true: count every session of the period, however many (slower on busy funnels). Default false: a period with more sessions than the server reads whole (50,000 unless configured) is estimated from a uniform sample of its sessions, and `meta` says so.',
+    enum: ['true', 'false'],
+    example: 'false',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: EXACT_PROBLEM })
+  exact?: string;
 }
 
 export class StepFunnelPointDto {
@@ -48,7 +58,26 @@ export class StepFunnelPointDto {
   medianSecondsFromPrevious?: number;
 }
 
+export class StepFunnelMetaDto {
+  @ApiProperty({
+    description:
+      'true when every session of the period was counted; false when the values are estimated from a uniform sample of the sessions',
+    example: true,
+  })
+  exact: boolean;
+
+  @ApiProperty({
+    description:
+      'The share of the period’s sessions read: 1 when exact, else the sample’s share (a multiple of 1/1024); each value is the sample’s count divided by it, rounded',
+    example: 1,
+  })
+  sampleRate: number;
+}
+
 export class StepFunnelResponse {
   @ApiProperty({ type: [StepFunnelPointDto] })
   data: StepFunnelPointDto[];
+
+  @ApiProperty({ type: StepFunnelMetaDto })
+  meta: StepFunnelMetaDto;
 }

@@ -84,6 +84,16 @@ export function parseWithin(raw: unknown, problems: string[]): number | undefine
   return ms;
 }
 
+export const EXACT_PROBLEM = 'exact must be true or false';
+
+/** `exact` as a query string or a boolean (MCP); problems are added to `problems`. */
+export function parseExact(raw: unknown, problems: string[]): boolean {
+  if (raw === undefined || raw === false || raw === 'false') return false;
+  if (raw === true || raw === 'true') return true;
+  problems.push(EXACT_PROBLEM);
+  return false;
+}
+
 export function assertNoProblems(problems: string[]): void {
   if (problems.length) throw new ValidationError(problems[0], problems);
 }

@@ -4,12 +4,25 @@ import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { sessionFilterSql } from '../rollups/session-filter-sql';
 import { SqlParams } from '../sql/sql-params';
 import { FunnelStep } from './funnel-steps';
+import {
+  bucketsToRead,
+  ESTIMATE_BUCKETS,
+  firstBuckets,
+  SAMPLE_BUCKETS,
+  sampleBucketSql,
+} from './session-sample';
 import { MARK_EPOCH_MS, MARK_KEY_SQL, MAX_MARK_KEY_ID } from './step-marks';
 
 /** How many sessions reached each step, and the median seconds from the step before. */
 export interface StepCounts {
   sessions: number;
   medianSeconds: number | null;
+}
+
+/** A step funnel as read: its counts over the sessions of `buckets` of the SAMPLE_BUCKETS. */
+export interface StepFunnelRead {
+  counts: StepCounts[];
+  buckets: number;
 }
 
 /**
@@ -20,6 +33,10 @@ export interface StepCounts {
  * after the start. Each step is its own level of the query (OFFSET 0 keeps the planner from
  * inlining it into the next, which would search once per later step), then one pass counts and
  * takes medians.
+ *
+ * A period estimated to hold more than `sampleSessions` sessions (matching the filter) is read from
+ * a uniform sample of about that many, the sessions of the first buckets (session-sample.ts), unless
+ * the caller asks for an exact answer: a read of every session is linear in the period's traffic.
  */
 @Injectable()
 export class StepFunnelReader {
@@ -31,14 +48,56 @@ export class StepFunnelReader {
     steps: FunnelStep[],
     withinMs: number,
     filter: SessionFilter,
-  ): Promise<StepCounts[]> {
-    const { text, values } = stepFunnelSql(funnelId, window, steps, withinMs, filter);
+    sampling: { exact: boolean; sampleSessions: number },
+  ): Promise<StepFunnelRead> {
+    let buckets = SAMPLE_BUCKETS;
+    if (!sampling.exact) {
+      const estimate = sessionsInBucketsSql(funnelId, window, filter, ESTIMATE_BUCKETS);
+      const [{ sessions }]: { sessions: string }[] = await this.dataSource.query(
+        estimate.text,
+        estimate.values,
+      );
+      buckets = bucketsToRead(Number(sessions), sampling.sampleSessions);
+    }
+    const { text, values } = stepFunnelSql(funnelId, window, steps, withinMs, filter, buckets);
     const [row]: Record<string, string | number | null>[] = await this.dataSource.query(text, values);
-    return steps.map((_, i) => ({
+    const counts = steps.map((_, i) => ({
       sessions: Number(row[`v${i}`]),
       medianSeconds: i === 0 || row[`m${i}`] === null ? null : Number(row[`m${i}`]),
     }));
+    return { counts, buckets };
   }
+}
+
+/**
+ * The step summaries of the sessions that started in the window, match the filter and fall in the
+ * first `buckets` buckets: one index range per bucket (idx_metric_session_steps_sample).
+ */
+function summariesWhere(
+  params: SqlParams,
+  funnel: string,
+  window: MetricWindow,
+  filter: SessionFilter,
+  buckets: number,
+): string {
+  return `s.funnel_id = ${funnel} AND ${sampleBucketSql('s')} = ANY(${params.bind(firstBuckets(buckets), 'int[]')})
+         AND s.started_ms >= ${params.bind(window.from - MARK_EPOCH_MS, 'bigint')}
+         AND s.started_ms < ${params.bind(window.to + 1 - MARK_EPOCH_MS, 'bigint')}${sessionFilterSql(filter, params, 's')}`;
+}
+
+/** How many sessions of the window (matching the filter) fall in the first `buckets` buckets. */
+function sessionsInBucketsSql(
+  funnelId: string,
+  window: MetricWindow,
+  filter: SessionFilter,
+  buckets: number,
+): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const where = summariesWhere(params, params.bind(funnelId), window, filter, buckets);
+  return {
+    text: `SELECT count(*) AS sessions FROM metric_session_steps s WHERE ${where}`,
+    values: params.values,
+  };
 }
 
 /** The statement of a step funnel (exported for the benchmark, which shows its plan). */
@@ -48,6 +107,7 @@ export function stepFunnelSql(
   steps: FunnelStep[],
   withinMs: number,
   filter: SessionFilter,
+  buckets: number = SAMPLE_BUCKETS,
 ): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
@@ -61,9 +121,7 @@ export function stepFunnelSql(
   // The innermost level reads the rows; each next one finds a step and keeps it when in time:
   // nullif(least(x, d + 1), d + 1) is x when x <= d, else null (least ignores a null x).
   let from = `(SELECT s.marks, s.started_ms AS b, s.started_ms + ${params.bind(withinMs, 'bigint')} AS d
-       FROM metric_session_steps s
-       WHERE s.funnel_id = ${funnel} AND s.started_ms >= ${params.bind(window.from - MARK_EPOCH_MS, 'bigint')}
-         AND s.started_ms < ${params.bind(window.to + 1 - MARK_EPOCH_MS, 'bigint')}${sessionFilterSql(filter, params, 's')}
+       FROM metric_session_steps s WHERE ${summariesWhere(params, funnel, window, filter, buckets)}
        OFFSET 0) AS l`;
   steps.forEach((_, i) => {
     const before = i === 0 ? 'b' : `t${i - 1}`;

@@ -1,13 +1,20 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { EnvironmentVariables } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { ratio, round } from '../catalog/metric-sources';
 import { assertFunnelId } from '../query/funnel-id';
 import { parseMetricQuery } from '../query/metric-query';
 import type { KpiQuery } from '../metrics.service';
-import { assertNoProblems, parseSteps, parseWithin } from './funnel-steps';
+import { assertNoProblems, parseExact, parseSteps, parseWithin } from './funnel-steps';
+import { SAMPLE_BUCKETS } from './session-sample';
 import { StepFunnelReader } from './step-funnel-reader';
 
-export type StepFunnelQuery = Omit<KpiQuery, 'breakdown' | 'compare'> & { steps?: unknown; within?: unknown };
+export type StepFunnelQuery = Omit<KpiQuery, 'breakdown' | 'compare'> & {
+  steps?: unknown;
+  within?: unknown;
+  exact?: unknown;
+};
 
 export interface StepFunnelPoint {
   step: string;
@@ -16,23 +23,33 @@ export interface StepFunnelPoint {
   medianSecondsFromPrevious?: number;
 }
 
+/** The steps, and whether they count every session of the period or a sample of them. */
+export interface StepFunnelAnswer {
+  data: StepFunnelPoint[];
+  meta: { exact: boolean; sampleRate: number };
+}
+
 /**
  * Step funnels of one funnel of the caller's company: of the sessions that started in the period
  * (and match the filters), how many reached each step in order within `within` of their start.
- * Every parameter is validated here, for REST and MCP alike.
+ * Every parameter is validated here, for REST and MCP alike. Over more sessions than
+ * STEP_FUNNEL_SAMPLE_SESSIONS the values are estimated from a uniform sample of the sessions
+ * (StepFunnelReader), scaled by the share read, and `meta` says so; `exact` reads them all.
  */
 @Injectable()
 export class StepFunnelsService {
   constructor(
     private readonly funnels: FunnelsService,
     private readonly reader: StepFunnelReader,
+    private readonly config: ConfigService<EnvironmentVariables, true>,
   ) {}
 
-  async funnel(companyId: string, funnelId: string, query: StepFunnelQuery): Promise<StepFunnelPoint[]> {
+  async funnel(companyId: string, funnelId: string, query: StepFunnelQuery): Promise<StepFunnelAnswer> {
     assertFunnelId(funnelId);
     const problems: string[] = [];
     const steps = parseSteps(query.steps, problems);
     const within = parseWithin(query.within, problems);
+    const exact = parseExact(query.exact, problems);
     assertNoProblems(problems);
     const { window, filter } = parseMetricQuery(query, {
       figure: 'step funnels',
@@ -40,20 +57,24 @@ export class StepFunnelsService {
       sessions: true,
     });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
-    const counts = await this.reader.steps(
+    const sampleSessions = this.config.get('STEP_FUNNEL_SAMPLE_SESSIONS', { infer: true });
+    const { counts, buckets } = await this.reader.steps(
       funnel.id,
       window,
       steps,
       within ?? window.to + 1 - window.from,
       filter,
+      { exact: exact || sampleSessions === 0, sampleSessions },
     );
-    return counts.map((c, i) => ({
+    const sampleRate = buckets / SAMPLE_BUCKETS;
+    const data = counts.map((c, i) => ({
       step: steps[i].name,
-      value: c.sessions,
+      value: Math.round(c.sessions / sampleRate),
       relativeValue: i === 0 ? 1 : ratio(c.sessions, counts[i - 1].sessions),
       ...(i === 0
         ? {}
         : { medianSecondsFromPrevious: c.medianSeconds === null ? 0 : round(c.medianSeconds, 2) }),
     }));
+    return { data, meta: { exact: buckets === SAMPLE_BUCKETS, sampleRate } };
   }
 }
