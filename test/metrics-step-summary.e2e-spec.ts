@@ -286,7 +286,8 @@ describe('step funnels from the step summaries', () => {
       const { data, meta } = await ask(`${query}&steps=${steps.join(',')}`);
       expect(meta.exact).toBe(false);
       const [{ read, started }]: { read: string; started: string }[] = await db.query(
-        `SELECT count(*) FILTER (WHERE (hashtext(session_id) & 1023) < $2) AS read, count(*) AS started
+        `SELECT count(*) FILTER (WHERE (hashint8(floor(extract(epoch FROM started_at - timestamptz '2000-01-01Z'))::bigint) & 1023) < $2) AS read,
+                count(*) AS started
          FROM metric_sessions WHERE funnel_id = $1 AND started_at IS NOT NULL`,
         [acme.funnelId, meta.sampleRate * 1024],
       );

@@ -24,8 +24,8 @@ const literal = (v: string | null) => `'${String(v).replace(/'/g, "''")}'`;
  * docs/METRICS.md: the sessions started in [from, to] (matching the filter), each step the first
  * matching event at or after the previous one (the start for the first), all at most `withinMs`
  * after the start; then the answer as the route gives it (ratios of 4 decimals, medians of 2).
- * With `buckets`, only the sessions whose id hashes (hashtext, 1,024 buckets) into the first ones:
- * a sample as the route reads it, whose counts are not scaled here.
+ * With `buckets`, only the sessions whose start second (since 2000-01-01 UTC) hashes (hashint8,
+ * 1,024 buckets) into the first ones: a sample as the route reads it, whose counts are not scaled here.
  */
 export function rawStepFunnelSql(
   funnelId: string,
@@ -43,7 +43,11 @@ export function rawStepFunnelSql(
   const filters = Object.entries(filter)
     .map(([column, values]) => ` AND m.${column} = ANY(ARRAY[${values.map(literal).join(', ')}]::text[])`)
     .join('')
-    .concat(buckets < 1024 ? ` AND (hashtext(m.session_id) & 1023) < ${Number(buckets)}` : '');
+    .concat(
+      buckets < 1024
+        ? ` AND (hashint8(floor(extract(epoch FROM m.started_at - timestamptz '2000-01-01Z'))::bigint) & 1023) < ${Number(buckets)}`
+        : '',
+    );
   const reached = steps.map(
     (_, i) =>
       `CROSS JOIN LATERAL (SELECT min(x.at) AS at FROM unnest(r.a${i}) AS x(at)

@@ -1,14 +1,17 @@
 /**
- * Sessions fall into SAMPLE_BUCKETS buckets by a hash of their id, the same for a session on every
- * read and every server: a step funnel over more sessions than it reads whole reads the sessions of
- * its first buckets, a uniform sample, through the step summaries' index on the bucket
- * (idx_metric_session_steps_sample, whose expression this must stay).
+ * Sessions fall into SAMPLE_BUCKETS buckets by a hash of the second they started in, the same for a
+ * session on every read and every server: a step funnel over more sessions than it reads whole reads
+ * the sessions of its first buckets, a uniform sample of the seconds and so of the sessions, through
+ * the step summaries' index on the bucket (idx_metric_session_steps_sample, whose expression this
+ * must stay). By the second rather than by the session: the summaries of the sessions that started
+ * together are written together, so a sample of whole seconds reads fewer of the table's pages (a
+ * sample of 4 % of the sessions, hashed one by one, read two thirds of them).
  */
 export const SAMPLE_BUCKETS = 1024;
 
-/** The bucket of the session of step summary `alias`, as the index computes it. */
+/** The bucket of the session of step summary `alias` (started_ms in ms), as the index computes it. */
 export const sampleBucketSql = (alias: string): string =>
-  `(hashtext(${alias}.session_id) & ${SAMPLE_BUCKETS - 1})`;
+  `(hashint8(${alias}.started_ms / 1000) & ${SAMPLE_BUCKETS - 1})`;
 
 /** Buckets counted to estimate a period's sessions before choosing how many to read (1 in 128). */
 export const ESTIMATE_BUCKETS = 8;
