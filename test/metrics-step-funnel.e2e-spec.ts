@@ -41,7 +41,7 @@ describe('GET /v1/funnels/{funnelId}/metrics/funnel', () => {
         { step: 'conversion', value: 2, relativeValue: 0.6667, medianSecondsFromPrevious: 540 },
       ],
       // A period of few sessions is counted whole.
-      meta: { exact: true, sampleRate: 1 },
+      meta: { exact: true, sampleRate: 1, sessions: 4, sampledSessions: 4 },
     });
     const exact = await funnel(`${TWO_DAYS}&steps=page:start,page:details,conversion&exact=true`);
     expect(exact.body).toEqual(res.body);

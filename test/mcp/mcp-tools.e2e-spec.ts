@@ -419,7 +419,7 @@ describe('MCP tools', () => {
         { step: 'answer:question_1', value: 1, relativeValue: 1, medianSecondsFromPrevious: 60 },
         { step: 'conversion', value: 1, relativeValue: 1, medianSecondsFromPrevious: 60 },
       ],
-      meta: { exact: true, sampleRate: 1 },
+      meta: { exact: true, sampleRate: 1, sessions: 2, sampledSessions: 2 },
     });
     expect(
       errorText(

@@ -7,13 +7,19 @@ import { FunnelsService } from '@app/workspaces';
 import { ChartDefinition, CHARTS } from './catalog/charts';
 import { kpiBreakdown, kpiCountsSessions, kpiFigure } from './catalog/kpi-figures';
 import { KpiDefinition, KPIS } from './catalog/kpis';
-import type { MetricSources } from './catalog/metric-sources';
+import { type MetricSources, sessionTotals } from './catalog/metric-sources';
 import type { ChartDataPoint, InsightResult, KpiResult } from './dto/metrics.dto';
 import { MetricQuestion } from './entities/metric-question.entity';
 import { SESSION_DIMENSIONS } from './events/session-definitions';
 import { CHART_SUBTYPES, ChartSubtype, KPI_SUBTYPES, KpiSubtype, kpiType } from './metric-definitions';
 import { assertFunnelId } from './query/funnel-id';
-import { MetricQuery, parseMetricQuery, previousWindow } from './query/metric-query';
+import {
+  MetricQuery,
+  MetricWindow,
+  parseMetricQuery,
+  previousWindow,
+  SessionFilter,
+} from './query/metric-query';
 import { RollupReader } from './rollups/rollup-reader';
 
 const QUESTION_ID = /^question_\d{1,9}$/;
@@ -109,6 +115,11 @@ export class MetricsService {
       ...(previous ? { previousValue: previous.value } : {}),
       ...(entries ? { breakdown: entries } : {}),
     };
+  }
+
+  /** The sessions started in the window that match the filter (kpi_total_sessions' count, flat in volume). */
+  async sessionsStarted(funnelId: string, window: MetricWindow, filter: SessionFilter): Promise<number> {
+    return (await sessionTotals(this.sources, funnelId, window, filter)).sessions;
   }
 
   /** Each session's latest answer to the question, over sessions started in the period. */

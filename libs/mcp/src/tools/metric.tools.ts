@@ -145,7 +145,7 @@ export function registerMetricTools(
       description:
         'Of the sessions that started in the period (and match the filters), how many reached each step in order, ' +
         'each at or after the one before and at most `within` after the session started. Returns {data: [{step, value, ' +
-        'relativeValue (÷ previous step), medianSecondsFromPrevious?}], meta: {exact, sampleRate}}. Over many sessions ' +
+        'relativeValue (÷ previous step), medianSecondsFromPrevious?}], meta: {exact, sampleRate, sessions, sampledSessions}}. Over many sessions ' +
         'the figures are estimated from a uniform sample of them (meta.exact false); exact: true reads every session, slower.',
       inputSchema: {
         ...period,

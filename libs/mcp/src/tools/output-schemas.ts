@@ -144,7 +144,11 @@ export const STEP_FUNNEL = {
     exact: z
       .boolean()
       .describe('true when every session of the period was read; false for an estimate from a sample'),
-    sampleRate: z.number().describe('The share of the sessions read (1 when exact); values are scaled by it'),
+    sampleRate: z.number().describe('sampledSessions ÷ sessions: 1 when exact'),
+    sessions: z.number().describe('Sessions that started in the period and match the filters'),
+    sampledSessions: z
+      .number()
+      .describe('Sessions read; when sampled, each value is the sample’s count × sessions ÷ sampledSessions'),
   }),
 };
 

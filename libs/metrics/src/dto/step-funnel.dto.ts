@@ -61,17 +61,29 @@ export class StepFunnelPointDto {
 export class StepFunnelMetaDto {
   @ApiProperty({
     description:
-      'true when every session of the period was counted; false when the values are estimated from a uniform sample of the sessions',
+      'true when every session of the period was read; false when the values are estimated from a uniform sample of the sessions',
     example: true,
   })
   exact: boolean;
 
   @ApiProperty({
-    description:
-      'The share of the period’s sessions read: 1 when exact, else the sample’s share (a multiple of 1/1024); each value is the sample’s count divided by it, rounded',
+    description: 'sampledSessions ÷ sessions (4 decimals): 1 when exact',
     example: 1,
   })
   sampleRate: number;
+
+  @ApiProperty({
+    description: 'Sessions that started in the period and match the filters (counted exactly either way)',
+    example: 1000,
+  })
+  sessions: number;
+
+  @ApiProperty({
+    description:
+      'Sessions read: all of them when exact, else the sample. Each value is then the sample’s count × sessions ÷ sampledSessions, rounded; relativeValue and the medians are the sample’s',
+    example: 1000,
+  })
+  sampledSessions: number;
 }
 
 export class StepFunnelResponse {

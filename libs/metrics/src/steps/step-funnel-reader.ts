@@ -19,9 +19,13 @@ export interface StepCounts {
   medianSeconds: number | null;
 }
 
-/** A step funnel as read: its counts over the sessions of `buckets` of the SAMPLE_BUCKETS. */
+/**
+ * A step funnel as read: its counts over the `sessions` read, those of `buckets` of the
+ * SAMPLE_BUCKETS (all of them when exact).
+ */
 export interface StepFunnelRead {
   counts: StepCounts[];
+  sessions: number;
   buckets: number;
 }
 
@@ -65,7 +69,7 @@ export class StepFunnelReader {
       sessions: Number(row[`v${i}`]),
       medianSeconds: i === 0 || row[`m${i}`] === null ? null : Number(row[`m${i}`]),
     }));
-    return { counts, buckets };
+    return { counts, sessions: Number(row.sessions), buckets };
   }
 }
 
@@ -135,5 +139,5 @@ export function stepFunnelSql(
         ? ''
         : `, percentile_cont(0.5) WITHIN GROUP (ORDER BY (t${i} - t${i - 1})::float8 / 1000) AS m${i}`),
   );
-  return { text: `SELECT ${figures.join(', ')} FROM ${from}`, values: params.values };
+  return { text: `SELECT count(*) AS sessions, ${figures.join(', ')} FROM ${from}`, values: params.values };
 }

@@ -5,7 +5,7 @@ import { FunnelsService } from '@app/workspaces';
 import { ratio, round } from '../catalog/metric-sources';
 import { assertFunnelId } from '../query/funnel-id';
 import { parseMetricQuery } from '../query/metric-query';
-import type { KpiQuery } from '../metrics.service';
+import { type KpiQuery, MetricsService } from '../metrics.service';
 import { assertNoProblems, parseExact, parseSteps, parseWithin } from './funnel-steps';
 import { SAMPLE_BUCKETS } from './session-sample';
 import { StepFunnelReader } from './step-funnel-reader';
@@ -23,10 +23,13 @@ export interface StepFunnelPoint {
   medianSecondsFromPrevious?: number;
 }
 
-/** The steps, and whether they count every session of the period or a sample of them. */
+/**
+ * The steps, and whether they count every session of the period or a sample of them: the sessions
+ * of the period (matching the filters) and how many of them were read.
+ */
 export interface StepFunnelAnswer {
   data: StepFunnelPoint[];
-  meta: { exact: boolean; sampleRate: number };
+  meta: { exact: boolean; sampleRate: number; sessions: number; sampledSessions: number };
 }
 
 /**
@@ -34,13 +37,16 @@ export interface StepFunnelAnswer {
  * (and match the filters), how many reached each step in order within `within` of their start.
  * Every parameter is validated here, for REST and MCP alike. Over more sessions than
  * STEP_FUNNEL_SAMPLE_SESSIONS the values are estimated from a uniform sample of the sessions
- * (StepFunnelReader), scaled by the share read, and `meta` says so; `exact` reads them all.
+ * (StepFunnelReader): each step's share of the sessions read, times the period's sessions counted
+ * exactly (kpi_total_sessions' count), so the size of the sample, which varies, does not scale
+ * them; `meta` says so. `exact` reads them all.
  */
 @Injectable()
 export class StepFunnelsService {
   constructor(
     private readonly funnels: FunnelsService,
     private readonly reader: StepFunnelReader,
+    private readonly metrics: MetricsService,
     private readonly config: ConfigService<EnvironmentVariables, true>,
   ) {}
 
@@ -58,7 +64,7 @@ export class StepFunnelsService {
     });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const sampleSessions = this.config.get('STEP_FUNNEL_SAMPLE_SESSIONS', { infer: true });
-    const { counts, buckets } = await this.reader.steps(
+    const read = await this.reader.steps(
       funnel.id,
       window,
       steps,
@@ -66,15 +72,21 @@ export class StepFunnelsService {
       filter,
       { exact: exact || sampleSessions === 0, sampleSessions },
     );
-    const sampleRate = buckets / SAMPLE_BUCKETS;
+    const { counts, sessions: sampledSessions } = read;
+    const complete = read.buckets === SAMPLE_BUCKETS;
+    const sessions = complete
+      ? sampledSessions
+      : await this.metrics.sessionsStarted(funnel.id, window, filter);
+    const scale = complete ? 1 : sampledSessions ? sessions / sampledSessions : 0;
     const data = counts.map((c, i) => ({
       step: steps[i].name,
-      value: Math.round(c.sessions / sampleRate),
+      value: Math.round(c.sessions * scale),
       relativeValue: i === 0 ? 1 : ratio(c.sessions, counts[i - 1].sessions),
       ...(i === 0
         ? {}
         : { medianSecondsFromPrevious: c.medianSeconds === null ? 0 : round(c.medianSeconds, 2) }),
     }));
-    return { data, meta: { exact: buckets === SAMPLE_BUCKETS, sampleRate } };
+    const sampleRate = complete ? 1 : sessions ? round(sampledSessions / sessions, 4) : 0;
+    return { data, meta: { exact: complete, sampleRate, sessions, sampledSessions } };
   }
 }
