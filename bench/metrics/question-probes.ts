@@ -7,10 +7,15 @@ const FILTER = 'device=mobile&utmSource=google&utmSource=facebook';
 /**
  * The figures' questions, each over a window `query`: every chart, KPI and insight that takes the
  * filters narrowed by them, every KPI that takes a breakdown broken down by source, every chart and
- * KPI compared with the previous period, and a step funnel over the bench funnel's pages.
+ * KPI compared with the previous period, and a step funnel over the bench funnel's pages (as asked,
+ * and with exact=true).
  */
-export function questionProbes(funnelId: string, query: string): { name: string; path: string }[] {
+export function questionProbes(
+  funnelId: string,
+  query: string,
+): { name: string; path: string; reference?: boolean }[] {
   const metrics = `/v1/funnels/${funnelId}/metrics`;
+  const stepFunnel = `${metrics}/funnel?${query}&steps=page:${BENCH_PAGES[0].slug},page:${BENCH_PAGES[2].slug},conversion&within=P7D`;
   return [
     ...FILTERED_CHARTS.map((s) => ({
       name: `${s} filtered`,
@@ -30,9 +35,8 @@ export function questionProbes(funnelId: string, query: string): { name: string;
       name: `${s} compared`,
       path: `${metrics}/kpis/${s}?${query}&compare=previous_period`,
     })),
-    {
-      name: 'step funnel (3 steps, P7D)',
-      path: `${metrics}/funnel?${query}&steps=page:${BENCH_PAGES[0].slug},page:${BENCH_PAGES[2].slug},conversion&within=P7D`,
-    },
+    { name: 'step funnel (3 steps, P7D)', path: stepFunnel },
+    // The same read of every session (exact=true): linear in the period's sessions.
+    { name: 'step funnel exact (3 steps, P7D)', path: `${stepFunnel}&exact=true`, reference: true },
   ];
 }
