@@ -90,7 +90,7 @@ export async function compareStepFunnelWithEvents(
     await explain('from the step summaries, every session (exact=true)', summaries(1024));
     if (largeBuckets < 1024)
       await explain(
-        `from the step summaries, as asked (${largeBuckets} buckets of 1024)`,
+        `from the step summaries, as asked (about ${largeBuckets} buckets of 1024)`,
         summaries(largeBuckets),
       );
   } finally {
