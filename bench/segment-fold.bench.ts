@@ -9,10 +9,9 @@
  * rows and bytes written: the figures the fold adds to each event ingested, whenever it runs.
  */
 import { DataSource } from 'typeorm';
-import { validateEnv } from '@app/core';
 import { EventsService, SegmentFolder } from '@app/metrics';
 import { createApp } from '../apps/api/src/create-app';
-import { calibrate, createBenchFunnel, fmt, startBenchDatabase } from './metrics/bench-env';
+import { benchAppEnv, calibrate, createBenchFunnel, fmt, startBenchDatabase } from './metrics/bench-env';
 import { nodeCpuMs, postgresCpuMs, postmasterPid } from './metrics/cpu';
 import { ingestTraffic } from './metrics/dataset';
 
@@ -23,7 +22,7 @@ const EVENTS_PER_MINUTE = 10_000_000 / (30 * 24 * 60);
 async function main(): Promise<void> {
   const pg = await startBenchDatabase();
   // The job's own rounds stay idle: the bench runs the round itself.
-  const env = validateEnv({
+  const env = benchAppEnv({
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     SEGMENT_FOLD_POLL_MS: '3600000',

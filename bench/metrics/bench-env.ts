@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { INestApplicationContext } from '@nestjs/common';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
-import { runMigrations, startThrowawayPostgres, ThrowawayPostgres } from '@app/core';
+import { runMigrations, startThrowawayPostgres, ThrowawayPostgres, validateEnv } from '@app/core';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { databaseSchema } from '../../db/schema';
 
@@ -23,6 +23,17 @@ export interface BenchFunnel {
  * A throwaway embedded PostgreSQL in a temp dir, migrated. Checkpoints are spaced out for the bulk
  * load (max_wal_size); durability settings stay as shipped.
  */
+/**
+ * The service's variables for a bench's app, validated, and set in this process's environment too:
+ * the jobs read theirs through ConfigService, which reads the process's environment while the app
+ * is built (test/support/app.ts does the same). Without it, SEGMENT_FOLD_POLL_MS stayed 10 s and the
+ * fold job ran beside the bench's own round.
+ */
+export function benchAppEnv(vars: Record<string, string>): ReturnType<typeof validateEnv> {
+  Object.assign(process.env, vars);
+  return validateEnv(vars);
+}
+
 export async function startBenchDatabase(): Promise<ThrowawayPostgres> {
   const pg = await startThrowawayPostgres();
   await sql(pg.url, [
