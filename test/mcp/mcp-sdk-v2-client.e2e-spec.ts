@@ -207,6 +207,7 @@ describe('MCP with the official v2 SDK client, issuer mode and the development i
           expect.objectContaining({ step: 'page:start' }),
           expect.objectContaining({ step: 'conversion' }),
         ],
+        meta: { exact: true, sampleRate: 1, sessions: 0, sampledSessions: 0 },
       });
       expect(await structured('show_funnel_dashboard', { funnelId, ...PERIOD })).toMatchObject({
         funnel: { id: funnelId },
