@@ -19,14 +19,11 @@ export interface StepCounts {
   medianSeconds: number | null;
 }
 
-/**
- * A step funnel as read: its counts over the `sessions` read, those of `buckets` of the
- * SAMPLE_BUCKETS (all of them when exact).
- */
+/** A step funnel as read: its counts over the `sessions` read, every one of the period when `exact`. */
 export interface StepFunnelRead {
   counts: StepCounts[];
   sessions: number;
-  buckets: number;
+  exact: boolean;
 }
 
 /**
@@ -69,7 +66,7 @@ export class StepFunnelReader {
       sessions: Number(row[`v${i}`]),
       medianSeconds: i === 0 || row[`m${i}`] === null ? null : Number(row[`m${i}`]),
     }));
-    return { counts, sessions: Number(row.sessions), buckets };
+    return { counts, sessions: Number(row.sessions), exact: buckets === SAMPLE_BUCKETS };
   }
 }
 

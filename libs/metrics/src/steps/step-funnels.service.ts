@@ -7,7 +7,6 @@ import { assertFunnelId } from '../query/funnel-id';
 import { parseMetricQuery } from '../query/metric-query';
 import { type KpiQuery, MetricsService } from '../metrics.service';
 import { assertNoProblems, parseExact, parseSteps, parseWithin } from './funnel-steps';
-import { SAMPLE_BUCKETS } from './session-sample';
 import { StepFunnelReader } from './step-funnel-reader';
 
 export type StepFunnelQuery = Omit<KpiQuery, 'breakdown' | 'compare'> & {
@@ -64,16 +63,12 @@ export class StepFunnelsService {
     });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const sampleSessions = this.config.get('STEP_FUNNEL_SAMPLE_SESSIONS', { infer: true });
-    const read = await this.reader.steps(
-      funnel.id,
-      window,
-      steps,
-      within ?? window.to + 1 - window.from,
-      filter,
-      { exact: exact || sampleSessions === 0, sampleSessions },
-    );
-    const { counts, sessions: sampledSessions } = read;
-    const complete = read.buckets === SAMPLE_BUCKETS;
+    const withinMs = within ?? window.to + 1 - window.from;
+    const read = await this.reader.steps(funnel.id, window, steps, withinMs, filter, {
+      exact: exact || sampleSessions === 0,
+      sampleSessions,
+    });
+    const { counts, exact: complete, sessions: sampledSessions } = read;
     const sessions = complete
       ? sampledSessions
       : await this.metrics.sessionsStarted(funnel.id, window, filter);
