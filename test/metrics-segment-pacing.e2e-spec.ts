@@ -130,7 +130,8 @@ describe('segment folds yield to ingestion', () => {
     expect(waited).toBeGreaterThanOrEqual(8.5 * worked);
     expect(waited).toBeLessThanOrEqual(9 * worked + 10);
     expect(Math.max(...pauses)).toBeLessThanOrEqual(100);
-    expect(yielded * 1000).toBeGreaterThanOrEqual(waited);
+    // Timers fire on the event loop's millisecond clock: each pause may end up to 1 ms early.
+    expect(yielded * 1000).toBeGreaterThanOrEqual(waited - pauses.length);
     expect(yielded * 1000).toBeLessThanOrEqual(waited * 1.2 + 200);
 
     const [a, b] = [await rollups(idle.funnelId), await rollups(ingesting.funnelId)];
