@@ -32,6 +32,7 @@ import {
   percentile,
   startBenchDatabase,
   benchAppEnv,
+  type BenchFunnel,
 } from './metrics/bench-env';
 import { machineTicks } from './metrics/cpu';
 import { ingestTraffic, seedContactsAndMessages } from './metrics/dataset';
@@ -283,10 +284,30 @@ async function main(): Promise<void> {
         `  ${table.padEnd(24)} idx ${use.idx - (before[table]?.idx ?? 0)}  seq ${use.seq - (before[table]?.seq ?? 0)}`,
       );
     }
+    if (process.env.BENCH_HOLD) await hold(pg.url, baseUrl, [small, large], windows);
   } finally {
     await app.close();
     await pg.destroy();
   }
+}
+
+/**
+ * `BENCH_HOLD=1`: keeps the database and the service up after the measurements, to look at plans
+ * (`EXPLAIN ANALYZE` over the database URL) or ask requests by hand, until interrupted.
+ */
+async function hold(
+  databaseUrl: string,
+  baseUrl: string,
+  funnels: BenchFunnel[],
+  windows: Record<string, string>,
+): Promise<void> {
+  console.log(`\nholding until interrupted: database ${databaseUrl}, service ${baseUrl}`);
+  for (const f of funnels) console.log(`  funnel ${f.funnelId} key ${f.key}`);
+  for (const [name, query] of Object.entries(windows)) console.log(`  ${name}: ${query}`);
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 }
 
 async function printSizes(dataSource: DataSource): Promise<void> {

@@ -329,6 +329,15 @@ describe('filtered figures from folded segment rollups equal the raw computation
       // More rows than one JSON document of the fold's write holds (ROWS_PER_DOCUMENT, 250).
       expect(row.rollups).toBeGreaterThan(250);
       expect(+row.folded_to!).toBeGreaterThan(T0 + SPAN);
+      // Every minute row is the sum of ten-second rows of the same segments, which edges read.
+      const [grains]: { minutes: number; tens: number; tensByMinute: number }[] = await db.query(
+        `SELECT count(*) FILTER (WHERE grain = 60)::int AS minutes, count(*) FILTER (WHERE grain = 10)::int AS tens,
+                count(DISTINCT (date_trunc('minute', bucket), segment)) FILTER (WHERE grain = 10)::int AS "tensByMinute"
+         FROM metric_segment_rollups WHERE funnel_id = $1`,
+        [tenant.funnelId],
+      );
+      expect(grains.tens).toBeGreaterThan(grains.minutes);
+      expect(grains.tensByMinute).toBe(grains.minutes);
     }
     // Earlier session_starts moved sessions into the cpc segment after their events were folded.
     const [moved]: { n: number }[] = await db.query(

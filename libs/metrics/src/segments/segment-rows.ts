@@ -1,7 +1,7 @@
 import { DECLARED_EVENT_DIMENSIONS, EventDimension } from '../events/event-definitions';
 import { DECLARED_DIMENSIONS, FILTER_NAMES, segmentKey } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { bucketStart, SESSION_GRAINS } from '../time/buckets';
+import { bucketStart, SEGMENT_GRAINS } from '../time/buckets';
 
 // What a segment rollup row holds, derived from the declarations: the session dimensions that a
 // segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
@@ -35,9 +35,13 @@ export interface SegmentRow {
   events: Record<string, Record<string, EventCell>>;
 }
 
-/** Page views and clicks of one minute, segment and key, as the fold's statement sums them. */
+/** The finest grain of the segment rollups (seconds): the rows a fold computes from raw rows. */
+export const FINEST_GRAIN = SEGMENT_GRAINS[SEGMENT_GRAINS.length - 1];
+
+/** Page views and clicks of one finest bucket, segment and key, as the fold's statement sums them. */
 export interface EventSum {
-  minute: number;
+  /** Epoch ms: the start of the finest bucket. */
+  bucket: number;
   attributes: (string | null)[];
   type: string;
   key: string;
@@ -78,17 +82,17 @@ class Rows {
 }
 
 /**
- * The minute rows of the given sessions (at their start) and event sums (at their minute): per
+ * The finest rows of the given sessions (at their start) and event sums (at their bucket): per
  * segment, what each kept dimension counts, as ingestion's rollups count it (sessionContributions,
  * the event dimensions' declarations).
  */
-export function minuteRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
+export function finestRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
   const rows = new Rows();
   for (const s of sessions) {
     if (s.startedAt === null) continue;
     const row = rows.row(
-      60,
-      bucketStart(s.startedAt, 60),
+      FINEST_GRAIN,
+      bucketStart(s.startedAt, FINEST_GRAIN),
       FILTER_NAMES.map((name) => s[name]),
     );
     for (const c of sessionContributions(s)) {
@@ -98,7 +102,7 @@ export function minuteRows(sessions: SessionState[], events: EventSum[]): Segmen
     }
   }
   for (const e of events) {
-    const row = rows.row(60, e.minute, e.attributes);
+    const row = rows.row(FINEST_GRAIN, e.bucket, e.attributes);
     for (const [name, d] of SEGMENT_EVENT_DIMENSIONS) {
       if (d.type !== e.type) continue;
       const keys = (row.events[name] ??= {});
@@ -117,12 +121,14 @@ export function minuteRows(sessions: SessionState[], events: EventSum[]): Segmen
 }
 
 /**
- * Minute rows whose event cells are the stored rows' (`stored`, of minutes whose raw events were
- * dropped by the retention) instead of any computed: the sessions still count from their rows.
+ * Minute rows whose event cells in the minutes whose raw events the retention dropped are the
+ * stored rows' (`stored`, of those minutes only: computed, they hold no events); the sessions
+ * still count from the computed rows, and the events of the other minutes stay as computed.
  */
 export function withStoredEvents(computed: SegmentRow[], stored: SegmentRow[]): SegmentRow[] {
   const rows = new Rows();
-  for (const c of computed) rows.row(c.grain, c.bucket, c.attributes).sessions = c.sessions;
+  for (const c of computed)
+    Object.assign(rows.row(c.grain, c.bucket, c.attributes), { sessions: c.sessions, events: c.events });
   for (const s of stored) rows.row(s.grain, s.bucket, s.attributes).events = s.events;
   return [...rows.byId.values()].filter(
     (r) => Object.keys(r.sessions).length > 0 || Object.keys(r.events).length > 0,
@@ -146,5 +152,5 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   return [...rows.byId.values()];
 }
 
-/** The grains above the minute, finest first: quarter hour, hour, day. */
-export const COARSER_GRAINS = [...SESSION_GRAINS].reverse().slice(1);
+/** The grains above the finest, finest first: minute, quarter hour, hour, day. */
+export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().slice(1);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SESSION_GRAINS } from '../time/buckets';
+import { bucketStart, SEGMENT_GRAINS } from '../time/buckets';
 import { planWindow } from './segment-state';
 
 const MINUTE = 60_000;
@@ -25,9 +25,9 @@ describe(planWindow.name, () => {
         const to = T + Math.max(a, b) + 1;
         const foldedTo = folded === null ? null : T + folded * MINUTE;
         const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
-        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SESSION_GRAINS, short);
+        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SEGMENT_GRAINS, short);
         for (const s of plan.segments)
-          for (let m = s.from; m < s.to; m += MINUTE) {
+          for (let m = bucketStart(s.from, 60); m < s.to; m += MINUTE) {
             expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
             expect(staleMinutes.has(m)).toBe(false);
           }
@@ -42,8 +42,29 @@ describe(planWindow.name, () => {
     );
   });
 
+  it('reads at most five seconds raw at each edge of a folded window', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3000 * MINUTE }),
+        fc.integer({ min: 1, max: 3000 * MINUTE }),
+        (a, length) => {
+          const plan = planWindow(
+            { foldedTo: T + 6001 * MINUTE, stale: new Set() },
+            T + a,
+            T + a + length,
+            SEGMENT_GRAINS,
+            true,
+          );
+          for (const piece of plan.raw) expect(piece.to - piece.from).toBeLessThanOrEqual(5_000);
+          expect(plan.raw.length).toBeLessThanOrEqual(2);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('reads everything raw while nothing is folded', () => {
-    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SESSION_GRAINS, true);
+    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SEGMENT_GRAINS, true);
     expect(plan).toEqual({ segments: [], raw: [{ from: T, to: T + 86_400_000, sign: 1 }] });
   });
 });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { MINUTE_MS } from '../time/buckets';
+import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import { coverWindow, RawPiece, Segment } from '../time/time-cover';
 
 /**
@@ -68,7 +68,7 @@ export class SegmentPlanner {
   }
 
   /**
-   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute); see
+   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest ten seconds or a minute); see
    * planWindow.
    */
   async plan(
@@ -86,8 +86,8 @@ export class SegmentPlanner {
 /**
  * Splits [from, to) into whole buckets of the folded minutes that no pending change names, and raw
  * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. With `short`,
- * an edge longer than half a minute is read as its whole minute less the rest (raw pieces of sign
- * −1) when that minute is folded: only for additive counts, not for latest labels.
+ * an edge longer than half a finest bucket is read as its whole bucket less the rest (raw pieces
+ * of sign −1) when that bucket's minute is folded: only for additive counts, not for latest labels.
  */
 export function planWindow(
   { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
@@ -99,6 +99,8 @@ export function planWindow(
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
+  const finest = grains[grains.length - 1];
+  const size = finest * SECOND_MS;
   const clean = (minute: number) => minute + MINUTE_MS <= folded && !stale.has(minute);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
@@ -108,14 +110,14 @@ export function planWindow(
     const cover = coverWindow(lo, hi, grains);
     segments.push(...cover.segments);
     for (const piece of cover.raw) {
-      const minute = Math.floor(piece.from / MINUTE_MS) * MINUTE_MS;
-      if (!short || piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
+      const bucket = bucketStart(piece.from, finest);
+      if (!short || piece.to - piece.from <= size / 2 || !clean(bucketStart(bucket, 60))) {
         raw.push(piece);
         continue;
       }
-      segments.push({ grain: 60, from: minute, to: minute + MINUTE_MS });
-      if (minute < piece.from) raw.push({ from: minute, to: piece.from, sign: -1 });
-      if (piece.to < minute + MINUTE_MS) raw.push({ from: piece.to, to: minute + MINUTE_MS, sign: -1 });
+      segments.push({ grain: finest, from: bucket, to: bucket + size });
+      if (bucket < piece.from) raw.push({ from: bucket, to: piece.from, sign: -1 });
+      if (piece.to < bucket + size) raw.push({ from: piece.to, to: bucket + size, sign: -1 });
     }
   };
   for (const minute of [...stale].sort((a, b) => a - b)) {
