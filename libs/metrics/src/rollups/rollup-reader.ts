@@ -86,8 +86,23 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    if (!isFiltered(filter) && !dimensions.some(isSegmentOutcomes))
-      return this.sessionSums(funnelId, window, dimensions, filter);
+    if (isFiltered(filter)) return this.foldedSessions(funnelId, window, dimensions, filter);
+    const outcomes = dimensions.filter(isSegmentOutcomes);
+    if (!outcomes.length) return this.sessionSums(funnelId, window, dimensions, filter);
+    const rest = dimensions.filter((d) => !isSegmentOutcomes(d));
+    const [fromSessionRollups, folded] = await Promise.all([
+      rest.length ? this.sessionSums(funnelId, window, rest, filter) : new Map<string, Sums<SessionCounts>>(),
+      this.foldedSessions(funnelId, window, outcomes, filter),
+    ]);
+    return new Map([...fromSessionRollups, ...folded]);
+  }
+
+  private foldedSessions(
+    funnelId: string,
+    window: MetricWindow,
+    dimensions: string[],
+    filter: SessionFilter,
+  ): Promise<Map<string, Sums<SessionCounts>>> {
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
     return this.planned(funnelId, window, SEGMENT_GRAINS, true, (plan) =>
