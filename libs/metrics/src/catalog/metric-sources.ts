@@ -61,7 +61,7 @@ export async function segmentSessions(
   filter: SessionFilter,
   by?: FilterName,
 ): Promise<Map<string | null, SessionCounts>> {
-  const segments = (await rollups.sessions(funnelId, window, [SESSION_DIMENSIONS.segment], filter)).get(
+  const segments = (await rollups.sessions(funnelId, window, [SESSION_DIMENSIONS.segment])).get(
     SESSION_DIMENSIONS.segment,
   );
   const result = new Map<string | null, SessionCounts>();

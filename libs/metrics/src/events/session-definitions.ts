@@ -107,8 +107,7 @@ export type SessionDimension =
   | { shape: 'answers'; grouped: boolean }
   /**
    * Like `totals`, one key per combination of the filter attributes (segmentKey): what filtered
-   * and broken-down session figures sum, without reading sessions one by one. Kept in the folded
-   * segment rollups only (segments/segment-rows.ts), not in the session rollups ingestion writes.
+   * and broken-down session figures sum, without reading sessions one by one.
    */
   | { shape: 'segment' };
 

@@ -94,12 +94,16 @@ describe(sessionRollupDeltas.name, () => {
     const after = applyEvents(started, [event('conversion', '2026-01-02T00:10:00Z')]);
     const rows = sessionRollupDeltas([{ before: started, after }]);
     const conversion = { sessions: 0, conversions: 1, completions: 0, completionMs: 0 };
-    // The totals; the session's segment, which counts conversions too, is left to the fold job.
+    // The totals and the session's segment, which counts conversions too.
     expect(rows.map((r) => [r.dimension, r.grain, iso(r.bucket), r.counts])).toEqual([
       ['all', 86400, '2026-01-01T00:00:00.000Z', conversion],
+      ['segment', 86400, '2026-01-01T00:00:00.000Z', conversion],
       ['all', 3600, '2026-01-01T23:00:00.000Z', conversion],
+      ['segment', 3600, '2026-01-01T23:00:00.000Z', conversion],
       ['all', 900, '2026-01-01T23:45:00.000Z', conversion],
+      ['segment', 900, '2026-01-01T23:45:00.000Z', conversion],
       ['all', 60, '2026-01-01T23:59:00.000Z', conversion],
+      ['segment', 60, '2026-01-01T23:59:00.000Z', conversion],
     ]);
   });
 
@@ -117,8 +121,10 @@ describe(sessionRollupDeltas.name, () => {
     expect(days).toEqual([
       ['all', '', '2026-01-01T00:00:00.000Z', -1],
       ['device', 'mobile', '2026-01-01T00:00:00.000Z', -1],
+      ['segment', '6:mobile----', '2026-01-01T00:00:00.000Z', -1],
       ['all', '', '2025-12-31T00:00:00.000Z', 1],
       ['device', 'tablet', '2025-12-31T00:00:00.000Z', 1],
+      ['segment', '6:tablet----', '2025-12-31T00:00:00.000Z', 1],
     ]);
   });
 });

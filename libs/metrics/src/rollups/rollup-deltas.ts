@@ -7,7 +7,6 @@ import {
 } from '../events/event-definitions';
 import type { TrackedEvent } from '../events/event-types';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { isSegmentOutcomes } from '../segments/segment-rows';
 import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 
 /** A contact message that became delivered and/or opened. */
@@ -164,8 +163,6 @@ export function sessionRollupDeltas(
   const apply = (state: SessionState, sign: 1 | -1) => {
     if (state.startedAt === null) return;
     for (const c of sessionContributions(state)) {
-      // A segment's outcomes are kept by the fold job only (segments/segment-rows.ts).
-      if (isSegmentOutcomes(c.dimension)) continue;
       const sum = finest.at(state.startedAt, c.dimension, c.key);
       sum.sessions += sign * c.sessions;
       sum.conversions += sign * c.conversions;

@@ -10,7 +10,7 @@ import {
   MessageDimensionName,
 } from '../events/event-definitions';
 import { EVENT_GRAINS, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
-import { FINEST_GRAIN, inSegmentRollups, isSegmentOutcomes } from '../segments/segment-rows';
+import { FINEST_GRAIN, inSegmentRollups } from '../segments/segment-rows';
 import { cellsOf, segmentEventSums, segmentRollupRows, segmentSessionSums } from '../segments/segment-sql';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
@@ -77,8 +77,7 @@ export class RollupReader {
 
   /**
    * Session counters per dimension and key, over sessions that started in the window (and match
-   * the filter: then read from the folded segment rollups, as is the `segment` dimension, whose
-   * readers are the filtered figures and breakdowns).
+   * the filter: then read from the sessions themselves, the rollups counting every session).
    */
   async sessions(
     funnelId: string,
@@ -86,23 +85,7 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    if (isFiltered(filter)) return this.foldedSessions(funnelId, window, dimensions, filter);
-    const outcomes = dimensions.filter(isSegmentOutcomes);
-    if (!outcomes.length) return this.sessionSums(funnelId, window, dimensions, filter);
-    const rest = dimensions.filter((d) => !isSegmentOutcomes(d));
-    const [fromSessionRollups, folded] = await Promise.all([
-      rest.length ? this.sessionSums(funnelId, window, rest, filter) : new Map<string, Sums<SessionCounts>>(),
-      this.foldedSessions(funnelId, window, outcomes, filter),
-    ]);
-    return new Map([...fromSessionRollups, ...folded]);
-  }
-
-  private foldedSessions(
-    funnelId: string,
-    window: MetricWindow,
-    dimensions: string[],
-    filter: SessionFilter,
-  ): Promise<Map<string, Sums<SessionCounts>>> {
+    if (!isFiltered(filter)) return this.sessionSums(funnelId, window, dimensions, filter);
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
     return this.planned(funnelId, window, SEGMENT_GRAINS, true, (plan) =>
@@ -132,7 +115,7 @@ export class RollupReader {
       (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
         WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
     );
-    const folded = plan ? `UNION ALL ${segmentSessionSums(plan, funnel, filter, params, dimensions)}` : '';
+    const folded = plan ? `UNION ALL ${segmentSessionSums(plan, funnel, filter, params, wanted)}` : '';
     const rows: SessionSumRow[] = await this.reads.rows(
       `WITH m AS (
          ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}

@@ -6,32 +6,17 @@ import { bucketStart, SEGMENT_GRAINS } from '../time/buckets';
 // What a segment rollup row holds, derived from the declarations: the session dimensions that a
 // segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
 
-/**
- * The session dimensions (by declared name) kept per segment: pages viewed, answers, and the
- * segment's own sessions with their outcomes (`{"sessions": 3, "conversions": 1, "completions": 1,
- * "completion_ms": 42000}`, OUTCOME_CELLS), so that filtered and broken-down session figures read
- * the folded rows too.
- */
-export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers', 'segment']);
-/** A segment dimension's cells in a row's `sessions`, and what of a session contribution each sums. */
-export const OUTCOME_CELLS = {
-  sessions: 'sessions',
-  conversions: 'conversions',
-  completions: 'completions',
-  completion_ms: 'completionMs',
-} as const;
+/** The session dimensions (by declared name) kept per segment: pages viewed and answers. */
+export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
 export const SEGMENT_EVENT_DIMENSIONS = DECLARED_EVENT_DIMENSIONS.filter(
   (entry): entry is [(typeof entry)[0], EventDimension & { source: 'events' }] =>
     entry[1].source === 'events',
 );
-const DECLARED_SHAPES = new Map<string, string>(DECLARED_DIMENSIONS.map(([name, d]) => [name, d.shape]));
-/** True for the dimension whose cells are OUTCOME_CELLS (the `segment` shape). */
-export const isSegmentOutcomes = (dimension: string) => DECLARED_SHAPES.get(dimension) === 'segment';
 const KEPT_SESSION_DIMENSIONS = new Set(
   DECLARED_DIMENSIONS.filter(([, d]) => SEGMENT_SESSION_SHAPES.has(d.shape)).map(([name]) => name as string),
 );
 
-/** True when a requested session dimension ('page', 'answer:question_1', 'segment', …) is in the segment rollups. */
+/** True when a requested session dimension ('page', 'answer:question_1', …) is in the segment rollups. */
 export const inSegmentRollups = (dimension: string) => {
   const colon = dimension.indexOf(':');
   return KEPT_SESSION_DIMENSIONS.has(colon < 0 ? dimension : dimension.slice(0, colon + 1));
@@ -113,9 +98,7 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
     for (const c of sessionContributions(s)) {
       if (!inSegmentRollups(c.dimension)) continue;
       const keys = (row.sessions[c.dimension] ??= {});
-      if (isSegmentOutcomes(c.dimension))
-        for (const [cell, from] of Object.entries(OUTCOME_CELLS)) keys[cell] = (keys[cell] ?? 0) + c[from];
-      else keys[c.key] = (keys[c.key] ?? 0) + c.sessions;
+      keys[c.key] = (keys[c.key] ?? 0) + c.sessions;
     }
   }
   for (const e of events) {

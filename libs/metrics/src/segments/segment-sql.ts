@@ -2,7 +2,7 @@ import { IN_SEGMENT, segments } from '../rollups/cover-sql';
 import { sessionFilterSql } from '../rollups/session-filter-sql';
 import type { SessionFilter } from '../query/metric-query';
 import type { SqlParams } from '../sql/sql-params';
-import { FINEST_GRAIN, isSegmentOutcomes, OUTCOME_CELLS } from './segment-rows';
+import { FINEST_GRAIN } from './segment-rows';
 import type { SegmentPlan } from './segment-state';
 
 // The segment rollups' part of a filtered read: the rows of the plan's whole buckets whose
@@ -43,44 +43,22 @@ export function cellsOf(
   return `(SELECT ${outer.join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${rows}) AS x) AS k`;
 }
 
-/**
- * Sessions per requested dimension and key, as rawSessionSums' branches return them: the cells
- * of pages and answers, and the segment's own outcomes (OUTCOME_CELLS) keyed by its segment.
- */
-export function segmentSessionSums(
+/** Sessions per requested dimension (`wanted`, a text[]) and key, as rawSessionSums' branches return them. */
+export const segmentSessionSums = (
   plan: SegmentPlan,
   funnel: string,
   filter: SessionFilter,
   params: SqlParams,
-  dimensions: string[],
-): string {
-  const rows = (columns: string) => segmentRollupRows(plan, funnel, filter, params, columns);
-  const outcomes = dimensions.filter(isSegmentOutcomes);
-  const cells = dimensions.filter((d) => !isSegmentOutcomes(d));
-  return [
-    ...(cells.length
-      ? [
-          `SELECT k.dimension, k.key, sum(k.value::bigint) AS sessions, 0 AS conversions, 0 AS completions, 0 AS completion_ms
-           FROM ${cellsOf(
-             `${rows('r.sessions')} CROSS JOIN unnest(${params.bind(cells, 'text[]')}) AS d(dimension)`,
-             'r.sessions -> d.dimension',
-             [['d.dimension', 'dimension']],
-             'jsonb_each_text',
-           )}
-           GROUP BY 1, 2`,
-        ]
-      : []),
-    ...outcomes.map((dimension) => {
-      const member = params.bind(dimension, 'text');
-      const cell = (name: keyof typeof OUTCOME_CELLS) =>
-        `coalesce(sum((r.sessions -> ${member} ->> '${name}')::bigint), 0) AS ${name}`;
-      return `SELECT ${member} AS dimension, r.segment AS key, ${Object.keys(OUTCOME_CELLS)
-        .map((name) => cell(name as keyof typeof OUTCOME_CELLS))
-        .join(', ')}
-              FROM ${rows('r.segment, r.sessions')} GROUP BY r.segment`;
-    }),
-  ].join('\nUNION ALL\n');
-}
+  wanted: string,
+) =>
+  `SELECT k.dimension, k.key, sum(k.value::bigint) AS sessions, 0 AS conversions, 0 AS completions, 0 AS completion_ms
+   FROM ${cellsOf(
+     `${segmentRollupRows(plan, funnel, filter, params, 'r.sessions')} CROSS JOIN unnest(${wanted}) AS d(dimension)`,
+     'r.sessions -> d.dimension',
+     [['d.dimension', 'dimension']],
+     'jsonb_each_text',
+   )}
+   GROUP BY 1, 2`;
 
 /**
  * An event dimension's (`dimension`, bound) cells per key: events, timed views, their total
