@@ -26,6 +26,8 @@ type SessionRow = {
   utm_campaign: string | null;
   pages: string[];
   answers: Record<string, { answers: string[] }>;
+  converted_at: Date | null;
+  completed_at: Date | null;
 };
 type EventRow = {
   session_id: string;
@@ -154,7 +156,8 @@ describe('filtered figures from folded segment rollups equal the raw computation
   /** Every filtered figure of a funnel, computed from its stored sessions and events one by one. */
   async function expectedOf(funnelId: string) {
     const sessions: SessionRow[] = await db.query(
-      `SELECT session_id, started_at, device, utm_source, ab_variant, utm_medium, utm_campaign, pages, answers
+      `SELECT session_id, started_at, device, utm_source, ab_variant, utm_medium, utm_campaign, pages, answers,
+              converted_at, completed_at
        FROM metric_sessions WHERE funnel_id = $1`,
       [funnelId],
     );
@@ -233,7 +236,32 @@ describe('filtered figures from folded segment rollups equal the raw computation
         }
         return { answers, groupedAnswers };
       };
-      return { pageToPage, activity, timeOnPage, clicksChart, averageTime, byDevice, insight };
+      // The session KPIs' counters and the sessions per device, as the segments' outcomes sum them.
+      const completed = started.filter((s) => s.completed_at !== null);
+      const completionMs = completed.reduce(
+        (sum, s) => sum + Math.max(0, +s.completed_at! - +s.started_at!),
+        0,
+      );
+      const outcomes = {
+        sessions: started.length,
+        conversions: started.filter((s) => s.converted_at !== null).length,
+        completions: completed.length,
+        averageCompletion: completed.length ? round(completionMs / completed.length / 1000, 2) : 0,
+      };
+      const sessionsByDevice: Record<string, number> = {};
+      for (const s of started)
+        sessionsByDevice[s.device ?? '(none)'] = (sessionsByDevice[s.device ?? '(none)'] ?? 0) + 1;
+      return {
+        pageToPage,
+        activity,
+        timeOnPage,
+        clicksChart,
+        averageTime,
+        byDevice,
+        insight,
+        outcomes,
+        sessionsByDevice,
+      };
     };
   }
 
@@ -253,7 +281,24 @@ describe('filtered figures from folded segment rollups equal the raw computation
               average.breakdown.map((b: { key: string; count: number }) => [b.key, b.count]),
             ),
           ).toEqual(want.byDevice);
+          const sessions = await get(tenant, `kpis/kpi_total_sessions?${q}&breakdown=device`);
+          expect(sessions.value).toBe(want.outcomes.sessions);
+          expect(
+            Object.fromEntries(
+              sessions.breakdown.map((b: { key: string; count: number }) => [b.key, b.count]),
+            ),
+          ).toEqual(want.sessionsByDevice);
           if (!Object.keys(filter).length) continue;
+          const conversion = await get(tenant, `kpis/kpi_conversion_rate?${q}`);
+          expect(conversion.count).toBe(want.outcomes.sessions);
+          expect(conversion.value).toBe(
+            want.outcomes.sessions ? round((100 * want.outcomes.conversions) / want.outcomes.sessions, 2) : 0,
+          );
+          const completion = await get(tenant, `kpis/kpi_time_to_completion?${q}`);
+          expect(completion).toMatchObject({
+            value: want.outcomes.averageCompletion,
+            count: want.outcomes.completions,
+          });
           const pages = await get(tenant, `charts/chart_page_to_page_conversion_rate?${q}`);
           expect(pages.map((p: { value: number }) => p.value)).toEqual(want.pageToPage());
           const original = await get(
