@@ -392,4 +392,17 @@ describe('filtered figures from folded segment rollups equal the raw computation
     expect(moved.n).toBeGreaterThan(5);
     await agreeEverywhere();
   });
+
+  it('answers exactly over minutes folded before the ten-second rows began, reading their edges at the minute', async () => {
+    // What an upgrade leaves: rows down to the minute, and where the ten-second ones would begin.
+    for (const tenant of tenants) {
+      await db.query(`DELETE FROM metric_segment_rollups WHERE funnel_id = $1 AND grain = 10`, [
+        tenant.funnelId,
+      ]);
+      await db.query(`UPDATE metric_segment_folds SET fine_from = folded_to WHERE funnel_id = $1`, [
+        tenant.funnelId,
+      ]);
+    }
+    await agreeEverywhere();
+  });
 });
