@@ -402,6 +402,11 @@ describe('filtered figures from folded segment rollups equal the raw computation
       await db.query(`UPDATE metric_segment_folds SET fine_from = folded_to WHERE funnel_id = $1`, [
         tenant.funnelId,
       ]);
+      const [fold]: { fine: boolean }[] = await db.query(
+        `SELECT fine_from IS NOT NULL AND fine_from = folded_to AS fine FROM metric_segment_folds WHERE funnel_id = $1`,
+        [tenant.funnelId],
+      );
+      expect(fold.fine).toBe(true);
     }
     await agreeEverywhere();
   });
