@@ -16,12 +16,4 @@ export class MetricSegmentFold {
 
   @Column({ type: 'timestamptz', nullable: true })
   foldedTo: Date | null;
-
-  /**
-   * Where the ten-second rows begin: minutes folded before it (by a version without that grain)
-   * have rows down to the minute only, and reads take their edges at the minute. Null: every
-   * folded minute has them.
-   */
-  @Column({ type: 'timestamptz', nullable: true })
-  fineFrom: Date | null;
 }

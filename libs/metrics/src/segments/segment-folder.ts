@@ -15,8 +15,7 @@ import {
   COARSER_GRAINS,
   coarserRows,
   EventSum,
-  FINEST_GRAIN,
-  finestRows,
+  minuteRows,
   SegmentRow,
   withStoredEvents,
 } from './segment-rows';
@@ -40,8 +39,8 @@ const IDLE_VISIT_MS = 86_400_000;
 const ROWS_PER_DOCUMENT = 250;
 /**
  * The share of its time the fold works while this process ingests: after a chunk of t ms it
- * waits t × (1 / share − 1) ms. At a tenth it still folds about 2,000 events a second on one core
- * (docs/BENCHMARKS.md), far above the 40 a second of 100 M events a month, and a burst of ingestion keeps
+ * waits t × (1 / share − 1) ms. At a tenth it still folds about 3,000 events a second on one core
+ * (docs/BENCHMARKS.md), far above the traffic a process sustains, and a burst of ingestion keeps
  * the CPUs it would otherwise share with the fold; once ingestion is quiet it folds at full speed.
  */
 const SHARE_WHILE_INGESTING = 0.1;
@@ -320,12 +319,9 @@ export class SegmentFolder extends BackgroundRounds {
   }
 
   /**
-   * Computes the finest rows of `minutes` from the raw rows and the whole coarser buckets above
+   * Computes the minute rows of `minutes` from the raw rows and the whole coarser buckets above
    * them (coarserBuckets) from the finer rows, those in hand and those read for the rest of a
-   * bucket, and writes what changed: one statement reads, one writes. In a month whose raw events
-   * the retention dropped (a late change of a session started then), the minute rows keep the
-   * events they hold: folded whole from raw rows that are gone, they would count nowhere (its
-   * finest rows count its sessions only).
+   * bucket, and writes what changed: one statement reads, one writes.
    */
   private async refold(
     manager: EntityManager,
@@ -334,23 +330,13 @@ export class SegmentFolder extends BackgroundRounds {
     foldedBefore: number,
     foldedAfter: number,
   ): Promise<void> {
-    const dropped = minutes.length ? await this.droppedParts(manager, minutes) : [];
     const levels: Computed[] = [
       {
-        grain: FINEST_GRAIN,
+        grain: 60,
         ranges: minutes,
-        rows: minutes.length
-          ? await this.computeFinestRows(manager, funnelId, minutes, subtract(minutes, dropped))
-          : [],
+        rows: minutes.length ? await this.minuteRows(manager, funnelId, minutes) : [],
       },
     ];
-    const droppedMinutes = dropped.length
-      ? await this.read(
-          manager,
-          funnelId,
-          dropped.map((range) => ({ grain: 60, range })),
-        )
-      : [];
     // The finer rows of each coarser bucket not wholly computed here, read in one statement.
     const wanted: { grain: number; range: Range }[] = [];
     let finer = levels[0];
@@ -369,14 +355,27 @@ export class SegmentFolder extends BackgroundRounds {
         // Stored finer rows of the buckets' other parts (those computed here replace theirs).
         ...stored.filter((r) => r.grain === plan.finer && !inside(r.bucket, plan.finerRanges)),
       ].filter((r) => inside(r.bucket, plan.buckets));
-      const summed = coarserRows(rows, plan.grain);
-      levels.push({
-        grain: plan.grain,
-        ranges: plan.buckets,
-        rows: plan.grain === 60 && droppedMinutes.length ? withStoredEvents(summed, droppedMinutes) : summed,
-      });
+      levels.push({ grain: plan.grain, ranges: plan.buckets, rows: coarserRows(rows, plan.grain) });
     }
     await this.replace(manager, funnelId, levels);
+  }
+
+  /**
+   * The minute rows of the ranges, from the sessions started and the events counted in them. In
+   * a month whose raw events the retention dropped (a late change of a session started then), the
+   * events count as stored: folded whole from raw rows that are gone, they would count nowhere.
+   */
+  private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<SegmentRow[]> {
+    const dropped = await this.droppedParts(manager, ranges);
+    const raw = dropped.length ? subtract(ranges, dropped) : ranges;
+    const computed = await this.computedMinuteRows(manager, funnelId, ranges, raw);
+    if (!dropped.length) return computed;
+    const stored = await this.read(
+      manager,
+      funnelId,
+      dropped.map((range) => ({ grain: 60, range })),
+    );
+    return withStoredEvents(computed, stored);
   }
 
   /** The parts of `ranges` in months before the retention's cutoff whose partition is gone. */
@@ -399,8 +398,8 @@ export class SegmentFolder extends BackgroundRounds {
     return gone.flatMap(({ name }) => months.get(name) ?? []);
   }
 
-  /** Finest rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
-  private async computeFinestRows(
+  /** Minute rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
+  private async computedMinuteRows(
     manager: EntityManager,
     funnelId: string,
     ranges: Range[],
@@ -416,7 +415,7 @@ export class SegmentFolder extends BackgroundRounds {
       [funnelId, los, his],
     );
     const eventRows: Record<string, unknown>[] = await manager.query(
-      `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_GRAIN}) * ${FINEST_GRAIN * SECOND_MS})::float8 AS bucket, e.type, coalesce(e.key, '') AS key,
+      `SELECT (floor(extract(epoch FROM e.occurred_at) / 60) * 60000)::float8 AS minute, e.type, coalesce(e.key, '') AS key,
               ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')},
               count(*)::int AS events, count(e.time_on_page_ms)::int AS timed,
               coalesce(sum(e.time_on_page_ms), 0)::float8 AS total_ms,
@@ -433,7 +432,7 @@ export class SegmentFolder extends BackgroundRounds {
       [funnelId, raw.map((r) => iso(r.from)), raw.map((r) => iso(r.to)), Object.keys(COUNTED_EVENTS)],
     );
     const events: EventSum[] = eventRows.map((r) => ({
-      bucket: Number(r.bucket),
+      minute: Number(r.minute),
       attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
       type: r.type as string,
       key: r.key as string,
@@ -443,7 +442,7 @@ export class SegmentFolder extends BackgroundRounds {
       label: r.label as string | null,
       labelAt: r.label_at === null ? null : Number(r.label_at),
     }));
-    return finestRows(sessionRows.map(sessionFromRow), events);
+    return minuteRows(sessionRows.map(sessionFromRow), events);
   }
 
   /** The stored rows of the given grains and ranges. */

@@ -2,7 +2,7 @@ import type { Device } from '../events/event-types';
 import { trackedEvent } from '../events/event-validation';
 import { applyEvents, emptySession } from '../events/session-state';
 import { segmentChanges } from './segment-changes';
-import { coarserRows, finestRows, SegmentRow, withStoredEvents } from './segment-rows';
+import { coarserRows, minuteRows, SegmentRow, withStoredEvents } from './segment-rows';
 
 const T = Date.parse('2026-05-10T10:00:00Z');
 const start = (sessionId: string, at: number, device: Device) =>
@@ -10,8 +10,8 @@ const start = (sessionId: string, at: number, device: Device) =>
 const view = (sessionId: string, at: number, pageSlug: string, timeOnPageMs?: number) =>
   trackedEvent('page_view', sessionId, at, { pageSlug, ...(timeOnPageMs ? { timeOnPageMs } : {}) });
 
-describe(finestRows.name, () => {
-  it('packs a segment’s pages, answers, page views and clicks of ten seconds in one row, and sums them above', () => {
+describe(minuteRows.name, () => {
+  it('packs a segment’s pages, answers, page views and clicks of a minute in one row, and sums them above', () => {
     const a = applyEvents(emptySession('a'), [
       start('a', T + 1_000, 'mobile'),
       view('a', T + 2_000, 'start'),
@@ -25,11 +25,11 @@ describe(finestRows.name, () => {
       start('b', T + 61_000, 'mobile'),
       view('b', T + 62_000, 'start'),
     ]);
-    const rows = finestRows(
+    const rows = minuteRows(
       [a, b],
       [
         {
-          bucket: T,
+          minute: T,
           attributes: ['mobile', 'google', null, null, null],
           type: 'page_view',
           key: 'start',
@@ -40,7 +40,7 @@ describe(finestRows.name, () => {
           labelAt: null,
         },
         {
-          bucket: T,
+          minute: T,
           attributes: ['mobile', 'google', null, null, null],
           type: 'button_click',
           key: 'cta',
@@ -54,9 +54,8 @@ describe(finestRows.name, () => {
     );
     const first = rows.find((r) => r.bucket === T);
     expect(rows).toHaveLength(2);
-    expect(rows.map((r) => r.grain)).toEqual([10, 10]);
     expect(first).toMatchObject({
-      grain: 10,
+      grain: 60,
       segment: '6:mobile6:google---',
       sessions: { page: { start: 1 }, 'answer:q1': { x: 1, y: 1 }, 'answer-group:q1': { 'x; y': 1 } },
       events: {
@@ -65,28 +64,20 @@ describe(finestRows.name, () => {
         button: { cta: [1, 0, 0, 'Go', T + 5_000] },
       },
     });
-    const minutes = coarserRows(rows, 60);
-    expect(minutes.map((r) => [r.bucket, r.sessions.page])).toEqual([
-      [T, { start: 1 }],
-      [T + 60_000, { start: 1 }],
-    ]);
-    const [hour] = coarserRows(minutes, 3_600);
+    const [hour] = coarserRows(rows, 3_600);
     expect(hour).toMatchObject({ grain: 3_600, bucket: T, sessions: { page: { start: 2 } } });
   });
 });
 
 describe(withStoredEvents.name, () => {
   it('takes the stored events of minutes whose raw events are gone and keeps those computed elsewhere', () => {
-    const attributes = ['mobile', null, null, null, null];
     const row = (bucket: number, events: number, page?: number): SegmentRow => ({
       grain: 60,
       bucket,
       segment: '6:mobile----',
-      attributes,
+      attributes: ['mobile', null, null, null, null],
       sessions: page === undefined ? {} : { page: { start: page } },
-      events: events
-        ? { page: { start: [events, 0, 0, null, null] as [number, number, number, null, null] } }
-        : {},
+      events: events ? { page: { start: [events, 0, 0, null, null] } } : {},
     });
     // T: raw events dropped, its sessions counted; T + 1 min: computed from raw events.
     const rows = withStoredEvents([row(T, 0, 3), row(T + 60_000, 4)], [row(T, 7)]);

@@ -1,7 +1,7 @@
 import { DECLARED_EVENT_DIMENSIONS, EventDimension } from '../events/event-definitions';
 import { DECLARED_DIMENSIONS, FILTER_NAMES, segmentKey } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { bucketStart, SEGMENT_GRAINS } from '../time/buckets';
+import { bucketStart, SESSION_GRAINS } from '../time/buckets';
 
 // What a segment rollup row holds, derived from the declarations: the session dimensions that a
 // segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
@@ -35,13 +35,9 @@ export interface SegmentRow {
   events: Record<string, Record<string, EventCell>>;
 }
 
-/** The finest grain of the segment rollups (seconds): the rows a fold computes from raw rows. */
-export const FINEST_GRAIN = SEGMENT_GRAINS[SEGMENT_GRAINS.length - 1];
-
-/** Page views and clicks of one finest bucket, segment and key, as the fold's statement sums them. */
+/** Page views and clicks of one minute, segment and key, as the fold's statement sums them. */
 export interface EventSum {
-  /** Epoch ms: the start of the finest bucket. */
-  bucket: number;
+  minute: number;
   attributes: (string | null)[];
   type: string;
   key: string;
@@ -82,17 +78,17 @@ class Rows {
 }
 
 /**
- * The finest rows of the given sessions (at their start) and event sums (at their bucket): per
+ * The minute rows of the given sessions (at their start) and event sums (at their minute): per
  * segment, what each kept dimension counts, as ingestion's rollups count it (sessionContributions,
  * the event dimensions' declarations).
  */
-export function finestRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
+export function minuteRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
   const rows = new Rows();
   for (const s of sessions) {
     if (s.startedAt === null) continue;
     const row = rows.row(
-      FINEST_GRAIN,
-      bucketStart(s.startedAt, FINEST_GRAIN),
+      60,
+      bucketStart(s.startedAt, 60),
       FILTER_NAMES.map((name) => s[name]),
     );
     for (const c of sessionContributions(s)) {
@@ -102,7 +98,7 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
     }
   }
   for (const e of events) {
-    const row = rows.row(FINEST_GRAIN, e.bucket, e.attributes);
+    const row = rows.row(60, e.minute, e.attributes);
     for (const [name, d] of SEGMENT_EVENT_DIMENSIONS) {
       if (d.type !== e.type) continue;
       const keys = (row.events[name] ??= {});
@@ -152,5 +148,5 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   return [...rows.byId.values()];
 }
 
-/** The grains above the finest, finest first: minute, quarter hour, hour, day. */
-export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().slice(1);
+/** The grains above the minute, finest first: quarter hour, hour, day. */
+export const COARSER_GRAINS = [...SESSION_GRAINS].reverse().slice(1);

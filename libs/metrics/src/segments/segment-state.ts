@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
+import { MINUTE_MS } from '../time/buckets';
 import { coverWindow, RawPiece, Segment } from '../time/time-cover';
 
 /**
@@ -25,13 +25,9 @@ export interface SegmentPlan {
   seq: string;
 }
 
-/**
- * What of a funnel is folded: rollups before `foldedTo` except the stale minutes, with ten-second
- * rows from `fineFrom` on (null: all of them).
- */
+/** What of a funnel is folded: rollups before `foldedTo` except the stale minutes. */
 interface FoldState {
   foldedTo: number | null;
-  fineFrom: number | null;
   stale: Set<number>;
   seq: string;
 }
@@ -46,23 +42,17 @@ export class SegmentPlanner {
   constructor(private readonly reads: ReadPool) {}
 
   private async state(funnelId: string): Promise<FoldState> {
-    const [row]: {
-      folded_to: number | null;
-      fine_from: number | null;
-      seq: string;
-      stale: number[] | null;
-    }[] = await this.reads.rows(
-      `SELECT ${millis('f.folded_to')} AS folded_to, ${millis('f.fine_from')} AS fine_from,
+    const [row]: { folded_to: number | null; seq: string; stale: number[] | null }[] = await this.reads.rows(
+      `SELECT ${millis('f.folded_to')} AS folded_to,
               (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
               ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x
                     WHERE c.funnel_id = $1 AND x.minute < ${millis('f.folded_to')}) AS stale
        FROM metric_segment_folds f WHERE f.funnel_id = $1`,
       [funnelId],
     );
-    if (!row) return { foldedTo: null, fineFrom: null, stale: new Set(), seq: '0' };
+    if (!row) return { foldedTo: null, stale: new Set(), seq: '0' };
     return {
       foldedTo: row.folded_to === null ? null : Number(row.folded_to),
-      fineFrom: row.fine_from === null ? null : Number(row.fine_from),
       stale: new Set((row.stale ?? []).map(Number)),
       seq: row.seq,
     };
@@ -78,7 +68,7 @@ export class SegmentPlanner {
   }
 
   /**
-   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest ten seconds or a minute); see
+   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute); see
    * planWindow.
    */
   async plan(
@@ -95,13 +85,12 @@ export class SegmentPlanner {
 
 /**
  * Splits [from, to) into whole buckets of the folded minutes that no pending change names, and raw
- * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. Before
- * `fineFrom` only the grains of a minute and above are read. With `short`, an edge longer than
- * half a finest bucket is read as its whole bucket less the rest (raw pieces of sign −1) when that
- * bucket's minute is folded: only for additive counts, not for latest labels.
+ * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. With `short`,
+ * an edge longer than half a minute is read as its whole minute less the rest (raw pieces of sign
+ * −1) when that minute is folded: only for additive counts, not for latest labels.
  */
 export function planWindow(
-  { foldedTo, fineFrom, stale }: Pick<FoldState, 'foldedTo' | 'fineFrom' | 'stale'>,
+  { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
   from: number,
   to: number,
   grains: readonly number[],
@@ -110,34 +99,24 @@ export function planWindow(
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
-  const fine = fineFrom ?? -Infinity;
   const clean = (minute: number) => minute + MINUTE_MS <= folded && !stale.has(minute);
-  // [a, b) of clean folded minutes over `g`.
-  const cover = (a: number, b: number, g: readonly number[]) => {
-    if (a >= b) return;
-    const finest = g[g.length - 1];
-    const size = finest * SECOND_MS;
-    const pieces = coverWindow(a, b, g);
-    segments.push(...pieces.segments);
-    for (const piece of pieces.raw) {
-      const bucket = bucketStart(piece.from, finest);
-      if (!short || piece.to - piece.from <= size / 2 || !clean(bucketStart(bucket, 60))) {
-        raw.push(piece);
-        continue;
-      }
-      segments.push({ grain: finest, from: bucket, to: bucket + size });
-      if (bucket < piece.from) raw.push({ from: bucket, to: piece.from, sign: -1 });
-      if (piece.to < bucket + size) raw.push({ from: piece.to, to: bucket + size, sign: -1 });
-    }
-  };
-  const minuteGrains = grains.filter((g) => g >= 60);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;
   const cut = (hi: number) => {
-    const split = Math.min(hi, Math.max(lo, fine));
-    cover(lo, split, minuteGrains);
-    cover(split, hi, grains);
+    if (lo >= hi) return;
+    const cover = coverWindow(lo, hi, grains);
+    segments.push(...cover.segments);
+    for (const piece of cover.raw) {
+      const minute = Math.floor(piece.from / MINUTE_MS) * MINUTE_MS;
+      if (!short || piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
+        raw.push(piece);
+        continue;
+      }
+      segments.push({ grain: 60, from: minute, to: minute + MINUTE_MS });
+      if (minute < piece.from) raw.push({ from: minute, to: piece.from, sign: -1 });
+      if (piece.to < minute + MINUTE_MS) raw.push({ from: piece.to, to: minute + MINUTE_MS, sign: -1 });
+    }
   };
   for (const minute of [...stale].sort((a, b) => a - b)) {
     if (minute + MINUTE_MS <= lo || minute >= end) continue;

@@ -15,12 +15,6 @@ export const MINUTE_MS = 60_000;
  */
 export const EVENT_GRAINS = [86_400, 3_600, 900, 60, 10] as const;
 export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
-/**
- * The folded segment rollups' resolutions (segments/segment-folder.ts): ten seconds for sessions
- * too, since a background job writes them, not ingestion. A filtered read's edge then takes at
- * most five seconds of raw sessions and events.
- */
-export const SEGMENT_GRAINS = EVENT_GRAINS;
 
 /** Start (epoch ms, UTC) of the bucket of the given grain (seconds) that holds `ms`. */
 export const bucketStart = (ms: number, grain: number): number => {
