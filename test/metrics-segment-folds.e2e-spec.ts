@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { EventsService, parseEventBatch, SegmentFolder } from '@app/metrics';
+import { backfillSegmentGrain, EventsService, parseEventBatch, SegmentFolder } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
@@ -381,6 +381,23 @@ describe('filtered figures from folded segment rollups equal the raw computation
       [tenants[0].funnelId],
     );
     expect(moved.n).toBeGreaterThan(5);
+    await agreeEverywhere();
+  });
+
+  it("rebuilds the five-minute rows from the minute rows as the fold writes them (the grain's migration)", async () => {
+    const fiveMinuteRows = async () =>
+      db.query(
+        `SELECT funnel_id, bucket, segment, sessions, events FROM metric_segment_rollups
+         WHERE grain = 300 AND funnel_id = ANY($1) ORDER BY funnel_id, bucket, segment`,
+        [tenants.map((tenant) => tenant.funnelId)],
+      );
+    const folded = await fiveMinuteRows();
+    expect(folded.length).toBeGreaterThan(tenants.length);
+    await db.query(`DELETE FROM metric_segment_rollups WHERE grain = 300`);
+    await db.transaction((manager) =>
+      backfillSegmentGrain((sql, params) => manager.query(sql, params), 300, 60),
+    );
+    expect(await fiveMinuteRows()).toEqual(folded);
     await agreeEverywhere();
   });
 });

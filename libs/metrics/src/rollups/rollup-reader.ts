@@ -9,7 +9,7 @@ import {
   MESSAGE_KEYS,
   MessageDimensionName,
 } from '../events/event-definitions';
-import { EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import { EVENT_GRAINS, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
 import { cellsOf, segmentEventSums, segmentRollupRows, segmentSessionSums } from '../segments/segment-sql';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
@@ -88,7 +88,7 @@ export class RollupReader {
     if (!isFiltered(filter)) return this.sessionSums(funnelId, window, dimensions, filter);
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
-    return this.planned(funnelId, window, SESSION_GRAINS, true, (plan) =>
+    return this.planned(funnelId, window, SEGMENT_GRAINS, true, (plan) =>
       this.sessionSums(funnelId, window, dimensions, filter, plan),
     );
   }
@@ -161,7 +161,7 @@ export class RollupReader {
     if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
     // A latest label cannot be subtracted: labelled dimensions read their edges raw.
     const short = !countedDimension(dimension).labelled;
-    return this.planned(funnelId, window, SESSION_GRAINS, short, (plan) =>
+    return this.planned(funnelId, window, SEGMENT_GRAINS, short, (plan) =>
       this.eventSums(funnelId, window, dimension, filter, plan),
     );
   }
@@ -322,7 +322,7 @@ export class RollupReader {
   ): Promise<number[]> {
     const { type } = countedDimension(dimension);
     const periods = window.zone.periods(window.from, window.to);
-    const grains = SESSION_GRAINS.filter((g) => fitsLocalHours(g, periods));
+    const grains = SEGMENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
     return this.planned(funnelId, window, grains, true, async (plan) => {
       const params = new SqlParams();
       const funnel = params.bind(funnelId);
@@ -370,7 +370,7 @@ export class RollupReader {
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
-    return this.planned(funnelId, window, SESSION_GRAINS, true, async (plan) => {
+    return this.planned(funnelId, window, SEGMENT_GRAINS, true, async (plan) => {
       const params = new SqlParams();
       const funnel = params.bind(funnelId);
       const eventType = params.bind(type);

@@ -6,17 +6,21 @@ import { COUNTED_EVENTS } from '../events/event-definitions';
 import { monthPartition } from '../events/event-partitions';
 import { EventRetention } from '../events/event-retention';
 import { IngestionActivity } from '../events/ingestion-activity';
-import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { at, millis } from '../sql/epoch';
 import {
+  ATTRIBUTE_COLUMNS,
   COARSER_GRAINS,
   coarserRows,
   EventSum,
   minuteRows,
+  ROW_RECORD,
+  rowsJson,
   SegmentRow,
+  STORED_COLUMNS,
+  storedRow,
   withStoredEvents,
 } from './segment-rows';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
@@ -49,7 +53,6 @@ const SHARE_WHILE_INGESTING = 0.1;
 const lastSeqSql = (funnel: string) =>
   `(SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = ${funnel})::text`;
 
-const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Fold {
@@ -452,7 +455,7 @@ export class SegmentFolder extends BackgroundRounds {
     wanted: { grain: number; range: Range }[],
   ): Promise<SegmentRow[]> {
     const rows: Record<string, unknown>[] = await manager.query(
-      `SELECT r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.sessions, r.events
+      `SELECT ${STORED_COLUMNS}
        FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
        CROSS JOIN LATERAL (
          SELECT * FROM metric_segment_rollups r
@@ -465,14 +468,7 @@ export class SegmentFolder extends BackgroundRounds {
         wanted.map((w) => iso(w.range.to)),
       ],
     );
-    return rows.map((r) => ({
-      grain: Number(r.grain),
-      bucket: Number(r.bucket),
-      segment: r.segment as string,
-      attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
-      sessions: r.sessions as SegmentRow['sessions'],
-      events: r.events as SegmentRow['events'],
-    }));
+    return rows.map(storedRow);
   }
 
   /**
@@ -488,22 +484,9 @@ export class SegmentFolder extends BackgroundRounds {
     // own parameter from $8 on.
     const documents: string[] = [];
     for (let from = 0; from === 0 || from < rows.length; from += ROWS_PER_DOCUMENT)
-      documents.push(
-        JSON.stringify(
-          rows.slice(from, from + ROWS_PER_DOCUMENT).map((r) => ({
-            grain: r.grain,
-            bucket: r.bucket,
-            segment: r.segment,
-            ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
-            sessions: r.sessions,
-            events: r.events,
-          })),
-        ),
-      );
-    const record = `v(grain int, bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')},
-                      sessions jsonb, events jsonb)`;
+      documents.push(rowsJson(rows.slice(from, from + ROWS_PER_DOCUMENT)));
     const values = documents
-      .map((_, i) => `SELECT * FROM jsonb_to_recordset($${8 + i}::jsonb) AS ${record}`)
+      .map((_, i) => `SELECT * FROM jsonb_to_recordset($${8 + i}::jsonb) AS ${ROW_RECORD}`)
       .join(' UNION ALL ');
     // The kept keys travel apart from the rows, so that the rows are read once, by the insert.
     await manager.query(

@@ -1,7 +1,13 @@
 import { DECLARED_EVENT_DIMENSIONS, EventDimension } from '../events/event-definitions';
-import { DECLARED_DIMENSIONS, FILTER_NAMES, segmentKey } from '../events/session-definitions';
+import {
+  DECLARED_DIMENSIONS,
+  FILTER_NAMES,
+  segmentKey,
+  START_ATTRIBUTES,
+} from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { bucketStart, SESSION_GRAINS } from '../time/buckets';
+import { millis } from '../sql/epoch';
+import { bucketStart, SEGMENT_GRAINS } from '../time/buckets';
 
 // What a segment rollup row holds, derived from the declarations: the session dimensions that a
 // segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
@@ -148,5 +154,35 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   return [...rows.byId.values()];
 }
 
-/** The grains above the minute, finest first: quarter hour, hour, day. */
-export const COARSER_GRAINS = [...SESSION_GRAINS].reverse().slice(1);
+/** The grains above the minute, finest first: five minutes, quarter hour, hour, day. */
+export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().slice(1);
+
+/** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
+export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
+
+/** The select list that reads a stored row `r` of metric_segment_rollups, for storedRow(). */
+export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.sessions, r.events`;
+
+/** A row read with STORED_COLUMNS. */
+export const storedRow = (r: Record<string, unknown>): SegmentRow => ({
+  grain: Number(r.grain),
+  bucket: Number(r.bucket),
+  segment: r.segment as string,
+  attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
+  sessions: r.sessions as SegmentRow['sessions'],
+  events: r.events as SegmentRow['events'],
+});
+
+/** Rows as one JSON document, read back by `jsonb_to_recordset(…) AS ${ROW_RECORD}`. */
+export const rowsJson = (rows: SegmentRow[]): string =>
+  JSON.stringify(
+    rows.map((r) => ({
+      grain: r.grain,
+      bucket: r.bucket,
+      segment: r.segment,
+      ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
+      sessions: r.sessions,
+      events: r.events,
+    })),
+  );
+export const ROW_RECORD = `v(grain int, bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)`;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SESSION_GRAINS } from '../time/buckets';
+import { SEGMENT_GRAINS } from '../time/buckets';
 import { planWindow } from './segment-state';
 
 const MINUTE = 60_000;
@@ -25,7 +25,7 @@ describe(planWindow.name, () => {
         const to = T + Math.max(a, b) + 1;
         const foldedTo = folded === null ? null : T + folded * MINUTE;
         const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
-        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SESSION_GRAINS, short);
+        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SEGMENT_GRAINS, short);
         for (const s of plan.segments)
           for (let m = s.from; m < s.to; m += MINUTE) {
             expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
@@ -43,7 +43,7 @@ describe(planWindow.name, () => {
   });
 
   it('reads everything raw while nothing is folded', () => {
-    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SESSION_GRAINS, true);
+    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SEGMENT_GRAINS, true);
     expect(plan).toEqual({ segments: [], raw: [{ from: T, to: T + 86_400_000, sign: 1 }] });
   });
 });

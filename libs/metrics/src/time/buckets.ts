@@ -15,6 +15,13 @@ export const MINUTE_MS = 60_000;
  */
 export const EVENT_GRAINS = [86_400, 3_600, 900, 60, 10] as const;
 export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
+/**
+ * The folded segment rollups' resolutions (segments/segment-folder.ts): the session grains and five
+ * minutes. A filtered read sums one row per segment in use in each bucket it reads, and a busy
+ * funnel's minutes hold many more segments than a quiet one's, so the five-minute rows cut the
+ * minutes an edge reads from up to 14 to up to 4. The fold job writes them, not ingestion.
+ */
+export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60] as const;
 
 /** Start (epoch ms, UTC) of the bucket of the given grain (seconds) that holds `ms`. */
 export const bucketStart = (ms: number, grain: number): number => {
