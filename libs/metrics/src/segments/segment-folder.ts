@@ -43,8 +43,8 @@ const IDLE_VISIT_MS = 86_400_000;
 const ROWS_PER_DOCUMENT = 250;
 /**
  * The share of its time the fold works while this process ingests: after a chunk of t ms it
- * waits t × (1 / share − 1) ms. At a tenth it still folds about 3,000 events a second on one core
- * (docs/BENCHMARKS.md), far above the traffic a process sustains, and a burst of ingestion keeps
+ * waits t × (1 / share − 1) ms. At a tenth it still folds about 2,400 events a second on one core
+ * (docs/BENCHMARKS.md), far above the 40 a second of 100 M events a month, and a burst of ingestion keeps
  * the CPUs it would otherwise share with the fold; once ingestion is quiet it folds at full speed.
  */
 const SHARE_WHILE_INGESTING = 0.1;
