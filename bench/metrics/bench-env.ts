@@ -20,10 +20,6 @@ export interface BenchFunnel {
 }
 
 /**
- * A throwaway embedded PostgreSQL in a temp dir, migrated. Checkpoints are spaced out for the bulk
- * load (max_wal_size); durability settings stay as shipped.
- */
-/**
  * The service's variables for a bench's app, validated, and set in this process's environment too:
  * the jobs read theirs through ConfigService, which reads the process's environment while the app
  * is built (test/support/app.ts does the same). Without it, SEGMENT_FOLD_POLL_MS stayed 10 s and the
@@ -34,6 +30,10 @@ export function benchAppEnv(vars: Record<string, string>): ReturnType<typeof val
   return validateEnv(vars);
 }
 
+/**
+ * A throwaway embedded PostgreSQL in a temp dir, migrated. Checkpoints are spaced out for the bulk
+ * load (max_wal_size); durability settings stay as shipped.
+ */
 export async function startBenchDatabase(): Promise<ThrowawayPostgres> {
   const pg = await startThrowawayPostgres();
   await sql(pg.url, [

@@ -1,18 +1,9 @@
 import type { RunSql } from '../rollups/session-backfill';
-import { at, millis } from '../sql/epoch';
+import { millis } from '../sql/epoch';
 import { bucketStart, SECOND_MS } from '../time/buckets';
-import {
-  ATTRIBUTE_COLUMNS,
-  coarserRows,
-  ROW_RECORD,
-  rowsJson,
-  STORED_COLUMNS,
-  storedRow,
-} from './segment-rows';
+import { coarserRows, rowsDocuments, STORED_COLUMNS, storedRow, upsertRowsSql } from './segment-rows';
 
 const DAY_MS = 86_400_000;
-/** Rows per JSON parameter of a write. */
-const ROWS_PER_DOCUMENT = 1000;
 
 /**
  * For a migration that adds `grain` to SEGMENT_GRAINS: its rows summed from the stored rows of
@@ -46,14 +37,9 @@ export async function backfillSegmentGrain(run: RunSql, grain: number, finer: nu
         ],
       );
       const whole = coarserRows(rows.map(storedRow), grain).filter((r) => r.bucket + size <= fold.folded_to);
-      for (let from = 0; from < whole.length; from += ROWS_PER_DOCUMENT)
-        await run(
-          `INSERT INTO metric_segment_rollups (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
-           SELECT $1, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
-           FROM jsonb_to_recordset($2::jsonb) AS ${ROW_RECORD}
-           ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events`,
-          [fold.funnel_id, rowsJson(whole.slice(from, from + ROWS_PER_DOCUMENT))],
-        );
+      if (!whole.length) continue;
+      const documents = rowsDocuments(whole);
+      await run(upsertRowsSql('$1', documents.length, 2), [fold.funnel_id, ...documents]);
     }
   }
 }

@@ -16,11 +16,11 @@ import {
   coarserRows,
   EventSum,
   minuteRows,
-  ROW_RECORD,
-  rowsJson,
+  rowsDocuments,
   SegmentRow,
   STORED_COLUMNS,
   storedRow,
+  upsertRowsSql,
   withStoredEvents,
 } from './segment-rows';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
@@ -35,12 +35,6 @@ const CHUNK_MINUTES = 60;
 const CHANGES_PER_CHUNK = 2000;
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
-/**
- * Rows per JSON parameter of the write. PostgreSQL turns one large document into jsonb more slowly
- * per byte than several smaller ones: 1,462 rows (860 KB) took 46 ms as one and 19.5 ms as four
- * (docs/BENCHMARKS.md).
- */
-const ROWS_PER_DOCUMENT = 250;
 /**
  * The share of its time the fold works while this process ingests: after a chunk of t ms it
  * waits t × (1 / share − 1) ms. At a tenth it still folds about 2,400 events a second on one core
@@ -480,15 +474,9 @@ export class SegmentFolder extends BackgroundRounds {
     const ranges = levels.flatMap((l) => l.ranges.map((r) => ({ grain: l.grain, ...r })));
     if (!ranges.length) return;
     const rows = levels.flatMap((l) => l.rows.map((r) => ({ ...r, grain: l.grain })));
-    // The rows as JSON in parts of at most ROWS_PER_DOCUMENT (one empty part when none), each its
-    // own parameter from $8 on.
-    const documents: string[] = [];
-    for (let from = 0; from === 0 || from < rows.length; from += ROWS_PER_DOCUMENT)
-      documents.push(rowsJson(rows.slice(from, from + ROWS_PER_DOCUMENT)));
-    const values = documents
-      .map((_, i) => `SELECT * FROM jsonb_to_recordset($${8 + i}::jsonb) AS ${ROW_RECORD}`)
-      .join(' UNION ALL ');
-    // The kept keys travel apart from the rows, so that the rows are read once, by the insert.
+    // The rows as JSON documents, each its own parameter from $8 on; the kept keys travel apart
+    // from the rows, so that the rows are read once, by the insert.
+    const documents = rowsDocuments(rows);
     await manager.query(
       `WITH gone AS (
          DELETE FROM metric_segment_rollups r USING unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
@@ -496,11 +484,7 @@ export class SegmentFolder extends BackgroundRounds {
            AND NOT EXISTS (SELECT 1 FROM unnest($5::int[], $6::bigint[], $7::text[]) AS k(grain, bucket, segment)
                            WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
        )
-       INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
-       SELECT $1, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
-       FROM (${values}) AS v
-       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events
-       WHERE (r.sessions, r.events) IS DISTINCT FROM (EXCLUDED.sessions, EXCLUDED.events)`,
+       ${upsertRowsSql('$1', documents.length, 8)}`,
       [
         funnelId,
         ranges.map((r) => r.grain),
