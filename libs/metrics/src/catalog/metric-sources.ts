@@ -61,12 +61,10 @@ export async function segmentSessions(
   filter: SessionFilter,
   by?: FilterName,
 ): Promise<Map<string | null, SessionCounts>> {
-  const segments = (await rollups.sessions(funnelId, window, [SESSION_DIMENSIONS.segment])).get(
-    SESSION_DIMENSIONS.segment,
-  );
+  const segments = await rollups.segments(funnelId, window, filter);
   const result = new Map<string | null, SessionCounts>();
   const at = by ? FILTER_NAMES.indexOf(by) : -1;
-  for (const [key, counts] of segments ?? []) {
+  for (const [key, counts] of segments) {
     const values = parseSegmentKey(key);
     const matches = FILTER_NAMES.every((name, i) => {
       const wanted = filter[name];

@@ -96,7 +96,8 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
         const columns = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
         use(...columns);
         const members = columns.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(' || ');
-        return outcomes(dimension, members, 'GROUP BY 2');
+        // Grouped by the columns, so the key is built once per combination, not once per session.
+        return outcomes(dimension, members, `GROUP BY ${columns.map((c) => `m.${c}`).join(', ')}`);
       }
       case 'attribute': {
         const column = START_ATTRIBUTES[definition.attribute].column;

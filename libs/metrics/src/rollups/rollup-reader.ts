@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
-import { START_ATTRIBUTES } from '../events/session-definitions';
+import { SESSION_DIMENSIONS, START_ATTRIBUTES } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
 import {
   CountedDimensionName,
@@ -93,19 +93,42 @@ export class RollupReader {
     );
   }
 
+  /**
+   * The session counters per `segment` key over sessions that started in the window: every key's
+   * rollup rows, and at the edges only the sessions `filter` matches, so only the keys that match
+   * it are exact (the caller keeps those). At ten times the traffic an edge holds ten times the
+   * sessions; most match no filter, and are not summed.
+   */
+  async segments(
+    funnelId: string,
+    window: MetricWindow,
+    filter: SessionFilter,
+  ): Promise<Sums<SessionCounts>> {
+    const sums = await this.sessionSums(
+      funnelId,
+      window,
+      [SESSION_DIMENSIONS.segment],
+      {},
+      undefined,
+      filter,
+    );
+    return sums.get(SESSION_DIMENSIONS.segment)!;
+  }
+
   private async sessionSums(
     funnelId: string,
     window: MetricWindow,
     dimensions: string[],
     filter: SessionFilter,
     plan?: SegmentPlan,
+    edgeFilter: SessionFilter = filter,
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = plan
       ? { segments: [], raw: plan.raw, finest: 60 }
       : shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
-    const matching = sessionFilterSql(filter, params);
+    const matching = sessionFilterSql(edgeFilter, params);
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimensions, 'text[]');
     const raw = rawSessionSums(dimensions, params);
