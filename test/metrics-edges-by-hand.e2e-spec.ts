@@ -4,6 +4,7 @@ import {
   SESSION_DIMENSIONS,
   RollupReader,
   FixedOffsetZone,
+  SegmentFolder,
 } from '@app/metrics';
 import type { MetricWindow } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
@@ -113,6 +114,42 @@ describe('metrics: window edges against hand-computed figures', () => {
       cta: { events: 2, timed: 0, totalMs: 0, label: 'Next' },
     });
     expect(await reader.activity(tenant.funnelId, window)).toEqual(slots(10, 4));
+  });
+
+  it('a filtered read cut inside a folded minute keeps the latest label inside the window', async () => {
+    // One minute, folded: mobile clicks at 10 s ('Early') and 50 s ('Late'), a desktop click at 20 s.
+    const other = await createTenant(t.app);
+    const clicks = [
+      { type: 'session_start', sessionId: 'm', occurredAt: at(1), visitorId: 'vm', device: 'mobile' },
+      { type: 'session_start', sessionId: 'd', occurredAt: at(2), visitorId: 'vd', device: 'desktop' },
+      ...[
+        ['m', 10, 'Early'],
+        ['d', 20, 'Desk'],
+        ['m', 50, 'Late'],
+      ].map(([sessionId, second, buttonLabel]) => ({
+        type: 'button_click',
+        sessionId,
+        occurredAt: at(second as number),
+        pageSlug: 'start',
+        buttonId: 'cta',
+        buttonLabel,
+      })),
+    ];
+    await t.app.get(EventsService).record(other.funnelId, parseEventBatch({ events: clicks }));
+    await t.app.get(SegmentFolder).drain(Date.now());
+    const zone = new FixedOffsetZone(0);
+    const buttons = async (from: number, to: number, device: string) =>
+      Object.fromEntries(
+        [...(await reader.events(other.funnelId, { from, to, zone }, 'button', { device: [device] }))].map(
+          ([key, c]) => [key, { events: c.events, label: c.label }],
+        ),
+      );
+    // 40 s and 35 s of the minute: read as the folded minute less the rest, whose labels do not count.
+    expect(await buttons(T, T + 39_999, 'mobile')).toEqual({ cta: { events: 1, label: 'Early' } });
+    expect(await buttons(T, T + 39_999, 'desktop')).toEqual({ cta: { events: 1, label: 'Desk' } });
+    expect(await buttons(T + 25_000, T + 59_999, 'mobile')).toEqual({ cta: { events: 1, label: 'Late' } });
+    expect(await buttons(T + 25_000, T + 59_999, 'desktop')).toEqual({});
+    expect(await buttons(T, T + 59_999, 'mobile')).toEqual({ cta: { events: 2, label: 'Late' } });
   });
 
   it('one millisecond on a session start (inclusive ends) holds that session alone', async () => {

@@ -11,7 +11,13 @@ import {
 } from '../events/event-definitions';
 import { EVENT_GRAINS, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
-import { cellsOf, segmentEventSums, segmentRollupRows, segmentSessionSums } from '../segments/segment-sql';
+import {
+  cellsOf,
+  partialLabelKeys,
+  segmentEventSums,
+  segmentRollupRows,
+  segmentSessionSums,
+} from '../segments/segment-sql';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
@@ -182,9 +188,7 @@ export class RollupReader {
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
     if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
-    // A latest label cannot be subtracted: labelled dimensions read their edges raw.
-    const short = !countedDimension(dimension).labelled;
-    return this.planned(funnelId, window, SEGMENT_GRAINS, short, (plan) =>
+    return this.planned(funnelId, window, SEGMENT_GRAINS, true, (plan) =>
       this.eventSums(funnelId, window, dimension, filter, plan),
     );
   }
@@ -208,6 +212,14 @@ export class RollupReader {
     const eventType = params.bind(declared.type);
     const sessions = filtered ? sessionJoinSql(funnel, filter, params) : '';
     const rawScans = pieceScans(cover.raw, params, rawEvents(declared, funnel, eventType, sessions));
+    // The latest labelled event of a key `k.key` in [k.inside_lo, k.inside_hi): an index scan
+    // backwards from that end, which stops at the first match.
+    const latestLabel = (k: string) =>
+      `SELECT e.button_label, e.occurred_at FROM metric_events e ${sessions}
+       WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${k}.inside_lo AND e.occurred_at < ${k}.inside_hi
+         AND e.key = ${k}.key AND e.button_label IS NOT NULL
+       ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1`;
+    const partial = plan && declared.labelled ? partialLabelKeys(plan, funnel, filter, params, wanted) : null;
     // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
     // label counts only when it lies inside the window. A bucket read whole whose latest label lies
     // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
@@ -224,12 +236,7 @@ export class RollupReader {
        FROM r GROUP BY r.key
        UNION ALL
        SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
-       FROM r CROSS JOIN LATERAL (
-         SELECT e.button_label, e.occurred_at FROM metric_events e ${sessions}
-         WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
-           AND e.key = r.key AND e.button_label IS NOT NULL
-         ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1
-       ) AS l
+       FROM r CROSS JOIN LATERAL (${latestLabel('r')}) AS l
        WHERE r.label_at >= r.inside_hi
        UNION ALL
        SELECT raw.key, raw.events, raw.timed, raw.total_ms,
@@ -246,7 +253,8 @@ export class RollupReader {
          FROM (${rawScans}) AS e
          GROUP BY e.key
        ) AS raw
-       ${plan ? `UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}` : ''}`,
+       ${plan ? `UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}` : ''}
+       ${partial ? `UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM ${partial} CROSS JOIN LATERAL (${latestLabel('p')}) AS l` : ''}`,
       params.values,
     );
     const sums: Sums<EventCounts> = new Map();

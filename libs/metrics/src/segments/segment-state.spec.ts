@@ -31,6 +31,12 @@ describe(planWindow.name, () => {
             expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
             expect(staleMinutes.has(m)).toBe(false);
           }
+        // A bucket read for part of it names that part: inside the bucket and the window.
+        for (const { within, from: lo, to: hi } of plan.segments.filter((s) => s.within)) {
+          expect(within!.from).toBeGreaterThanOrEqual(Math.max(lo, from));
+          expect(within!.to).toBeLessThanOrEqual(Math.min(hi, to));
+          expect(within!.from).toBeLessThan(within!.to);
+        }
         const edges = [from, to - 1, from - 1, to, ...points.map((p) => T + p)];
         for (const p of edges) {
           const inRollups = plan.segments.filter((s) => s.from <= p && p < s.to).length;

@@ -87,7 +87,8 @@ export class SegmentPlanner {
  * Splits [from, to) into whole buckets of the folded minutes that no pending change names, and raw
  * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. With `short`,
  * an edge longer than half a minute is read as its whole minute less the rest (raw pieces of sign
- * −1) when that minute is folded: only for additive counts, not for latest labels.
+ * −1) when that minute is folded; the minute's `within` is the edge, where a latest label must lie
+ * (the minute's own may lie in the rest).
  */
 export function planWindow(
   { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
@@ -113,7 +114,12 @@ export function planWindow(
         raw.push(piece);
         continue;
       }
-      segments.push({ grain: 60, from: minute, to: minute + MINUTE_MS });
+      segments.push({
+        grain: 60,
+        from: minute,
+        to: minute + MINUTE_MS,
+        within: { from: piece.from, to: piece.to },
+      });
       if (minute < piece.from) raw.push({ from: minute, to: piece.from, sign: -1 });
       if (piece.to < minute + MINUTE_MS) raw.push({ from: piece.to, to: minute + MINUTE_MS, sign: -1 });
     }
