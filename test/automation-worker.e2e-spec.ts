@@ -270,4 +270,36 @@ describe(AutomationWorker.name, () => {
     expect(await queue.fail(current, 'HTTP 500')).toBe(true);
     expect((await runs())[0]).toMatchObject({ status: 'failed', lockedBy: null, lastError: 'HTTP 500' });
   });
+
+  it('logs a database outage once, not on every poll, and claims again when the database answers', async () => {
+    await webhook();
+    const worker = a.app.get(AutomationWorker);
+    const queue = a.app.get(AutomationRunQueue);
+    const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const claim = jest.spyOn(queue, 'claim').mockRejectedValue(outage);
+    const warn = jest.spyOn(worker['logger'], 'warn').mockImplementation(() => undefined);
+    const error = jest.spyOn(worker['logger'], 'error').mockImplementation(() => undefined);
+    const log = jest.spyOn(worker['logger'], 'log').mockImplementation(() => undefined);
+    try {
+      worker.start();
+      await eventually(async () => claim.mock.calls.length >= 10);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0][0]).toMatch(/paused: the database is unavailable .*retrying every 20 ms/);
+      expect(error).not.toHaveBeenCalled();
+      claim.mockRestore();
+      await eventually(async () =>
+        log.mock.calls.some(
+          ([message]) => message === 'claiming automation runs again: the database answers',
+        ),
+      );
+      await createContacts(1);
+      await eventually(async () => receiver.requests.length === 1);
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      claim.mockRestore();
+      warn.mockRestore();
+      error.mockRestore();
+      log.mockRestore();
+    }
+  });
 });

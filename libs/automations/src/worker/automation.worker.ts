@@ -12,7 +12,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
-import type { AppConfigService } from '@app/core';
+import { type AppConfigService, isDatabaseUnavailable } from '@app/core';
 import { renderTemplate } from '../message-template';
 import { retryDelayMs, RetryPolicy } from '../retry-backoff';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
@@ -46,6 +46,8 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private loop: Promise<void> | undefined;
   private running = false;
   private wake: (() => void) | undefined;
+  /** Set while claims fail because the database is unavailable: the outage is logged once. */
+  private databaseDown = false;
 
   constructor(
     @Inject(ConfigService) env: AppConfigService,
@@ -102,8 +104,10 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
       if (free > 0) {
         try {
           claimed = await this.queue.claim(this.id, free, this.settings.leaseMs);
+          if (this.databaseDown) this.logger.log('claiming automation runs again: the database answers');
+          this.databaseDown = false;
         } catch (error) {
-          this.logger.error(`claiming automation runs failed: ${(error as Error).message}`);
+          this.claimFailed(error as Error);
         }
       }
       for (const run of claimed) this.track(run, free > 0 && claimed.length === free);
@@ -112,6 +116,22 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
         await this.sleep(this.settings.pollIntervalMs);
     }
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * An outage is logged once as a warning (claims are retried every poll meanwhile), any other
+   * failure as an error each time.
+   */
+  private claimFailed(error: Error): void {
+    if (!isDatabaseUnavailable(error)) {
+      this.logger.error(`claiming automation runs failed: ${error.message}`);
+      return;
+    }
+    if (!this.databaseDown)
+      this.logger.warn(
+        `claiming automation runs paused: the database is unavailable (${error.message}); retrying every ${this.settings.pollIntervalMs} ms`,
+      );
+    this.databaseDown = true;
   }
 
   private track(run: ClaimedRun, backlog: boolean): void {
