@@ -100,10 +100,10 @@ describe('metrics: window edges against hand-computed figures', () => {
   it('from 4.999 s to 126 s at UTC+1: all three sessions with their completions, four page views at 10:00', async () => {
     const window = { from: T + 4_999, to: T + 126_000, zone: new FixedOffsetZone(-60) };
     // s1 converted and completed after 60 s; s3 completed after 75 s, outside the window but
-    // counted at its start, which is inside.
+    // counted at its start, which is inside; both are mobile.
     expect(await sessions(window)).toEqual({
       all: { '': counts(3, 1, 2, 135_000) },
-      device: { mobile: counts(2), desktop: counts(1) },
+      device: { mobile: counts(2, 1, 2, 135_000), desktop: counts(1) },
       page: { start: counts(3), details: counts(1) },
     });
     expect(await events(window, 'page')).toEqual({
@@ -156,7 +156,7 @@ describe('metrics: window edges against hand-computed figures', () => {
     const window = { from: T + 125_000, to: T + 125_000, zone: new FixedOffsetZone(0) };
     expect(await sessions(window)).toEqual({
       all: { '': counts(1, 0, 1, 75_000) },
-      device: { mobile: counts(1) },
+      device: { mobile: counts(1, 0, 1, 75_000) },
       page: { start: counts(1) },
     });
     expect(await events(window, 'page')).toEqual({});

@@ -1,6 +1,7 @@
 import type { ContactCountsReader } from '@app/contacts';
 import type { FunnelPage } from '@app/workspaces';
 import {
+  DECLARED_DIMENSIONS,
   FILTER_NAMES,
   FilterName,
   parseSegmentKey,
@@ -41,11 +42,12 @@ export const noSessions = (): SessionCounts => ({
   completionMs: 0,
 });
 
-export function addSessions(into: SessionCounts, from: SessionCounts): SessionCounts {
-  into.sessions += from.sessions;
-  into.conversions += from.conversions;
-  into.completions += from.completions;
-  into.completionMs += from.completionMs;
+/** Adds `from` to `into` (or subtracts it, with sign −1). */
+export function addSessions(into: SessionCounts, from: SessionCounts, sign: 1 | -1 = 1): SessionCounts {
+  into.sessions += sign * from.sessions;
+  into.conversions += sign * from.conversions;
+  into.completions += sign * from.completions;
+  into.completionMs += sign * from.completionMs;
   return into;
 }
 
@@ -74,6 +76,30 @@ export async function segmentSessions(
     const group = at < 0 ? null : values[at];
     result.set(group, addSessions(result.get(group) ?? noSessions(), counts));
   }
+  return result;
+}
+
+/**
+ * Session counters of the sessions the filter matches per value of `by` (null: none). Without a
+ * filter, from the dimension that counts sessions by that attribute with their outcomes when one
+ * is declared: one row per value in each bucket, and the sessions without it the totals less the
+ * rest. Otherwise from the segments.
+ */
+export async function sessionsPerValue(
+  sources: MetricSources,
+  funnelId: string,
+  window: MetricWindow,
+  filter: SessionFilter,
+  by: FilterName,
+): Promise<Map<string | null, SessionCounts>> {
+  const declared = DECLARED_DIMENSIONS.find(([, d]) => d.shape === 'attribute' && d.attribute === by);
+  if (isFiltered(filter) || !declared) return segmentSessions(sources, funnelId, window, filter, by);
+  const [dimension] = declared;
+  const sums = await sources.rollups.sessions(funnelId, window, [SESSION_DIMENSIONS.all, dimension]);
+  const result = new Map<string | null, SessionCounts>(sums.get(dimension));
+  const none = { ...(sums.get(SESSION_DIMENSIONS.all)?.get('') ?? noSessions()) };
+  for (const counts of result.values()) addSessions(none, counts, -1);
+  if (none.sessions) result.set(null, none);
   return result;
 }
 

@@ -96,7 +96,11 @@ export function parseSegmentKey(key: string): (string | null)[] {
 export type SessionDimension =
   /** Every started session under key '', with its conversion, completion and time to completion. */
   | { shape: 'totals' }
-  /** One key per session: the value of a start attribute (none when unset). */
+  /**
+   * One key per session: the value of a start attribute (none when unset), with its conversion,
+   * completion and time to completion, so that a session KPI broken down by the attribute sums one
+   * row per value in each bucket, not one per segment.
+   */
   | { shape: 'attribute'; attribute: StartAttribute }
   /**
    * One key per distinct page the session viewed. With `by`, the dimension is parameterised by
@@ -110,6 +114,10 @@ export type SessionDimension =
    * and broken-down session figures sum, without reading sessions one by one.
    */
   | { shape: 'segment' };
+
+/** Whether a dimension counts each session's conversion, completion and time to completion. */
+export const countsOutcomes = (definition: SessionDimension) =>
+  definition.shape === 'totals' || definition.shape === 'segment' || definition.shape === 'attribute';
 
 export const SESSION_DIMENSION_TABLE = {
   all: { shape: 'totals' },

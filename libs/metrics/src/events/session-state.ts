@@ -1,5 +1,6 @@
 import type { AnswerFields, PageViewFields, SessionStartFields, TrackedEvent } from './event-types';
 import {
+  countsOutcomes,
   DECLARED_DIMENSIONS,
   FILTER_NAMES,
   GROUP_SEPARATOR,
@@ -137,14 +138,14 @@ export function sessionContributions(state: SessionState): SessionContribution[]
       dimension,
       key,
       sessions: 1,
-      ...(definition.shape === 'totals' || definition.shape === 'segment' ? outcomes(state) : NO_OUTCOMES),
+      ...(countsOutcomes(definition) ? outcomes(state) : NO_OUTCOMES),
     })),
   );
 }
 
 const NO_OUTCOMES = { conversions: 0, completions: 0, completionMs: 0 };
 
-/** What a `totals` dimension counts besides the session: its conversion and completion. */
+/** What a dimension that countsOutcomes counts besides the session: its conversion and completion. */
 function outcomes(state: SessionState): typeof NO_OUTCOMES {
   const completed = state.completedAt !== null;
   return {

@@ -1,4 +1,5 @@
 import {
+  countsOutcomes,
   FILTER_NAMES,
   GROUP_SEPARATOR,
   sessionDimension,
@@ -44,7 +45,7 @@ export interface RawSessionSql {
  */
 export function rawSessionSums(dimensions: string[], params: SqlParams): RawSessionSql {
   const bind = (value: string) => params.bind(value, 'text');
-  const grouping = !dimensions.some((d) => countsOutcomes(sessionDimension(d).definition.shape));
+  const grouping = !dimensions.some((d) => countsOutcomes(sessionDimension(d).definition));
   // What the branches read of a session, as the columns of `m`.
   const read = new Set<string>();
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
@@ -102,7 +103,7 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
       case 'attribute': {
         const column = START_ATTRIBUTES[definition.attribute].column;
         use(column);
-        return counted(dimension, `m.${column}`, `FROM m WHERE m.${column} IS NOT NULL`);
+        return outcomes(dimension, `m.${column}`, `WHERE m.${column} IS NOT NULL GROUP BY 2`);
       }
       case 'pages': {
         use('pages');
@@ -155,7 +156,5 @@ const distinctAnswers = (given: string) =>
            FROM (SELECT a.answer, min(a.i) AS first
                  FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
                  GROUP BY a.answer) AS d) END`;
-
-const countsOutcomes = (shape: string) => shape === 'totals' || shape === 'segment';
 
 const isAnswerDimension = (dimension: string) => sessionDimension(dimension).definition.shape === 'answers';

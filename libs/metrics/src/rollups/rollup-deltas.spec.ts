@@ -94,17 +94,17 @@ describe(sessionRollupDeltas.name, () => {
     const after = applyEvents(started, [event('conversion', '2026-01-02T00:10:00Z')]);
     const rows = sessionRollupDeltas([{ before: started, after }]);
     const conversion = { sessions: 0, conversions: 1, completions: 0, completionMs: 0 };
-    // The totals and the session's segment, which counts conversions too.
-    expect(rows.map((r) => [r.dimension, r.grain, iso(r.bucket), r.counts])).toEqual([
-      ['all', 86400, '2026-01-01T00:00:00.000Z', conversion],
-      ['segment', 86400, '2026-01-01T00:00:00.000Z', conversion],
-      ['all', 3600, '2026-01-01T23:00:00.000Z', conversion],
-      ['segment', 3600, '2026-01-01T23:00:00.000Z', conversion],
-      ['all', 900, '2026-01-01T23:45:00.000Z', conversion],
-      ['segment', 900, '2026-01-01T23:45:00.000Z', conversion],
-      ['all', 60, '2026-01-01T23:59:00.000Z', conversion],
-      ['segment', 60, '2026-01-01T23:59:00.000Z', conversion],
-    ]);
+    // The totals, the session's device and its segment, which count conversions too.
+    expect(rows.map((r) => [r.dimension, r.grain, iso(r.bucket), r.counts])).toEqual(
+      [
+        [86400, '2026-01-01T00:00:00.000Z'],
+        [3600, '2026-01-01T23:00:00.000Z'],
+        [900, '2026-01-01T23:45:00.000Z'],
+        [60, '2026-01-01T23:59:00.000Z'],
+      ].flatMap(([grain, bucket]) =>
+        ['all', 'device', 'segment'].map((dimension) => [dimension, grain, bucket, conversion]),
+      ),
+    );
   });
 
   it('moves a session whose start moved to another day', () => {
