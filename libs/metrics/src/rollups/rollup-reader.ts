@@ -69,12 +69,11 @@ export class RollupReader {
     funnelId: string,
     window: MetricWindow,
     grains: readonly number[],
-    short: boolean,
     read: (plan: SegmentPlan) => Promise<T>,
   ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, short);
+        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains);
         const result = await read(plan);
         if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
       }
@@ -94,7 +93,7 @@ export class RollupReader {
     if (!isFiltered(filter)) return this.sessionSums(funnelId, window, dimensions, filter);
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
-    return this.planned(funnelId, window, SEGMENT_GRAINS, true, (plan) =>
+    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
       this.sessionSums(funnelId, window, dimensions, filter, plan),
     );
   }
@@ -188,7 +187,7 @@ export class RollupReader {
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
     if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
-    return this.planned(funnelId, window, SEGMENT_GRAINS, true, (plan) =>
+    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
       this.eventSums(funnelId, window, dimension, filter, plan),
     );
   }
@@ -354,7 +353,7 @@ export class RollupReader {
     const { type } = countedDimension(dimension);
     const periods = window.zone.periods(window.from, window.to);
     const grains = SEGMENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
-    return this.planned(funnelId, window, grains, true, async (plan) => {
+    return this.planned(funnelId, window, grains, async (plan) => {
       const params = new SqlParams();
       const funnel = params.bind(funnelId);
       const offsetAt = offsetAtSql(periods, params);
@@ -401,7 +400,7 @@ export class RollupReader {
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
-    return this.planned(funnelId, window, SEGMENT_GRAINS, true, async (plan) => {
+    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
       const params = new SqlParams();
       const funnel = params.bind(funnelId);
       const eventType = params.bind(type);

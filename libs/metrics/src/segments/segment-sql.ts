@@ -63,7 +63,7 @@ export const segmentSessionSums = (
  * An event dimension's (`dimension`, bound) cells per key: events, timed views, their total
  * time, the latest label (the newest; at equal times the greatest) and its time. A bucket read
  * whole for part of it (`within`, see planWindow) gives no label: its latest may lie in the part
- * subtracted, so `partialLabels` finds the label inside that part.
+ * subtracted, so the reader finds the label inside that part (partialLabelKeys).
  */
 export const segmentEventSums = (
   plan: SegmentPlan,

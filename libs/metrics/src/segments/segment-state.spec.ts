@@ -11,7 +11,6 @@ describe(planWindow.name, () => {
     stale: fc.uniqueArray(fc.integer({ min: -3000, max: 3000 }), { maxLength: 8 }),
     a: fc.integer({ min: -3000 * MINUTE, max: 3000 * MINUTE }),
     b: fc.integer({ min: -3000 * MINUTE, max: 3000 * MINUTE }),
-    short: fc.boolean(),
     points: fc.array(fc.integer({ min: -3100 * MINUTE, max: 3100 * MINUTE }), {
       minLength: 20,
       maxLength: 20,
@@ -20,12 +19,12 @@ describe(planWindow.name, () => {
 
   it('counts every instant of the window once and nothing outside it, rollups only over clean folded minutes', () => {
     fc.assert(
-      fc.property(cases, ({ folded, stale, a, b, short, points }) => {
+      fc.property(cases, ({ folded, stale, a, b, points }) => {
         const from = T + Math.min(a, b);
         const to = T + Math.max(a, b) + 1;
         const foldedTo = folded === null ? null : T + folded * MINUTE;
         const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
-        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SEGMENT_GRAINS, short);
+        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SEGMENT_GRAINS);
         for (const s of plan.segments)
           for (let m = s.from; m < s.to; m += MINUTE) {
             expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
@@ -49,7 +48,7 @@ describe(planWindow.name, () => {
   });
 
   it('reads everything raw while nothing is folded', () => {
-    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SEGMENT_GRAINS, true);
+    const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SEGMENT_GRAINS);
     expect(plan).toEqual({ segments: [], raw: [{ from: T, to: T + 86_400_000, sign: 1 }] });
   });
 });

@@ -71,31 +71,24 @@ export class SegmentPlanner {
    * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute); see
    * planWindow.
    */
-  async plan(
-    funnelId: string,
-    from: number,
-    to: number,
-    grains: readonly number[],
-    short: boolean,
-  ): Promise<SegmentPlan> {
+  async plan(funnelId: string, from: number, to: number, grains: readonly number[]): Promise<SegmentPlan> {
     const state = await this.state(funnelId);
-    return { ...planWindow(state, from, to, grains, short), seq: state.seq };
+    return { ...planWindow(state, from, to, grains), seq: state.seq };
   }
 }
 
 /**
  * Splits [from, to) into whole buckets of the folded minutes that no pending change names, and raw
- * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. With `short`,
- * an edge longer than half a minute is read as its whole minute less the rest (raw pieces of sign
- * −1) when that minute is folded; the minute's `within` is the edge, where a latest label must lie
- * (the minute's own may lie in the rest).
+ * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. An edge longer
+ * than half a minute is read as its whole minute less the rest (raw pieces of sign −1) when that
+ * minute is folded; the minute's `within` is the edge, where a latest label must lie (the minute's
+ * own may lie in the rest).
  */
 export function planWindow(
   { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
   from: number,
   to: number,
   grains: readonly number[],
-  short: boolean,
 ): Omit<SegmentPlan, 'seq'> {
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];
@@ -110,7 +103,7 @@ export function planWindow(
     segments.push(...cover.segments);
     for (const piece of cover.raw) {
       const minute = Math.floor(piece.from / MINUTE_MS) * MINUTE_MS;
-      if (!short || piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
+      if (piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
         raw.push(piece);
         continue;
       }
