@@ -1,31 +1,30 @@
 import type { SqlParams } from '../sql/sql-params';
-import type { Cover, RawPiece } from '../time/time-cover';
+import type { Cover, RawPiece, Segment } from '../time/time-cover';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 // Every read is one statement over the cover of its window, so it sees one snapshot: whole
 // buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
-// window), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
+// window, and the sign: −1 for a bucket subtracted), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are
 // joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
 // hash a whole funnel's rows instead of scanning a few ranges.
-export const segments = (cover: Cover, params: SqlParams) =>
-  `unnest(${params.bind(
+export const segments = (cover: Cover, params: SqlParams) => {
+  // A subtracted bucket holds nothing inside the window: an empty part, where no label lies.
+  const inside = (s: Segment) => (s.sign < 0 ? { from: s.from, to: s.from } : (s.within ?? s));
+  const times = (pick: (s: Segment) => number) =>
+    params.bind(
+      cover.segments.map((s) => iso(pick(s))),
+      'timestamptz[]',
+    );
+  return `unnest(${params.bind(
     cover.segments.map((s) => s.grain),
     'int[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.from)),
-    'timestamptz[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.to)),
-    'timestamptz[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.within?.from ?? s.from)),
-    'timestamptz[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => iso(s.within?.to ?? s.to)),
-    'timestamptz[]',
-  )}) AS s(grain, lo, hi, inside_lo, inside_hi)`;
+  )}, ${times((s) => s.from)}, ${times((s) => s.to)}, ${times((s) => inside(s).from)}, ${times((s) => inside(s).to)}, ${params.bind(
+    cover.segments.map((s) => s.sign),
+    'int[]',
+  )}) AS s(grain, lo, hi, inside_lo, inside_hi, sign)`;
+};
 export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
 
 /**

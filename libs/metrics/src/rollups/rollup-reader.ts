@@ -21,7 +21,8 @@ import {
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
-import { coverWindow, shortEdges } from '../time/time-cover';
+import { coverWindow, signedCover } from '../time/time-cover';
+import type { CoverOptions } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import { rawEventCount, rawEvents, rawMessages } from './raw-events';
@@ -52,6 +53,15 @@ type EventRow = {
   label_at: Date | null;
 };
 
+/**
+ * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
+ * finding the latest inside would scan the bucket's raw rows: a labelled dimension (clicks) reaches
+ * past the window's edges with its finest buckets only (signedCover).
+ */
+const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
+  coarseOutside: !countedDimension(dimension).labelled,
+});
+
 /** Reads the rollups of a window: sums per dimension and key, exact for any from/to and time zone. */
 @Injectable()
 export class RollupReader {
@@ -70,10 +80,11 @@ export class RollupReader {
     window: MetricWindow,
     grains: readonly number[],
     read: (plan: SegmentPlan) => Promise<T>,
+    options: Pick<CoverOptions, 'coarseOutside'> = {},
   ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains);
+        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
         const result = await read(plan);
         if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
       }
@@ -130,7 +141,7 @@ export class RollupReader {
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = plan
       ? { segments: [], raw: plan.raw, finest: 60 }
-      : shortEdges(coverWindow(window.from, window.to + 1, SESSION_GRAINS));
+      : signedCover(window.from, window.to + 1, SESSION_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const matching = sessionFilterSql(edgeFilter, params);
@@ -151,7 +162,8 @@ export class RollupReader {
        SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
               sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
        FROM (
-         SELECT r.dimension, r.key, r.sessions, r.conversions, r.completions, r.completion_ms
+         SELECT r.dimension, r.key, s.sign * r.sessions AS sessions, s.sign * r.conversions AS conversions,
+                s.sign * r.completions AS completions, s.sign * r.completion_ms AS completion_ms
          FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
          UNION ALL
          ${raw.sql}
@@ -187,8 +199,12 @@ export class RollupReader {
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
     if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
-    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
-      this.eventSums(funnelId, window, dimension, filter, plan),
+    return this.planned(
+      funnelId,
+      window,
+      SEGMENT_GRAINS,
+      (plan) => this.eventSums(funnelId, window, dimension, filter, plan),
+      labelCover(dimension),
     );
   }
 
@@ -203,7 +219,7 @@ export class RollupReader {
     const filtered = isFiltered(filter);
     const cover = plan
       ? { segments: [], raw: plan.raw, finest: 60 }
-      : shortEdges(coverWindow(window.from, window.to + 1, EVENT_GRAINS));
+      : signedCover(window.from, window.to + 1, EVENT_GRAINS, labelCover(dimension));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const inSegments = segments(cover, params);
@@ -225,7 +241,8 @@ export class RollupReader {
     // index scan backwards from that end, which stops at the first match. Raw rows: rawEvents.
     const rows: EventRow[] = await this.reads.rows(
       `WITH r AS (
-         SELECT r.key, r.events, r.timed, r.total_ms, r.label, r.label_at, s.inside_lo, s.inside_hi
+         SELECT r.key, s.sign * r.events AS events, s.sign * r.timed AS timed, s.sign * r.total_ms AS total_ms,
+                r.label, r.label_at, s.inside_lo, s.inside_hi, s.sign
          FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`)}
        )
        SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
@@ -236,7 +253,7 @@ export class RollupReader {
        UNION ALL
        SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
        FROM r CROSS JOIN LATERAL (${latestLabel('r')}) AS l
-       WHERE r.label_at >= r.inside_hi
+       WHERE r.label_at >= r.inside_hi AND r.sign > 0
        UNION ALL
        SELECT raw.key, raw.events, raw.timed, raw.total_ms,
               -- The label of the latest labelled click: one probe of the key at that time.
@@ -310,7 +327,7 @@ export class RollupReader {
     // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
     const periods = window.zone.periods(window.from, window.to);
     const grains = EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
-    const cover = shortEdges(coverWindow(window.from, window.to + 1, grains));
+    const cover = signedCover(window.from, window.to + 1, grains);
     // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
     // slot, and its events are counted where they are (one row per piece).
     const params = new SqlParams();
@@ -323,7 +340,7 @@ export class RollupReader {
     const rows: { slot: number; events: string }[] = await this.reads.rows(
       `SELECT ${SLOT} AS slot, sum(b.events) AS events
        FROM (
-         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, r.events
+         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, s.sign * r.events AS events
          FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.bucket, r.events, r.grain')}
          UNION ALL
          ${pieceScans(
@@ -365,7 +382,7 @@ export class RollupReader {
         `SELECT ${SLOT} AS slot, sum(b.events) AS events
          FROM (
            SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h,
-                  (r.events -> ${params.bind(dimension)} -> '' ->> 0)::bigint AS events
+                  s.sign * (r.events -> ${params.bind(dimension)} -> '' ->> 0)::bigint AS events
            FROM ${segmentRollupRows(plan, funnel, filter, params, 'r.bucket, r.events')}
            UNION ALL
            SELECT ${localHour(minute)} AS h, e.sign AS events
@@ -408,11 +425,14 @@ export class RollupReader {
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
         `SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
          FROM (
-           SELECT k.segment_key AS key, (k.value ->> 1)::bigint AS timed, (k.value ->> 2)::bigint AS total_ms
+           SELECT k.segment_key AS key, k.sign * (k.value ->> 1)::bigint AS timed, k.sign * (k.value ->> 2)::bigint AS total_ms
            FROM ${cellsOf(
              segmentRollupRows(plan, funnel, filter, params, `r.${column}, r.events`),
              `r.events -> ${params.bind('page')}`,
-             [[`r.${column}`, 'segment_key']],
+             [
+               [`r.${column}`, 'segment_key'],
+               ['s.sign', 'sign'],
+             ],
            )}
            UNION ALL
            SELECT e.key, e.sign, e.sign * e.time_on_page_ms

@@ -50,11 +50,14 @@ export const segmentSessionSums = (
   params: SqlParams,
   wanted: string,
 ) =>
-  `SELECT k.dimension, k.key, sum(k.value::bigint) AS sessions, 0 AS conversions, 0 AS completions, 0 AS completion_ms
+  `SELECT k.dimension, k.key, sum(k.sign * k.value::bigint) AS sessions, 0 AS conversions, 0 AS completions, 0 AS completion_ms
    FROM ${cellsOf(
      `${segmentRollupRows(plan, funnel, filter, params, 'r.sessions')} CROSS JOIN unnest(${wanted}) AS d(dimension)`,
      'r.sessions -> d.dimension',
-     [['d.dimension', 'dimension']],
+     [
+       ['d.dimension', 'dimension'],
+       ['s.sign', 'sign'],
+     ],
      'jsonb_each_text',
    )}
    GROUP BY 1, 2`;
@@ -72,13 +75,14 @@ export const segmentEventSums = (
   params: SqlParams,
   dimension: string,
 ) =>
-  `SELECT k.key, sum((k.value ->> 0)::bigint) AS events, sum((k.value ->> 1)::bigint) AS timed,
-          sum((k.value ->> 2)::bigint) AS total_ms,
+  `SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
+          sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
              FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
           'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
    FROM ${cellsOf(segmentRollupRows(plan, funnel, filter, params, 'r.events'), `r.events -> ${dimension}`, [
      ['(s.inside_lo > s.lo OR s.inside_hi < s.hi)', 'partial'],
+     ['s.sign', 'sign'],
    ])}
    GROUP BY k.key`;
 
@@ -94,7 +98,7 @@ export const partialLabelKeys = (
   params: SqlParams,
   dimension: string,
 ) => {
-  const partial = plan.segments.filter((s) => s.within);
+  const partial = plan.segments.filter((s) => s.within && s.sign > 0);
   if (!partial.length) return null;
   return `(SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM ${cellsOf(
     segmentRollupRows({ ...plan, segments: partial }, funnel, filter, params, 'r.events'),

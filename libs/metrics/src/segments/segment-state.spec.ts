@@ -38,7 +38,9 @@ describe(planWindow.name, () => {
         }
         const edges = [from, to - 1, from - 1, to, ...points.map((p) => T + p)];
         for (const p of edges) {
-          const inRollups = plan.segments.filter((s) => s.from <= p && p < s.to).length;
+          const inRollups = plan.segments
+            .filter((s) => s.from <= p && p < s.to)
+            .reduce((sum, s) => sum + s.sign, 0);
           const inRaw = plan.raw.filter((r) => r.from <= p && p < r.to).reduce((sum, r) => sum + r.sign, 0);
           expect(inRollups + inRaw).toBe(p >= from && p < to ? 1 : 0);
         }

@@ -3,7 +3,7 @@ import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
 import { MINUTE_MS } from '../time/buckets';
-import { coverWindow, RawPiece, Segment } from '../time/time-cover';
+import { CoverOptions, Range, RawPiece, Segment, signedCover } from '../time/time-cover';
 
 /**
  * The minutes (epoch ms, as float8 `minute`) a recorded change `c` (a metric_segment_changes row)
@@ -71,53 +71,46 @@ export class SegmentPlanner {
    * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute); see
    * planWindow.
    */
-  async plan(funnelId: string, from: number, to: number, grains: readonly number[]): Promise<SegmentPlan> {
+  async plan(
+    funnelId: string,
+    from: number,
+    to: number,
+    grains: readonly number[],
+    options: Pick<CoverOptions, 'coarseOutside'> = {},
+  ): Promise<SegmentPlan> {
     const state = await this.state(funnelId);
-    return { ...planWindow(state, from, to, grains), seq: state.seq };
+    return { ...planWindow(state, from, to, grains, options), seq: state.seq };
   }
 }
 
 /**
  * Splits [from, to) into whole buckets of the folded minutes that no pending change names, and raw
- * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. An edge longer
- * than half a minute is read as its whole minute less the rest (raw pieces of sign −1) when that
- * minute is folded; the minute's `within` is the edge, where a latest label must lie (the minute's
- * own may lie in the rest).
+ * pieces for the rest: the minutes past `foldedTo`, the stale minutes and the edges. Each part
+ * between them is covered by signedCover, whose buckets (counted or subtracted, inside the part or
+ * reaching past it) all hold clean folded minutes only.
  */
 export function planWindow(
   { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
   from: number,
   to: number,
   grains: readonly number[],
+  options: Pick<CoverOptions, 'coarseOutside'> = {},
 ): Omit<SegmentPlan, 'seq'> {
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
-  const clean = (minute: number) => minute + MINUTE_MS <= folded && !stale.has(minute);
+  const staleMinutes = [...stale].sort((a, b) => a - b);
+  const usable = (r: Range) => r.to <= folded && !staleMinutes.some((m) => r.from <= m && m < r.to);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;
   const cut = (hi: number) => {
     if (lo >= hi) return;
-    const cover = coverWindow(lo, hi, grains);
+    const cover = signedCover(lo, hi, grains, { ...options, usable });
     segments.push(...cover.segments);
-    for (const piece of cover.raw) {
-      const minute = Math.floor(piece.from / MINUTE_MS) * MINUTE_MS;
-      if (piece.to - piece.from <= MINUTE_MS / 2 || !clean(minute)) {
-        raw.push(piece);
-        continue;
-      }
-      segments.push({
-        grain: 60,
-        from: minute,
-        to: minute + MINUTE_MS,
-        within: { from: piece.from, to: piece.to },
-      });
-      if (minute < piece.from) raw.push({ from: minute, to: piece.from, sign: -1 });
-      if (piece.to < minute + MINUTE_MS) raw.push({ from: piece.to, to: minute + MINUTE_MS, sign: -1 });
-    }
+    raw.push(...cover.raw);
   };
-  for (const minute of [...stale].sort((a, b) => a - b)) {
+  for (const minute of staleMinutes) {
     if (minute + MINUTE_MS <= lo || minute >= end) continue;
     cut(minute);
     raw.push({ from: Math.max(lo, minute), to: Math.min(end, minute + MINUTE_MS), sign: 1 });
