@@ -7,7 +7,7 @@ import { monthPartition } from '../events/event-partitions';
 import { EventRetention } from '../events/event-retention';
 import { IngestionActivity } from '../events/ingestion-activity';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
-import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
+import { bucketStart, FINEST_SEGMENT_GRAIN, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { at, millis } from '../sql/epoch';
 import {
@@ -15,7 +15,7 @@ import {
   COARSER_GRAINS,
   coarserRows,
   EventSum,
-  minuteRows,
+  finestRows,
   rowsDocuments,
   SegmentRow,
   STORED_COLUMNS,
@@ -316,9 +316,9 @@ export class SegmentFolder extends BackgroundRounds {
   }
 
   /**
-   * Computes the minute rows of `minutes` from the raw rows and the whole coarser buckets above
-   * them (coarserBuckets) from the finer rows, those in hand and those read for the rest of a
-   * bucket, and writes what changed: one statement reads, one writes.
+   * Computes the ten-second and minute rows of `minutes` from the raw rows and the whole coarser
+   * buckets above them (coarserBuckets) from the finer rows, those in hand and those read for the
+   * rest of a bucket, and writes what changed: one statement reads, one writes.
    */
   private async refold(
     manager: EntityManager,
@@ -327,16 +327,14 @@ export class SegmentFolder extends BackgroundRounds {
     foldedBefore: number,
     foldedAfter: number,
   ): Promise<void> {
+    const computed = minutes.length ? await this.minuteRows(manager, funnelId, minutes) : null;
     const levels: Computed[] = [
-      {
-        grain: 60,
-        ranges: minutes,
-        rows: minutes.length ? await this.minuteRows(manager, funnelId, minutes) : [],
-      },
+      { grain: FINEST_SEGMENT_GRAIN, ranges: minutes, rows: computed?.finest ?? [] },
+      { grain: 60, ranges: minutes, rows: computed?.minute ?? [] },
     ];
     // The finer rows of each coarser bucket not wholly computed here, read in one statement.
     const wanted: { grain: number; range: Range }[] = [];
-    let finer = levels[0];
+    let finer = levels[1];
     const plans = COARSER_GRAINS.map((grain) => {
       const buckets = coarserBuckets(grain, finer.ranges, foldedBefore, foldedAfter);
       for (const b of buckets) if (!covers(finer.ranges, b)) wanted.push({ grain: finer.grain, range: b });
@@ -358,21 +356,35 @@ export class SegmentFolder extends BackgroundRounds {
   }
 
   /**
-   * The minute rows of the ranges, from the sessions started and the events counted in them. In
-   * a month whose raw events the retention dropped (a late change of a session started then), the
-   * events count as stored: folded whole from raw rows that are gone, they would count nowhere.
+   * The ten-second and minute rows of the ranges, from the sessions started and the events counted
+   * in them. In a month whose raw events the retention dropped (a late change of a session started
+   * then), the events count as stored, at each grain: folded whole from raw rows that are gone,
+   * they would count nowhere. (Minutes folded before the ten-second rows existed have none stored;
+   * reads take no ten-second row there, see SegmentPlanner.)
    */
-  private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<SegmentRow[]> {
+  private async minuteRows(
+    manager: EntityManager,
+    funnelId: string,
+    ranges: Range[],
+  ): Promise<{ finest: SegmentRow[]; minute: SegmentRow[] }> {
     const dropped = await this.droppedParts(manager, ranges);
     const raw = dropped.length ? subtract(ranges, dropped) : ranges;
-    const computed = await this.computedMinuteRows(manager, funnelId, ranges, raw);
-    if (!dropped.length) return computed;
+    const finest = await this.computedRows(manager, funnelId, ranges, raw);
+    const minute = coarserRows(finest, 60);
+    if (!dropped.length) return { finest, minute };
     const stored = await this.read(
       manager,
       funnelId,
-      dropped.map((range) => ({ grain: 60, range })),
+      dropped.flatMap((range) => [
+        { grain: FINEST_SEGMENT_GRAIN, range },
+        { grain: 60, range },
+      ]),
     );
-    return withStoredEvents(computed, stored);
+    const of = (grain: number) => stored.filter((r) => r.grain === grain);
+    return {
+      finest: withStoredEvents(finest, of(FINEST_SEGMENT_GRAIN)),
+      minute: withStoredEvents(minute, of(60)),
+    };
   }
 
   /** The parts of `ranges` in months before the retention's cutoff whose partition is gone. */
@@ -395,8 +407,8 @@ export class SegmentFolder extends BackgroundRounds {
     return gone.flatMap(({ name }) => months.get(name) ?? []);
   }
 
-  /** Minute rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
-  private async computedMinuteRows(
+  /** Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
+  private async computedRows(
     manager: EntityManager,
     funnelId: string,
     ranges: Range[],
@@ -412,7 +424,8 @@ export class SegmentFolder extends BackgroundRounds {
       [funnelId, los, his],
     );
     const eventRows: Record<string, unknown>[] = await manager.query(
-      `SELECT (floor(extract(epoch FROM e.occurred_at) / 60) * 60000)::float8 AS minute, e.type, coalesce(e.key, '') AS key,
+      `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_SEGMENT_GRAIN}) * ${FINEST_SEGMENT_GRAIN * SECOND_MS})::float8 AS bucket,
+              e.type, coalesce(e.key, '') AS key,
               ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')},
               count(*)::int AS events, count(e.time_on_page_ms)::int AS timed,
               coalesce(sum(e.time_on_page_ms), 0)::float8 AS total_ms,
@@ -429,7 +442,7 @@ export class SegmentFolder extends BackgroundRounds {
       [funnelId, raw.map((r) => iso(r.from)), raw.map((r) => iso(r.to)), Object.keys(COUNTED_EVENTS)],
     );
     const events: EventSum[] = eventRows.map((r) => ({
-      minute: Number(r.minute),
+      bucket: Number(r.bucket),
       attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
       type: r.type as string,
       key: r.key as string,
@@ -439,7 +452,7 @@ export class SegmentFolder extends BackgroundRounds {
       label: r.label as string | null,
       labelAt: r.label_at === null ? null : Number(r.label_at),
     }));
-    return minuteRows(sessionRows.map(sessionFromRow), events);
+    return finestRows(sessionRows.map(sessionFromRow), events);
   }
 
   /** The stored rows of the given grains and ranges. */

@@ -2,7 +2,7 @@ import type { Device } from '../events/event-types';
 import { trackedEvent } from '../events/event-validation';
 import { applyEvents, emptySession } from '../events/session-state';
 import { segmentChanges } from './segment-changes';
-import { coarserRows, minuteRows, SegmentRow, withStoredEvents } from './segment-rows';
+import { coarserRows, finestRows, SegmentRow, withStoredEvents } from './segment-rows';
 
 const T = Date.parse('2026-05-10T10:00:00Z');
 const start = (sessionId: string, at: number, device: Device) =>
@@ -10,8 +10,8 @@ const start = (sessionId: string, at: number, device: Device) =>
 const view = (sessionId: string, at: number, pageSlug: string, timeOnPageMs?: number) =>
   trackedEvent('page_view', sessionId, at, { pageSlug, ...(timeOnPageMs ? { timeOnPageMs } : {}) });
 
-describe(minuteRows.name, () => {
-  it('packs a segment’s pages, answers, page views and clicks of a minute in one row, and sums them above', () => {
+describe(finestRows.name, () => {
+  it('packs a segment’s pages, answers, page views and clicks of ten seconds in one row, and sums them above', () => {
     const a = applyEvents(emptySession('a'), [
       start('a', T + 1_000, 'mobile'),
       view('a', T + 2_000, 'start'),
@@ -25,11 +25,11 @@ describe(minuteRows.name, () => {
       start('b', T + 61_000, 'mobile'),
       view('b', T + 62_000, 'start'),
     ]);
-    const rows = minuteRows(
+    const rows = finestRows(
       [a, b],
       [
         {
-          minute: T,
+          bucket: T,
           attributes: ['mobile', 'google', null, null, null],
           type: 'page_view',
           key: 'start',
@@ -40,7 +40,7 @@ describe(minuteRows.name, () => {
           labelAt: null,
         },
         {
-          minute: T,
+          bucket: T,
           attributes: ['mobile', 'google', null, null, null],
           type: 'button_click',
           key: 'cta',
@@ -55,7 +55,7 @@ describe(minuteRows.name, () => {
     const first = rows.find((r) => r.bucket === T);
     expect(rows).toHaveLength(2);
     expect(first).toMatchObject({
-      grain: 60,
+      grain: 10,
       segment: '6:mobile6:google---',
       sessions: { page: { start: 1 }, 'answer:q1': { x: 1, y: 1 }, 'answer-group:q1': { 'x; y': 1 } },
       events: {
@@ -64,6 +64,10 @@ describe(minuteRows.name, () => {
         button: { cta: [1, 0, 0, 'Go', T + 5_000] },
       },
     });
+    expect(coarserRows(rows, 60).map((r) => [r.grain, r.bucket])).toEqual([
+      [60, T],
+      [60, T + 60_000],
+    ]);
     const [hour] = coarserRows(rows, 3_600);
     expect(hour).toMatchObject({ grain: 3_600, bucket: T, sessions: { page: { start: 2 } } });
   });

@@ -7,7 +7,7 @@ import {
 } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { at, millis } from '../sql/epoch';
-import { bucketStart, SEGMENT_GRAINS } from '../time/buckets';
+import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/buckets';
 
 // What a segment rollup row holds, derived from the declarations: the session dimensions that a
 // segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
@@ -41,9 +41,10 @@ export interface SegmentRow {
   events: Record<string, Record<string, EventCell>>;
 }
 
-/** Page views and clicks of one minute, segment and key, as the fold's statement sums them. */
+/** Page views and clicks of one finest bucket (ten seconds), segment and key, as the fold's statement sums them. */
 export interface EventSum {
-  minute: number;
+  /** Epoch ms. */
+  bucket: number;
   attributes: (string | null)[];
   type: string;
   key: string;
@@ -84,17 +85,18 @@ class Rows {
 }
 
 /**
- * The minute rows of the given sessions (at their start) and event sums (at their minute): per
- * segment, what each kept dimension counts, as ingestion's rollups count it (sessionContributions,
- * the event dimensions' declarations).
+ * The finest rows (FINEST_SEGMENT_GRAIN) of the given sessions (at their start) and event sums (at
+ * their bucket): per segment, what each kept dimension counts, as ingestion's rollups count it
+ * (sessionContributions, the event dimensions' declarations).
  */
-export function minuteRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
+export function finestRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {
+  const grain = FINEST_SEGMENT_GRAIN;
   const rows = new Rows();
   for (const s of sessions) {
     if (s.startedAt === null) continue;
     const row = rows.row(
-      60,
-      bucketStart(s.startedAt, 60),
+      grain,
+      bucketStart(s.startedAt, grain),
       FILTER_NAMES.map((name) => s[name]),
     );
     for (const c of sessionContributions(s)) {
@@ -104,7 +106,7 @@ export function minuteRows(sessions: SessionState[], events: EventSum[]): Segmen
     }
   }
   for (const e of events) {
-    const row = rows.row(60, e.minute, e.attributes);
+    const row = rows.row(grain, e.bucket, e.attributes);
     for (const [name, d] of SEGMENT_EVENT_DIMENSIONS) {
       if (d.type !== e.type) continue;
       const keys = (row.events[name] ??= {});
@@ -123,9 +125,9 @@ export function minuteRows(sessions: SessionState[], events: EventSum[]): Segmen
 }
 
 /**
- * Minute rows whose event cells in the minutes whose raw events the retention dropped are the
- * stored rows' (`stored`, of those minutes only: computed, they hold no events); the sessions
- * still count from the computed rows, and the events of the other minutes stay as computed.
+ * Rows of one grain whose event cells in the minutes whose raw events the retention dropped are the
+ * stored rows' (`stored`, of that grain and those minutes only: computed, they hold no events); the
+ * sessions still count from the computed rows, and the events of the other minutes stay as computed.
  */
 export function withStoredEvents(computed: SegmentRow[], stored: SegmentRow[]): SegmentRow[] {
   const rows = new Rows();
@@ -155,7 +157,7 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
 }
 
 /** The grains above the minute, finest first: five minutes, quarter hour, hour, day. */
-export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().slice(1);
+export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > 60);
 
 /** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
 export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { MINUTE_MS } from '../time/buckets';
-import { CoverOptions, Range, RawPiece, Segment, signedCover } from '../time/time-cover';
+import { FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
+import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
+import type { Range } from '../time/time-cover';
 
 /**
  * The minutes (epoch ms, as float8 `minute`) a recorded change `c` (a metric_segment_changes row)
@@ -25,10 +26,14 @@ export interface SegmentPlan {
   seq: string;
 }
 
-/** What of a funnel is folded: rollups before `foldedTo` except the stale minutes. */
+/**
+ * What of a funnel is folded: rollups before `foldedTo` except the stale minutes; ten-second rows
+ * from `finestFrom` on (minutes folded before they existed have none).
+ */
 interface FoldState {
   foldedTo: number | null;
   stale: Set<number>;
+  finestFrom?: number | null;
   seq: string;
 }
 
@@ -42,8 +47,13 @@ export class SegmentPlanner {
   constructor(private readonly reads: ReadPool) {}
 
   private async state(funnelId: string): Promise<FoldState> {
-    const [row]: { folded_to: number | null; seq: string; stale: number[] | null }[] = await this.reads.rows(
-      `SELECT ${millis('f.folded_to')} AS folded_to,
+    const [row]: {
+      folded_to: number | null;
+      finest_from: number | null;
+      seq: string;
+      stale: number[] | null;
+    }[] = await this.reads.rows(
+      `SELECT ${millis('f.folded_to')} AS folded_to, ${millis('f.finest_from')} AS finest_from,
               (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
               ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x
                     WHERE c.funnel_id = $1 AND x.minute < ${millis('f.folded_to')}) AS stale
@@ -53,6 +63,7 @@ export class SegmentPlanner {
     if (!row) return { foldedTo: null, stale: new Set(), seq: '0' };
     return {
       foldedTo: row.folded_to === null ? null : Number(row.folded_to),
+      finestFrom: row.finest_from === null ? null : Number(row.finest_from),
       stale: new Set((row.stale ?? []).map(Number)),
       seq: row.seq,
     };
@@ -90,7 +101,7 @@ export class SegmentPlanner {
  * reaching past it) all hold clean folded minutes only.
  */
 export function planWindow(
-  { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
+  { foldedTo, stale, finestFrom }: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>,
   from: number,
   to: number,
   grains: readonly number[],
@@ -100,7 +111,11 @@ export function planWindow(
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
   const staleMinutes = [...stale].sort((a, b) => a - b);
-  const usable = (r: Range) => r.to <= folded && !staleMinutes.some((m) => r.from <= m && m < r.to);
+  const finest = finestFrom ?? -Infinity;
+  const usable = (b: Range & { grain: number }) =>
+    b.to <= folded &&
+    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
+    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;

@@ -90,8 +90,8 @@ export interface CoverOptions {
    * lie in the part outside, and finding the one inside could scan the whole bucket's raw rows.
    */
   coarseOutside?: boolean;
-  /** Whether the rollup rows of a range of whole buckets may be read (default: every range). */
-  usable?: (range: Range) => boolean;
+  /** Whether the rollup rows of a range of whole buckets of `grain` may be read (default: all). */
+  usable?: (buckets: Range & { grain: number }) => boolean;
 }
 
 /** A bucket range (grain in seconds) or, grain null, a raw piece, counted with `sign`. */
@@ -148,7 +148,7 @@ export function signedCover(
     const cost: Cost = [0, 0, 0];
     for (const p of parts) {
       if (p.grain === null) cost[0] += p.to - p.from;
-      else if (!usable(p)) return null;
+      else if (!usable({ grain: p.grain, from: p.from, to: p.to })) return null;
       else cost[1] += (p.to - p.from) / (p.grain * SECOND_MS);
       cost[2] += outside(p);
     }
