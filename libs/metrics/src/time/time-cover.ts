@@ -99,7 +99,7 @@ interface Part extends RawPiece {
   grain: number | null;
 }
 
-/** Raw milliseconds, bucket rows and milliseconds read outside the window: less is better, in that order. */
+/** Raw milliseconds, buckets and milliseconds read outside the window: less is better, in that order. */
 type Cost = [rawMs: number, buckets: number, outsideMs: number];
 
 interface Choice {
@@ -118,9 +118,9 @@ const better = (a: Choice, b: Choice) => {
  * A window from 17:00:30 reads the hour from 17:00 less half a minute of raw rows rather than
  * fourteen minutes, three quarters and half a minute; a window to 16:00 reads its day less eight
  * hours rather than sixteen hours. At most half a finest bucket of raw rows per edge (raw rows are
- * what grows with traffic density), then the fewest bucket rows: a busy funnel's minute holds
- * nearly as many rows per key (segment) as its hour, and a chart's rows per bucket never exceed
- * its keys. Only for additive counts; a bucket read for part of it inside the window names that
+ * what grows with traffic density), then the fewest buckets, for the fewest rows: a busy funnel's
+ * minute holds nearly as many rows (keys, segments) as its hour, and a bucket's rows never exceed
+ * the keys in use. Only for additive counts; a bucket read for part of it inside the window names that
  * part (`within`), where a latest label must lie.
  */
 export function signedCover(
@@ -144,40 +144,47 @@ export function signedCover(
   };
   const outside = (p: Part) =>
     Math.max(0, Math.min(p.to, from) - p.from) + Math.max(0, p.to - Math.max(p.from, to));
-  const choice = (parts: Part[]): Choice | null => {
+  // The part between `a` and `b` (either order), added when `b` lies beyond `a` in the direction
+  // `side` points (−1 towards the window's start), subtracted otherwise; null when it may not be read.
+  const between = (a: number, b: number, grain: number | null, side: -1 | 1): Choice | null => {
+    if (a === b) return { cost: [0, 0, 0], parts: [] };
+    const p: Part = { grain, from: Math.min(a, b), to: Math.max(a, b), sign: (b - a) * side > 0 ? 1 : -1 };
+    if (p.grain === null) return { cost: [p.to - p.from, 0, outside(p)], parts: [p] };
+    if (!usable({ grain: p.grain, from: p.from, to: p.to })) return null;
+    return { cost: [0, (p.to - p.from) / (p.grain * SECOND_MS), outside(p)], parts: [p] };
+  };
+  const join = (...choices: (Choice | null)[]): Choice | null => {
     const cost: Cost = [0, 0, 0];
-    for (const p of parts) {
-      if (p.grain === null) cost[0] += p.to - p.from;
-      else if (!usable({ grain: p.grain, from: p.from, to: p.to })) return null;
-      else cost[1] += (p.to - p.from) / (p.grain * SECOND_MS);
-      cost[2] += outside(p);
+    const parts: Part[] = [];
+    for (const c of choices) {
+      if (!c) return null;
+      c.cost.forEach((v, i) => (cost[i] += v));
+      parts.push(...c.parts);
     }
     return { cost, parts };
   };
-  // The part between `a` and `b` (either order), added when `b` lies beyond `a` in the direction
-  // `side` points (−1 towards the window's start), subtracted otherwise.
-  const between = (a: number, b: number, grain: number | null, side: -1 | 1): Part[] =>
-    a === b ? [] : [{ grain, from: Math.min(a, b), to: Math.max(a, b), sign: (b - a) * side > 0 ? 1 : -1 }];
   // The best way from boundary `r` of grain `i` to the edge `x`: through a boundary of each finer
-  // grain, raw rows last.
+  // grain, raw rows last. Each is asked for again by every coarser boundary: computed once.
+  const chains = new Map<string, Choice | null>();
   const chain = (x: number, side: -1 | 1, i: number, r: number): Choice | null => {
-    if (i === last) return choice(between(r, x, null, side));
+    const key = `${side} ${i} ${r}`;
+    if (chains.has(key)) return chains.get(key)!;
     let best: Choice | null = null;
-    for (const next of nearest(x, i + 1, side)) {
-      const rest = chain(x, side, i + 1, next);
-      const here = rest && choice([...between(r, next, grains[i + 1], side), ...rest.parts]);
-      if (here && (!best || better(here, best))) best = here;
-    }
+    if (i === last) best = between(r, x, null, side);
+    else
+      for (const next of nearest(x, i + 1, side)) {
+        const here = join(between(r, next, grains[i + 1], side), chain(x, side, i + 1, next));
+        if (here && (!best || better(here, best))) best = here;
+      }
+    chains.set(key, best);
     return best;
   };
-  let best = choice([{ grain: null, from, to, sign: 1 }])!;
+  let best = between(from, to, null, 1)!;
   grains.forEach((grain, i) => {
     for (const a of nearest(from, i, -1))
       for (const b of nearest(to, i, 1)) {
         if (a > b) continue;
-        const start = chain(from, -1, i, a);
-        const end = chain(to, 1, i, b);
-        const whole = start && end && choice([...between(a, b, grain, 1), ...start.parts, ...end.parts]);
+        const whole = join(between(a, b, grain, 1), chain(from, -1, i, a), chain(to, 1, i, b));
         if (whole && better(whole, best)) best = whole;
       }
   });
