@@ -57,7 +57,14 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
       .split(/\s+/)
       .filter(Boolean)
       .map(Number);
-    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, signal);
+      } catch (error) {
+        // A child that ended since the list was read (a backend whose client left) needs no signal.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH' || pid === postmaster) throw error;
+      }
+    }
   };
   return {
     url,
