@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { EnvironmentVariables, ValidationError } from '@app/core';
-import { rawEventsNeededFrom } from '../segments/segment-retention';
+import { dropTenSecondRows, rawEventsNeededFrom } from '../segments/segment-retention';
 import { EventPartitions } from './event-partitions';
 import type { TrackedEvent } from './event-types';
 
@@ -91,15 +91,20 @@ export class EventRetention {
             `(needed from ${from}): ${held.map((p) => p.name).join(', ')}`,
         );
       }
-      const dropped = expired.filter((p) => !held.includes(p)).map((p) => p.name);
-      for (const name of dropped) await manager.query(`DROP TABLE IF EXISTS "${name}"`);
+      const dropped = expired.filter((p) => !held.includes(p));
+      for (const { name } of dropped) await manager.query(`DROP TABLE IF EXISTS "${name}"`);
       return dropped;
     });
     if (dropped.length) {
       this.partitions.reset();
-      this.logger.log(`dropped raw event partitions past the retention: ${dropped.join(', ')}`);
+      // Apart from the drops, whose lock on metric_events ingestion waits behind until they commit.
+      const until = Math.max(...dropped.map((p) => p.end));
+      await this.dataSource.transaction((manager) => dropTenSecondRows(manager, until));
+      this.logger.log(
+        `dropped raw event partitions past the retention: ${dropped.map((p) => p.name).join(', ')}`,
+      );
     }
-    return dropped;
+    return dropped.map((p) => p.name);
   }
 }
 
