@@ -9,7 +9,7 @@ import {
   MESSAGE_KEYS,
   MessageDimensionName,
 } from '../events/event-definitions';
-import { EVENT_GRAINS, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
 import {
   cellsOf,
@@ -140,7 +140,7 @@ export class RollupReader {
     edgeFilter: SessionFilter = filter,
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = plan
-      ? { segments: [], raw: plan.raw, finest: 60 }
+      ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
       : signedCover(window.from, window.to + 1, SESSION_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
@@ -218,7 +218,7 @@ export class RollupReader {
     const declared = countedDimension(dimension);
     const filtered = isFiltered(filter);
     const cover = plan
-      ? { segments: [], raw: plan.raw, finest: 60 }
+      ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
       : signedCover(window.from, window.to + 1, EVENT_GRAINS, labelCover(dimension));
     const params = new SqlParams();
     const funnel = params.bind(funnelId);

@@ -2,6 +2,7 @@ import { IN_SEGMENT, segments } from '../rollups/cover-sql';
 import { sessionFilterSql } from '../rollups/session-filter-sql';
 import type { SessionFilter } from '../query/metric-query';
 import type { SqlParams } from '../sql/sql-params';
+import { FINEST_SEGMENT_GRAIN } from '../time/buckets';
 import type { SegmentPlan } from './segment-state';
 
 // The segment rollups' part of a filtered read: the rows of the plan's whole buckets whose
@@ -15,7 +16,7 @@ export const segmentRollupRows = (
   params: SqlParams,
   columns: string,
 ) =>
-  `${segments({ segments: plan.segments, raw: [], finest: 60 }, params)}
+  `${segments({ segments: plan.segments, raw: [], finest: FINEST_SEGMENT_GRAIN }, params)}
    CROSS JOIN LATERAL (
      SELECT ${columns} FROM metric_segment_rollups r
      WHERE r.funnel_id = ${funnel} AND ${IN_SEGMENT}${sessionFilterSql(filter, params, 'r')} OFFSET 0

@@ -79,7 +79,7 @@ export class SegmentPlanner {
   }
 
   /**
-   * The plan of [from, to) over `grains` (seconds, coarsest first, the finest a minute); see
+   * The plan of [from, to) over `grains` (seconds, coarsest first, of SEGMENT_GRAINS); see
    * planWindow.
    */
   async plan(
