@@ -215,6 +215,17 @@ describe('issuer mode', () => {
     expect(await res.json()).toEqual({ error: 'unknown client_id', status: 400 });
   });
 
+  it('refuses a client_id holding a NUL character, which no stored client can have', async () => {
+    const res = await fetch(authorizeUrl({ client_id: 'a\u0000b', redirect_uri: REDIRECT_URI }), {
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: 'client_id must not contain NUL characters or unpaired surrogates',
+      status: 400,
+    });
+  });
+
   it('sends a request without PKCE back to the client with invalid_request, its state and iss', async () => {
     const res = await fetch(
       authorizeUrl({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', state: 'x' }),
@@ -229,6 +240,33 @@ describe('issuer mode', () => {
       state: 'x',
       iss: base,
     });
+  });
+
+  it('sends a state or scope holding a NUL character back to the client with invalid_request', async () => {
+    for (const [name, extra] of [
+      ['state', { state: 'a\u0000b' }],
+      ['scope', { state: 'x', scope: 'mcp\u0000' }],
+    ] as const) {
+      const res = await fetch(
+        authorizeUrl({
+          client_id: clientId,
+          redirect_uri: REDIRECT_URI,
+          response_type: 'code',
+          code_challenge: challengeOf(newVerifier()),
+          code_challenge_method: 'S256',
+          ...extra,
+        }),
+        { redirect: 'manual' },
+      );
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.get('location')!);
+      expect(Object.fromEntries(location.searchParams)).toEqual({
+        error: 'invalid_request',
+        error_description: `${name} must not contain NUL characters or unpaired surrogates`,
+        state: extra.state,
+        iss: base,
+      });
+    }
   });
 
   it('registers each client with an id of its own and refuses a plain-http redirect off loopback', async () => {

@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import type { OAuthSettings } from '@app/auth';
+import { isStorableText, UNSTORABLE_TEXT_RULE } from '@app/core';
 import { AuthorizationRepository } from './authorization.repository';
 import { ClientRejectedError } from './client-metadata-document';
 import {
@@ -35,11 +36,18 @@ class RedirectableError extends Error {
   }
 }
 
-/** A query's parameters, refusing repeats (RFC 6749 §3.1). */
+/** `value` of parameter `name`, refused when PostgreSQL could not store it (the pending request keeps it). */
+function storable<T extends string | null | undefined>(name: string, value: T): T {
+  if (value && !isStorableText(value))
+    throw new RedirectableError('invalid_request', `${name} ${UNSTORABLE_TEXT_RULE}`);
+  return value;
+}
+
+/** A query's parameters, refusing repeats (RFC 6749 §3.1) and unstorable text. */
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw new RedirectableError('invalid_request', `${name} is repeated`);
-  return values[0] || undefined;
+  return storable(name, values[0]) || undefined;
 }
 
 const withOfflineAccess = (scope: string | undefined) =>
@@ -71,6 +79,7 @@ export class AuthorizationService {
     const { clientId, redirectUri } = await this.verifiedClient(params);
     const clientState = params.get('state');
     try {
+      storable('state', clientState);
       if (single(params, 'response_type') !== 'code')
         throw new RedirectableError('unsupported_response_type', 'response_type must be code');
       const challenge = single(params, 'code_challenge');

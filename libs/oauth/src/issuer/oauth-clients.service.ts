@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { isStorableText, UNSTORABLE_TEXT_RULE } from '@app/core';
 import type { AppConfigService } from '@app/core';
 import { OAuthClient } from '../entities';
 import { MAX_CLIENT_ID_LENGTH, MAX_CLIENT_NAME_LENGTH } from '../entities/oauth-client.entity';
@@ -81,6 +82,8 @@ export class OAuthClientsService {
     if (documentUrl) return this.documents.resolve(documentUrl);
     if (/^https?:/i.test(clientId))
       throw new ClientRejectedError('client_id is not a valid client metadata document URL');
+    // No stored id holds such text, and PostgreSQL refuses it in a query.
+    if (!isStorableText(clientId)) throw new ClientRejectedError(`client_id ${UNSTORABLE_TEXT_RULE}`);
     const registered = clientId.length <= MAX_CLIENT_ID_LENGTH ? await this.clients.findById(clientId) : null;
     if (!registered) throw new ClientRejectedError('unknown client_id');
     return {
