@@ -3,13 +3,16 @@ import {
   trackedEvent,
   TrackedEvent,
   beginFunnelTransaction,
+  emptySession,
   insertEvents,
   lockFunnelAndReadSessions,
   saveMessages,
   segmentChanges,
   Sql,
+  StepKeyNumbers,
+  stepKeysOf,
+  stepSummaryRowsJson,
   writeBatch,
-  writeStepMarks,
 } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
@@ -62,15 +65,20 @@ describe('Ingestion statements on a grown funnel', () => {
     return sql<R>(name, text, values);
   };
 
-  // The batch's writes with only its changes to folded segment rollups: what this suite checks of them.
-  const writeChanges = (run: Sql, events: TrackedEvent[], sessions: string[]) =>
-    writeBatch(run, acme.funnelId, {
+  // The batch's writes with only its step summaries and its changes to folded segment rollups:
+  // what this suite checks of them. Its step keys are numbered first (kept in memory by a new
+  // StepKeyNumbers each time, so the numbering statement runs on every batch).
+  const writeChanges = async (run: Sql, events: TrackedEvent[], sessions: string[]) => {
+    const numbers = await new StepKeyNumbers().of(run, acme.funnelId, stepKeysOf(events));
+    await writeBatch(run, acme.funnelId, {
       sessions: [],
       eventRollups: [],
       sessionRollups: [],
       questions: [],
       segmentChanges: { ...segmentChanges(events, []), sessions },
+      stepSummaries: stepSummaryRowsJson(events, [], emptySession, numbers),
     });
+  };
 
   const inTransaction = async (work: () => Promise<unknown>) => {
     const begun = (await client.query(
@@ -113,7 +121,6 @@ describe('Ingestion statements on a grown funnel', () => {
         await insertEvents(sql, acme.funnelId, batch(n));
         await lockFunnelAndReadSessions(sql, acme.funnelId, [`s-${n}`]);
         await saveMessages(sql, acme.funnelId, batch(n));
-        await writeStepMarks(sql, acme.funnelId, batch(n), []);
         await writeChanges(sql, batch(n), [`s-${n}`]);
       });
     }
@@ -128,11 +135,11 @@ describe('Ingestion statements on a grown funnel', () => {
     ).toEqual([
       'metrics_insert_events',
       'metrics_lock_funnel',
+      'metrics_number_step_keys',
       'metrics_read_messages',
       'metrics_read_sessions',
       'metrics_save_messages',
       'metrics_write_batch',
-      'metrics_write_step_marks',
     ]);
 
     // The funnel grows to 20,000 sessions and 20,000 messages.
@@ -175,7 +182,6 @@ describe('Ingestion statements on a grown funnel', () => {
       const sessions = await lockFunnelAndReadSessions(explain, acme.funnelId, ['s-8', 'bulk-7']);
       expect([...sessions.keys()]).toEqual(['bulk-7']);
       await saveMessages(explain, acme.funnelId, next);
-      await writeStepMarks(explain, acme.funnelId, next, []);
       await writeChanges(explain, next, ['s-8', 'bulk-7']);
       const recorded = await client.query(
         // DISTINCT: under EXPLAIN ANALYZE the statement ran twice.
@@ -193,10 +199,10 @@ describe('Ingestion statements on a grown funnel', () => {
     expect(rowsRead(explained.get('metrics_read_sessions') as PlanNode, 'metric_sessions')).toBe(1);
     expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'contact_messages')).toBe(1);
     expect(rowsRead(explained.get('metrics_read_messages') as PlanNode, 'metric_messages')).toBe(0);
-    // The step summaries: the batch's key looked up, the highest key number, the sessions' starts.
-    const steps = explained.get('metrics_write_step_marks') as PlanNode;
-    expect(rowsRead(steps, 'metric_step_keys')).toBeLessThanOrEqual(2);
-    expect(rowsRead(steps, 'metric_sessions')).toBe(1);
+    // The step keys: the batch's key looked up, the highest key number.
+    expect(
+      rowsRead(explained.get('metrics_number_step_keys') as PlanNode, 'metric_step_keys'),
+    ).toBeLessThanOrEqual(2);
     // The changes: the funnel's watermark, and a probe of each moved session's step summary.
     const changes = explained.get('metrics_write_batch') as PlanNode;
     expect(rowsRead(changes, 'metric_segment_folds')).toBe(1);

@@ -1,5 +1,6 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { backfillStepMarks } from '@app/metrics';
+import { backfillStepMarks, Sql, StepKeyNumbers } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
@@ -234,6 +235,44 @@ describe('step funnels from the step summaries', () => {
     const [query] = WINDOWS[0];
     for (const step of ['click:far', 'click:further'])
       expect((await funnel(globex, `${query}&steps=page:a,${step}`))[1]).toMatchObject({ step, value: 0 });
+  });
+
+  it('numbers a key again after the transaction that numbered it rolled back, and keeps only committed numbers', async () => {
+    const tenant = await createTenant(t.app);
+    const client = new Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    const statements: string[] = [];
+    const sql: Sql = async <R>(name: string, text: string, values: unknown[]) => {
+      statements.push(name);
+      return (await client.query({ name, text, values })).rows as R[];
+    };
+    const numbers = new StepKeyNumbers();
+    const of = async (...keys: string[]) =>
+      Object.fromEntries(await numbers.of(sql, tenant.funnelId, new Set(keys)));
+    try {
+      await client.query('BEGIN');
+      expect(await of('page:a')).toEqual({ 'page:a': 1 });
+      await client.query('ROLLBACK');
+      // page:a's number 1 was never committed: page:b takes it, and page:a is numbered anew.
+      await client.query('BEGIN');
+      expect(await of('page:b')).toEqual({ 'page:b': 1 });
+      expect(await of('page:a', 'page:b')).toEqual({ 'page:a': 2, 'page:b': 1 });
+      await client.query('COMMIT');
+      expect(statements).toHaveLength(3);
+      // Read back once committed, then known without a statement.
+      expect(await of('page:a', 'page:b')).toEqual({ 'page:a': 2, 'page:b': 1 });
+      expect(await of('page:b', 'page:a')).toEqual({ 'page:a': 2, 'page:b': 1 });
+      expect(statements).toHaveLength(4);
+      const stored = await db.query(`SELECT key, id FROM metric_step_keys WHERE funnel_id = $1 ORDER BY id`, [
+        tenant.funnelId,
+      ]);
+      expect(stored).toEqual([
+        { key: 'page:b', id: 1 },
+        { key: 'page:a', id: 2 },
+      ]);
+    } finally {
+      await client.end();
+    }
   });
 
   describe('over more sessions than a read takes whole', () => {

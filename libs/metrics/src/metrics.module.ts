@@ -20,6 +20,7 @@ import { SegmentFolder, SegmentFolderJob } from './segments/segment-folder';
 import { SegmentPlanner } from './segments/segment-state';
 import { StepFunnelReader } from './steps/step-funnel-reader';
 import { StepFunnelsService } from './steps/step-funnels.service';
+import { StepKeyNumbers } from './steps/step-marks';
 
 /**
  * Tracking events in; charts, KPIs, insights and funnel descriptions out. Used by the HTTP app,
@@ -43,6 +44,7 @@ import { StepFunnelsService } from './steps/step-funnels.service';
     SegmentFoldMetrics,
     StepFunnelsService,
     StepFunnelReader,
+    StepKeyNumbers,
     // Contacts' reader of the CRM counts; it needs only the data source, so the module of
     // contacts (and what it imports) stays out of the metrics.
     ContactCountsReader,

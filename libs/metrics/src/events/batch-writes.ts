@@ -7,6 +7,7 @@ import {
 } from '../rollups/rollup-rows';
 import { at } from '../sql/epoch';
 import { SegmentChanges, segmentChangesSql } from '../segments/segment-changes';
+import { stepSummaryUpsertSql } from '../steps/step-marks';
 import type { Sql } from './event-store';
 import type { AnswerFields, TrackedEvent } from './event-types';
 import { sessionRowsJson, sessionUpsertSql } from './session-row';
@@ -18,11 +19,14 @@ export interface BatchWrites {
   sessionRollups: RollupRow<SessionCounts>[];
   questions: QuestionTitle[];
   segmentChanges: SegmentChanges;
+  /** The step summaries' changes, as stepSummaryRowsJson gives them (`[]` when none). */
+  stepSummaries: string;
 }
 
 /**
- * Saves the changed sessions, adds the rollup increments and question titles and records the
- * changes to folded segment rollups, in one statement.
+ * Saves the changed sessions, adds the rollup increments and question titles, merges the step
+ * summaries and records the changes to folded segment rollups, in one statement (each part sees
+ * the tables as they were before it: the changes find the step summaries stored before the batch).
  * Each list travels as one JSON parameter whose members are named by the columns they fill.
  */
 export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
@@ -36,6 +40,8 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
        ${sessionRollupUpsertSql('$1', '$4::json')}
      ), segment_changes AS (
        ${segmentChangesSql('$1', '$6::bigint[]', '$7::text[]')}
+     ), step_summaries AS (
+       ${stepSummaryUpsertSql('$1', '$8::json')}
      )
      INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
      SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($5::json) AS v(id text, title text, at bigint)
@@ -50,6 +56,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
       JSON.stringify(w.questions),
       w.segmentChanges.minutes,
       w.segmentChanges.sessions,
+      w.stepSummaries,
     ],
   );
 }

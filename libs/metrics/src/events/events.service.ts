@@ -5,7 +5,7 @@ import { NotFoundError } from '@app/core';
 import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { segmentChanges } from '../segments/segment-changes';
-import { writeStepMarks } from '../steps/step-marks';
+import { STEP_EVENT_TYPES, StepKeyNumbers, stepKeysOf, stepSummaryRowsJson } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
@@ -65,6 +65,7 @@ export class EventsService {
     private readonly metrics: IngestionMetrics,
     private readonly retention: EventRetention,
     private readonly activity: IngestionActivity,
+    private readonly stepKeys: StepKeyNumbers,
   ) {}
 
   /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
@@ -179,8 +180,11 @@ export class EventsService {
     const fresh = inserted === 'all' ? events : events.filter((e) => inserted.has(e.eventId));
     if (!fresh.length) return inserted;
 
+    // The sessions the events change, and those whose step summaries they add to (which copy the
+    // session's start and filter attributes).
     const sessionIds = new Set<string>();
-    for (const e of fresh) if (SESSION_SCOPED.has(e.type)) sessionIds.add(e.sessionId);
+    for (const e of fresh)
+      if (SESSION_SCOPED.has(e.type) || STEP_EVENT_TYPES.has(e.type)) sessionIds.add(e.sessionId);
     const sessions = await lockFunnelAndReadSessions(sql, funnelId, [...sessionIds]);
 
     const bySession = new Map<string, TrackedEvent[]>();
@@ -197,14 +201,17 @@ export class EventsService {
       if (!sameSession(before, after)) changes.push({ before, after });
     }
     const messages = await saveMessages(sql, funnelId, fresh);
+    const numbers = await this.stepKeys.of(sql, funnelId, stepKeysOf(fresh));
+    const after = new Map(changes.map((c) => [c.after.sessionId, c.after]));
+    const stateOf = (id: string) => after.get(id) ?? sessions.get(id) ?? emptySession(id);
     await writeBatch(sql, funnelId, {
       sessions: changes.map((c) => c.after),
       eventRollups: [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)],
       sessionRollups: sessionRollupDeltas(changes),
       questions: latestQuestionTitles(fresh),
       segmentChanges: segmentChanges(fresh, changes),
+      stepSummaries: stepSummaryRowsJson(fresh, changes, stateOf, numbers),
     });
-    await writeStepMarks(sql, funnelId, fresh, changes);
     return inserted;
   }
 }

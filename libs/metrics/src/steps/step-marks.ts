@@ -1,7 +1,8 @@
+import { Injectable } from '@nestjs/common';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import type { Sql } from '../events/event-store';
 import type { AnswerFields, TrackedEvent } from '../events/event-types';
-import { START_ATTRIBUTE_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
+import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
 import type { SessionState } from '../events/session-state';
 import { STEP_KINDS, StepKind } from './funnel-steps';
 
@@ -27,6 +28,9 @@ const KIND_OF_TYPE = new Map<string, StepKind>(
   ]),
 );
 
+/** The types of the events that reach a step. */
+export const STEP_EVENT_TYPES: ReadonlySet<string> = new Set(KIND_OF_TYPE.keys());
+
 /** The step key an event reaches (`page:welcome`, `click:buy`, `answer:question_1`, `conversion`), as a step names it. */
 export function stepKeyOf(e: TrackedEvent): string | null {
   const kind = KIND_OF_TYPE.get(e.type);
@@ -41,73 +45,127 @@ export function stepKeyOf(e: TrackedEvent): string | null {
 }
 
 /** The start attributes a step funnel filters on, copied into the summary. */
-export const FILTER_COLUMNS = START_ATTRIBUTE_NAMES.filter(
-  (name) => 'filter' in START_ATTRIBUTES[name] && START_ATTRIBUTES[name].filter,
-).map((name) => START_ATTRIBUTES[name].column);
+export const FILTER_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
+
+// Step keys kept in memory at most, over all funnels; past it the memory starts again empty.
+const CACHED_KEYS = 50_000;
 
 /**
- * Brings the step summaries of a batch's sessions in step, in the funnel's turn after its sessions
- * were written: numbers the step keys not seen before, merges the new marks into each session's,
- * and copies the start and filter attributes from metric_sessions for those sessions and for the
- * ones whose start changed. One statement; sessions and keys are found by `= ANY` of the
- * batch's, one index probe each whatever the generic plan of the prepared statement.
+ * The numbers of a funnel's step keys (metric_step_keys). A key's number never changes once
+ * committed (only a migration, run before the service starts, numbers keys anew), so a process
+ * keeps those it has read and numbers or looks up only the keys it has not seen: most batches run
+ * no statement for them. A key this transaction numbers is kept only once a later batch reads it
+ * back, committed, so a rolled-back number is never reused from memory.
  */
-export async function writeStepMarks(
-  sql: Sql,
-  funnelId: string,
+@Injectable()
+export class StepKeyNumbers {
+  private readonly funnels = new Map<string, Map<string, number>>();
+  private cached = 0;
+
+  /** The numbers of `keys`, numbering the new ones; in the funnel's turn (they are numbered in order). */
+  async of(sql: Sql, funnelId: string, keys: Set<string>): Promise<Map<string, number>> {
+    let known = this.funnels.get(funnelId);
+    const missing = [...keys].filter((key) => !known?.has(key));
+    if (!missing.length) return known as Map<string, number>;
+    const rows = await sql<{ key: string; id: number; added: boolean }>(
+      'metrics_number_step_keys',
+      `WITH named AS (
+         SELECT n.key, n.id FROM metric_step_keys n WHERE n.funnel_id = $1 AND n.key = ANY($2::text[])
+       ), added AS (
+         INSERT INTO metric_step_keys (funnel_id, key, id)
+         SELECT $1, w.key,
+                coalesce((SELECT x.id FROM metric_step_keys x WHERE x.funnel_id = $1 ORDER BY x.id DESC LIMIT 1), 0)
+                  + row_number() OVER (ORDER BY w.key)
+         FROM unnest($2::text[]) AS w(key) WHERE w.key NOT IN (SELECT n.key FROM named n)
+         RETURNING key, id
+       )
+       SELECT key, id, false AS added FROM named UNION ALL SELECT key, id, true FROM added`,
+      [funnelId, missing],
+    );
+    if (this.cached + rows.length > CACHED_KEYS) {
+      this.funnels.clear();
+      this.cached = 0;
+      known = undefined;
+    }
+    if (!known) this.funnels.set(funnelId, (known = new Map()));
+    const numbers = new Map(known);
+    for (const row of rows) {
+      numbers.set(row.key, row.id);
+      if (!row.added && !known.has(row.key)) {
+        known.set(row.key, row.id);
+        this.cached++;
+      }
+    }
+    return numbers;
+  }
+}
+
+/** The step keys the events reach. */
+export function stepKeysOf(events: TrackedEvent[]): Set<string> {
+  const keys = new Set<string>();
+  for (const e of events) {
+    const key = stepKeyOf(e);
+    if (key !== null) keys.add(key);
+  }
+  return keys;
+}
+
+/**
+ * A batch's step summary rows (the JSON parameter of stepSummaryUpsertSql): for each session whose
+ * events reached a step, its new marks (sorted, distinct), and for each session whose start
+ * changed, none; with the start and filter attributes of the session as it is after the batch.
+ */
+export function stepSummaryRowsJson(
   fresh: TrackedEvent[],
   changed: { before: SessionState; after: SessionState }[],
-): Promise<void> {
-  const marks: string[] = [];
+  stateOf: (sessionId: string) => SessionState,
+  numbers: Map<string, number>,
+): string {
+  // Per session: the marks as (key number, ms since MARK_EPOCH_MS) pairs, which sort as the marks do.
+  const marks = new Map<string, [number, number][]>();
   for (const e of fresh) {
     const key = stepKeyOf(e);
-    if (key !== null)
-      marks.push(
-        `{"s":${JSON.stringify(e.sessionId)},"k":${JSON.stringify(key)},"t":${e.occurredAt - MARK_EPOCH_MS}}`,
-      );
+    if (key === null) continue;
+    const id = numbers.get(key) as number;
+    if (id > MAX_MARK_KEY_ID) continue;
+    let list = marks.get(e.sessionId);
+    if (!list) marks.set(e.sessionId, (list = []));
+    list.push([id, e.occurredAt - MARK_EPOCH_MS]);
   }
-  const restarted = changed
-    .filter((c) => c.before.startedAt !== c.after.startedAt || c.before.startEventId !== c.after.startEventId)
-    .map((c) => c.after.sessionId);
-  if (!marks.length && !restarted.length) return;
-  await sql(
-    'metrics_write_step_marks',
-    `WITH raw AS (
-       SELECT r.s, r.k, r.t FROM json_to_recordset($2::json) AS r(s text, k text, t bigint)
-     ), named AS (
-       SELECT n.key, n.id FROM metric_step_keys n
-       WHERE n.funnel_id = $1 AND n.key = ANY(ARRAY(SELECT DISTINCT r.k FROM raw r))
-     ), keys AS (
-       SELECT u.k, n.id FROM (SELECT DISTINCT r.k FROM raw r) AS u LEFT JOIN named n ON n.key = u.k
-     ), added AS (
-       INSERT INTO metric_step_keys (funnel_id, key, id)
-       SELECT $1, k.k,
-              coalesce((SELECT x.id FROM metric_step_keys x WHERE x.funnel_id = $1 ORDER BY x.id DESC LIMIT 1), 0)
-                + row_number() OVER (ORDER BY k.k)
-       FROM keys k WHERE k.id IS NULL
-       RETURNING key, id
-     ), ids AS (
-       SELECT k.k AS key, k.id FROM keys k WHERE k.id IS NOT NULL UNION ALL SELECT key, id FROM added
-     ), marked AS (
-       SELECT r.s, array_agg(DISTINCT i.id * ${MARK_KEY_SQL} + r.t ORDER BY i.id * ${MARK_KEY_SQL} + r.t) AS marks
-       FROM raw r JOIN ids i ON i.key = r.k AND i.id <= ${MAX_MARK_KEY_ID}
-       GROUP BY r.s
-     ), touched AS (
-       SELECT coalesce(a.s, b.s) AS s, coalesce(a.marks, '{}') AS marks
-       FROM marked a FULL JOIN unnest($3::text[]) AS b(s) ON b.s = a.s
-     ), starts AS (
-       SELECT m.session_id, (extract(epoch FROM m.started_at) * 1000)::bigint - ${MARK_EPOCH_MS} AS started_ms,
-              ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}
-       FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = ANY(ARRAY(SELECT t.s FROM touched t))
-     )
-     INSERT INTO metric_session_steps AS st (funnel_id, session_id, started_ms, ${FILTER_COLUMNS.join(', ')}, marks)
-     SELECT $1, t.s, m.started_ms, ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}, t.marks
-     FROM touched t LEFT JOIN starts m ON m.session_id = t.s
-     ON CONFLICT (funnel_id, session_id) DO UPDATE SET
-       started_ms = EXCLUDED.started_ms,
-       ${FILTER_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')},
-       marks = CASE WHEN cardinality(EXCLUDED.marks) = 0 THEN st.marks
-                    ELSE ARRAY(SELECT DISTINCT x FROM unnest(st.marks || EXCLUDED.marks) AS x ORDER BY x) END`,
-    [funnelId, `[${marks.join(',')}]`, restarted],
-  );
+  for (const c of changed)
+    if (c.before.startedAt !== c.after.startedAt || c.before.startEventId !== c.after.startEventId)
+      if (!marks.has(c.after.sessionId)) marks.set(c.after.sessionId, []);
+  const rows: string[] = [];
+  for (const [sessionId, list] of marks) {
+    list.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const texts: string[] = [];
+    for (let i = 0; i < list.length; i++)
+      if (i === 0 || list[i][0] !== list[i - 1][0] || list[i][1] !== list[i - 1][1])
+        texts.push((BigInt(list[i][0]) * MARK_KEY_FACTOR + BigInt(list[i][1])).toString());
+    const state = stateOf(sessionId);
+    const started = state.startedAt === null ? 'null' : String(state.startedAt - MARK_EPOCH_MS);
+    const filters = FILTER_NAMES.map(
+      (name, i) => `,${JSON.stringify(FILTER_COLUMNS[i])}:${JSON.stringify(state[name])}`,
+    ).join('');
+    rows.push(
+      `{"session_id":${JSON.stringify(sessionId)},"started_ms":${started}${filters},"marks":[${texts.join(',')}]}`,
+    );
+  }
+  return `[${rows.join(',')}]`;
 }
+
+/**
+ * Merges step summary rows (a JSON parameter of stepSummaryRowsJson) into a funnel's summaries:
+ * the marks added to the stored ones, the start and filter attributes replaced. A data-modifying
+ * CTE body for the batch's statement (events/batch-writes.ts).
+ */
+export const stepSummaryUpsertSql = (funnel: string, rows: string) =>
+  `INSERT INTO metric_session_steps AS st (funnel_id, session_id, started_ms, ${FILTER_COLUMNS.join(', ')}, marks)
+   SELECT ${funnel}, v.session_id, v.started_ms, ${FILTER_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.marks
+   FROM json_to_recordset(${rows}) AS v(session_id text, started_ms bigint,
+     ${FILTER_COLUMNS.map((c) => `${c} text`).join(', ')}, marks bigint[])
+   ON CONFLICT (funnel_id, session_id) DO UPDATE SET
+     started_ms = EXCLUDED.started_ms,
+     ${FILTER_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')},
+     marks = CASE WHEN cardinality(EXCLUDED.marks) = 0 THEN st.marks
+                  ELSE ARRAY(SELECT DISTINCT x FROM unnest(st.marks || EXCLUDED.marks) AS x ORDER BY x) END`;
