@@ -5,7 +5,7 @@ import { NotFoundError } from '@app/core';
 import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { segmentChanges } from '../segments/segment-changes';
-import { STEP_EVENT_TYPES, StepKeyNumbers, stepKeysOf, stepSummaryRowsJson } from '../steps/step-marks';
+import { STEP_EVENT_TYPES, StepKeyNumbers, stepReaches, stepSummaryRowsJson } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
@@ -201,7 +201,8 @@ export class EventsService {
       if (!sameSession(before, after)) changes.push({ before, after });
     }
     const messages = await saveMessages(sql, funnelId, fresh);
-    const numbers = await this.stepKeys.of(sql, funnelId, stepKeysOf(fresh));
+    const reaches = stepReaches(fresh);
+    const numbers = await this.stepKeys.of(sql, funnelId, new Set(reaches.map((r) => r.key)));
     const after = new Map(changes.map((c) => [c.after.sessionId, c.after]));
     const stateOf = (id: string) => after.get(id) ?? sessions.get(id) ?? emptySession(id);
     await writeBatch(sql, funnelId, {
@@ -210,7 +211,7 @@ export class EventsService {
       sessionRollups: sessionRollupDeltas(changes),
       questions: latestQuestionTitles(fresh),
       segmentChanges: segmentChanges(fresh, changes),
-      stepSummaries: stepSummaryRowsJson(fresh, changes, stateOf, numbers),
+      stepSummaries: stepSummaryRowsJson(reaches, changes, stateOf, numbers),
     });
     return inserted;
   }

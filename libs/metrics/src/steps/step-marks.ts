@@ -63,10 +63,10 @@ export class StepKeyNumbers {
   private cached = 0;
 
   /** The numbers of `keys`, numbering the new ones; in the funnel's turn (they are numbered in order). */
-  async of(sql: Sql, funnelId: string, keys: Set<string>): Promise<Map<string, number>> {
+  async of(sql: Sql, funnelId: string, keys: Set<string>): Promise<ReadonlyMap<string, number>> {
     let known = this.funnels.get(funnelId);
     const missing = [...keys].filter((key) => !known?.has(key));
-    if (!missing.length) return known as Map<string, number>;
+    if (!missing.length) return known as ReadonlyMap<string, number>;
     const rows = await sql<{ key: string; id: number; added: boolean }>(
       'metrics_number_step_keys',
       `WITH named AS (
@@ -100,14 +100,21 @@ export class StepKeyNumbers {
   }
 }
 
-/** The step keys the events reach. */
-export function stepKeysOf(events: TrackedEvent[]): Set<string> {
-  const keys = new Set<string>();
+/** An event that reaches a step: its session, the step key and when (epoch ms). */
+export interface StepReach {
+  sessionId: string;
+  key: string;
+  at: number;
+}
+
+/** The events that reach a step, with their keys (stepKeyOf, once per event). */
+export function stepReaches(events: TrackedEvent[]): StepReach[] {
+  const reaches: StepReach[] = [];
   for (const e of events) {
     const key = stepKeyOf(e);
-    if (key !== null) keys.add(key);
+    if (key !== null) reaches.push({ sessionId: e.sessionId, key, at: e.occurredAt });
   }
-  return keys;
+  return reaches;
 }
 
 /**
@@ -116,21 +123,19 @@ export function stepKeysOf(events: TrackedEvent[]): Set<string> {
  * changed, none; with the start and filter attributes of the session as it is after the batch.
  */
 export function stepSummaryRowsJson(
-  fresh: TrackedEvent[],
+  reaches: StepReach[],
   changed: { before: SessionState; after: SessionState }[],
   stateOf: (sessionId: string) => SessionState,
-  numbers: Map<string, number>,
+  numbers: ReadonlyMap<string, number>,
 ): string {
   // Per session: the marks as (key number, ms since MARK_EPOCH_MS) pairs, which sort as the marks do.
   const marks = new Map<string, [number, number][]>();
-  for (const e of fresh) {
-    const key = stepKeyOf(e);
-    if (key === null) continue;
-    const id = numbers.get(key) as number;
+  for (const r of reaches) {
+    const id = numbers.get(r.key) as number;
     if (id > MAX_MARK_KEY_ID) continue;
-    let list = marks.get(e.sessionId);
-    if (!list) marks.set(e.sessionId, (list = []));
-    list.push([id, e.occurredAt - MARK_EPOCH_MS]);
+    let list = marks.get(r.sessionId);
+    if (!list) marks.set(r.sessionId, (list = []));
+    list.push([id, r.at - MARK_EPOCH_MS]);
   }
   for (const c of changed)
     if (c.before.startedAt !== c.after.startedAt || c.before.startEventId !== c.after.startEventId)
