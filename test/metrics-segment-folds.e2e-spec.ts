@@ -332,8 +332,43 @@ describe('filtered figures from folded segment rollups equal the raw computation
     return row;
   };
 
+  /**
+   * The session rollups' `segment` rows of a funnel per grain, and the minute rows summed into the
+   * buckets of each coarser grain (date_bin), non-zero ones only: what the fold must have written.
+   */
+  const segmentTotals = async (funnelId: string) => {
+    const rows = (sql: string, grain: number) =>
+      db.query(
+        `SELECT bucket, key, sessions::int, conversions::int, completions::int, completion_ms::bigint::text FROM (${sql}) AS x
+         WHERE sessions <> 0 OR conversions <> 0 OR completions <> 0 OR completion_ms <> 0 ORDER BY bucket, key`,
+        [funnelId, grain],
+      );
+    const result: Record<number, { stored: unknown[]; summed: unknown[] }> = {};
+    for (const grain of [900, 3600, 86400])
+      result[grain] = {
+        stored: await rows(
+          `SELECT bucket, key, sessions, conversions, completions, completion_ms FROM metric_session_rollups
+           WHERE funnel_id = $1 AND dimension = 'segment' AND grain = $2`,
+          grain,
+        ),
+        summed: await rows(
+          `SELECT date_bin($2 * interval '1 second', bucket, 'epoch') AS bucket, key, sum(sessions) AS sessions,
+                  sum(conversions) AS conversions, sum(completions) AS completions, sum(completion_ms) AS completion_ms
+           FROM metric_session_rollups WHERE funnel_id = $1 AND dimension = 'segment' AND grain = 60 GROUP BY 1, 2`,
+          grain,
+        ),
+      };
+    return result;
+  };
+
   it('answers from raw rows while nothing is folded', async () => {
-    for (const tenant of tenants) expect((await counts(tenant.funnelId)).rollups).toBe(0);
+    for (const tenant of tenants) {
+      expect((await counts(tenant.funnelId)).rollups).toBe(0);
+      // Ingestion writes the segments' session totals at the minute only.
+      const totals = await segmentTotals(tenant.funnelId);
+      expect(totals[900].summed.length).toBeGreaterThan(0);
+      for (const grain of [900, 3600, 86400]) expect(totals[grain].stored).toEqual([]);
+    }
     await agreeEverywhere();
   });
 
@@ -374,6 +409,13 @@ describe('filtered figures from folded segment rollups equal the raw computation
       // More rows than one JSON document of the fold's write holds (ROWS_PER_DOCUMENT, 250).
       expect(row.rollups).toBeGreaterThan(250);
       expect(+row.folded_to!).toBeGreaterThan(T0 + SPAN);
+      // The fold summed the segments' quarter hours, hours and days from their minutes, late
+      // changes included.
+      const totals = await segmentTotals(tenant.funnelId);
+      for (const grain of [900, 3600, 86400]) {
+        expect(totals[grain].stored.length).toBeGreaterThan(0);
+        expect(totals[grain].stored).toEqual(totals[grain].summed);
+      }
     }
     // Earlier session_starts moved sessions into the cpc segment after their events were folded.
     const [moved]: { n: number }[] = await db.query(

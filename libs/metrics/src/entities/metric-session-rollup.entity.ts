@@ -4,7 +4,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * Counters of sessions attributed to their start, per funnel, dimension (all, device, source,
  * page, page:<variant>, answer:<question>, answer-group:<question>, segment), grain, bucket start
  * and key.
- * Kept in step with ingestion, in the same transaction.
+ * Kept in step with ingestion, in the same transaction; a segment's rows coarser than the minute are
+ * summed by the segment fold instead (coarseAtIngestion, segments/segment-totals.ts).
  */
 @Entity('metric_session_rollups')
 export class MetricSessionRollup {

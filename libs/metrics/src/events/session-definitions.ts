@@ -119,6 +119,14 @@ export type SessionDimension =
 export const countsOutcomes = (definition: SessionDimension) =>
   definition.shape === 'totals' || definition.shape === 'segment' || definition.shape === 'attribute';
 
+/**
+ * Whether ingestion writes a dimension's rows at every session grain, or at the minute only. A
+ * `segment` row is new in nearly every minute and bucket (a busy funnel's minute holds many
+ * segments), so ingestion writes its minute rows only, and the fold sums its quarter hours, hours
+ * and days from them (segments/segment-totals.ts) once their minutes are folded.
+ */
+export const coarseAtIngestion = (definition: SessionDimension) => definition.shape !== 'segment';
+
 export const SESSION_DIMENSION_TABLE = {
   all: { shape: 'totals' },
   device: { shape: 'attribute', attribute: 'device' },

@@ -6,6 +6,7 @@ import {
   MESSAGE_KEYS,
 } from '../events/event-definitions';
 import type { TrackedEvent } from '../events/event-types';
+import { coarseAtIngestion, DECLARED_DIMENSIONS } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 
@@ -63,8 +64,14 @@ class FinestSums<C> {
   }
 }
 
-function foldGrains<C>(finest: FinestSums<C>, merge: (into: C, from: C) => void): RollupRow<C>[] {
+/** The sums at every grain; a dimension in `finestOnly`, at the finest grain only. */
+function foldGrains<C>(
+  finest: FinestSums<C>,
+  merge: (into: C, from: C) => void,
+  finestOnly: ReadonlySet<string> = new Set(),
+): RollupRow<C>[] {
   const rows: RollupRow<C>[] = [];
+  const finestGrain = finest.grains[finest.grains.length - 1];
   for (const grain of finest.grains) {
     const buckets = new Map<number, Map<string, RollupRow<C>>>();
     for (const [start, sums] of finest.buckets) {
@@ -72,6 +79,7 @@ function foldGrains<C>(finest: FinestSums<C>, merge: (into: C, from: C) => void)
       let inBucket = buckets.get(bucket);
       if (!inBucket) buckets.set(bucket, (inBucket = new Map()));
       for (const [id, sum] of sums) {
+        if (grain !== finestGrain && finestOnly.has(sum.dimension)) continue;
         let row = inBucket.get(id);
         if (!row)
           inBucket.set(
@@ -151,10 +159,16 @@ export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCo
   return foldGrains(finest, mergeEvents);
 }
 
+// The session dimensions whose coarser rows the fold sums (coarseAtIngestion).
+const MINUTE_ONLY = new Set<string>(
+  DECLARED_DIMENSIONS.filter(([, d]) => !coarseAtIngestion(d)).map(([name]) => name),
+);
+
 /**
  * Rollup changes of sessions that changed: what each contributes now minus what it contributed
- * before, at its start time, at every grain. A session whose start moved (an earlier session_start
- * arrived) leaves its old buckets and enters the new ones.
+ * before, at its start time, at every grain (the minute only for a dimension the fold sums
+ * above it). A session whose start moved (an earlier session_start arrived) leaves its old buckets
+ * and enters the new ones.
  */
 export function sessionRollupDeltas(
   changes: { before: SessionState; after: SessionState }[],
@@ -174,7 +188,7 @@ export function sessionRollupDeltas(
     apply(before, -1);
     apply(after, 1);
   }
-  return foldGrains(finest, mergeSessions).filter(
+  return foldGrains(finest, mergeSessions, MINUTE_ONLY).filter(
     (r) => r.counts.sessions || r.counts.conversions || r.counts.completions || r.counts.completionMs,
   );
 }

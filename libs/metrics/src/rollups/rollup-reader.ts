@@ -82,11 +82,24 @@ export class RollupReader {
     read: (plan: SegmentPlan) => Promise<T>,
     options: Pick<CoverOptions, 'coarseOutside'> = {},
   ): Promise<T> {
+    return this.replanned(
+      funnelId,
+      () => this.planner.plan(funnelId, window.from, window.to + 1, grains, options),
+      read,
+    );
+  }
+
+  /** Plans and reads until no change was recorded meanwhile (see planned). */
+  private replanned<T>(
+    funnelId: string,
+    plan: () => Promise<SegmentPlan>,
+    read: (plan: SegmentPlan) => Promise<T>,
+  ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
-        const result = await read(plan);
-        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
+        const current = await plan();
+        const result = await read(current);
+        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, current))) return result;
       }
     });
   }
@@ -105,43 +118,52 @@ export class RollupReader {
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
     return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
-      this.sessionSums(funnelId, window, dimensions, filter, plan),
+      this.sessionSums(funnelId, window, dimensions, filter, { plan }),
     );
   }
 
   /**
    * The session counters per `segment` key over sessions that started in the window: every key's
-   * rollup rows, and at the edges only the sessions `filter` matches, so only the keys that match
-   * it are exact (the caller keeps those). At ten times the traffic an edge holds ten times the
-   * sessions; most match no filter, and are not summed.
+   * rollup rows (coarser than the minute only where folded, SegmentPlanner.planTotals), and at
+   * the edges only the sessions `filter` matches, so only the keys that match it are exact (the
+   * caller keeps those). At ten times the traffic an edge holds ten times the sessions; most match
+   * no filter, and are not summed.
    */
   async segments(
     funnelId: string,
     window: MetricWindow,
     filter: SessionFilter,
   ): Promise<Sums<SessionCounts>> {
-    const sums = await this.sessionSums(
+    const sums = await this.replanned(
       funnelId,
-      window,
-      [SESSION_DIMENSIONS.segment],
-      {},
-      undefined,
-      filter,
+      () => this.planner.planTotals(funnelId, window.from, window.to + 1),
+      (totals) =>
+        this.sessionSums(funnelId, window, [SESSION_DIMENSIONS.segment], {}, { totals, edgeFilter: filter }),
     );
     return sums.get(SESSION_DIMENSIONS.segment)!;
   }
 
+  /**
+   * Session counters per dimension and key. With `plan`, the segment rollups' whole buckets and
+   * its raw pieces; with `totals`, the session rollups' buckets and raw pieces it names; otherwise
+   * the window's cover. `edgeFilter` narrows the raw sessions only.
+   */
   private async sessionSums(
     funnelId: string,
     window: MetricWindow,
     dimensions: string[],
     filter: SessionFilter,
-    plan?: SegmentPlan,
-    edgeFilter: SessionFilter = filter,
+    {
+      plan,
+      totals,
+      edgeFilter = filter,
+    }: { plan?: SegmentPlan; totals?: SegmentPlan; edgeFilter?: SessionFilter } = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = plan
       ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
-      : signedCover(window.from, window.to + 1, SESSION_GRAINS);
+      : totals
+        ? { segments: totals.segments, raw: totals.raw, finest: SESSION_GRAINS[SESSION_GRAINS.length - 1] }
+        : signedCover(window.from, window.to + 1, SESSION_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const matching = sessionFilterSql(edgeFilter, params);
