@@ -177,3 +177,8 @@ export const DECLARED_DIMENSIONS = Object.entries(SESSION_DIMENSION_TABLE) as [
   DimensionName,
   SessionDimension,
 ][];
+
+/** The dimensions ingestion writes at the minute only, whose coarser rows the fold sums (coarseAtIngestion). */
+export const FOLDED_COARSE_DIMENSIONS: ReadonlySet<string> = new Set(
+  DECLARED_DIMENSIONS.filter(([, d]) => !coarseAtIngestion(d)).map(([name]) => name),
+);

@@ -6,7 +6,7 @@ import {
   MESSAGE_KEYS,
 } from '../events/event-definitions';
 import type { TrackedEvent } from '../events/event-types';
-import { coarseAtIngestion, DECLARED_DIMENSIONS } from '../events/session-definitions';
+import { FOLDED_COARSE_DIMENSIONS } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 
@@ -159,11 +159,6 @@ export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCo
   return foldGrains(finest, mergeEvents);
 }
 
-// The session dimensions whose coarser rows the fold sums (coarseAtIngestion).
-const MINUTE_ONLY = new Set<string>(
-  DECLARED_DIMENSIONS.filter(([, d]) => !coarseAtIngestion(d)).map(([name]) => name),
-);
-
 /**
  * Rollup changes of sessions that changed: what each contributes now minus what it contributed
  * before, at its start time, at every grain (the minute only for a dimension the fold sums
@@ -188,7 +183,7 @@ export function sessionRollupDeltas(
     apply(before, -1);
     apply(after, 1);
   }
-  return foldGrains(finest, mergeSessions, MINUTE_ONLY).filter(
+  return foldGrains(finest, mergeSessions, FOLDED_COARSE_DIMENSIONS).filter(
     (r) => r.counts.sessions || r.counts.conversions || r.counts.completions || r.counts.completionMs,
   );
 }

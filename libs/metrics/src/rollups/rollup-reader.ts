@@ -9,7 +9,13 @@ import {
   MESSAGE_KEYS,
   MessageDimensionName,
 } from '../events/event-definitions';
-import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import {
+  EVENT_GRAINS,
+  FINEST_SEGMENT_GRAIN,
+  FINEST_SESSION_GRAIN,
+  SEGMENT_GRAINS,
+  SESSION_GRAINS,
+} from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
 import {
   cellsOf,
@@ -162,7 +168,7 @@ export class RollupReader {
     const cover = plan
       ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
       : totals
-        ? { segments: totals.segments, raw: totals.raw, finest: SESSION_GRAINS[SESSION_GRAINS.length - 1] }
+        ? { segments: totals.segments, raw: totals.raw, finest: FINEST_SESSION_GRAIN }
         : signedCover(window.from, window.to + 1, SESSION_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { FINEST_SEGMENT_GRAIN, MINUTE_MS, SESSION_GRAINS } from '../time/buckets';
+import { FINEST_SEGMENT_GRAIN, FINEST_SESSION_GRAIN, MINUTE_MS, SESSION_GRAINS } from '../time/buckets';
 import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
@@ -114,9 +114,9 @@ export function planTotals(
 ): Omit<SegmentPlan, 'seq'> {
   const folded = foldedTo ?? -Infinity;
   const staleMinutes = [...stale].sort((a, b) => a - b);
-  const finest = SESSION_GRAINS[SESSION_GRAINS.length - 1];
   const usable = (b: Range & { grain: number }) =>
-    b.grain === finest || (b.to <= folded && !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from));
+    b.grain === FINEST_SESSION_GRAIN ||
+    (b.to <= folded && !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from));
   const cuts = [folded, ...staleMinutes.flatMap((m) => [m, m + MINUTE_MS])]
     .filter((c) => c > from && c < to)
     .sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { DECLARED_DIMENSIONS, coarseAtIngestion } from '../events/session-definitions';
+import { FOLDED_COARSE_DIMENSIONS } from '../events/session-definitions';
 import { SESSION_GRAINS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 
@@ -8,14 +8,11 @@ import type { Range } from '../time/time-cover';
 // whole buckets that hold the minutes it folds. Readers take those coarser rows only where every
 // minute under them is folded and unchanged since (SegmentPlanner.planTotals).
 
-/** The session dimensions whose coarser rows are summed here. */
-const DIMENSIONS = DECLARED_DIMENSIONS.filter(([, d]) => !coarseAtIngestion(d)).map(([name]) => name);
+const DIMENSIONS = [...FOLDED_COARSE_DIMENSIONS];
 
 /** [grain, the finer grain its rows are summed from], finest first: (900, 60), (3600, 900), (86400, 3600). */
-const LEVELS: [number, number][] = [...SESSION_GRAINS]
-  .reverse()
-  .slice(1)
-  .map((grain, i, coarser) => [grain, i ? coarser[i - 1] : SESSION_GRAINS[SESSION_GRAINS.length - 1]]);
+const FINEST_FIRST = [...SESSION_GRAINS].reverse();
+const LEVELS = FINEST_FIRST.slice(1).map((grain, i): [number, number] => [grain, FINEST_FIRST[i]]);
 
 /**
  * Makes the rows of each given bucket of the coarser session grains (`buckets`: per grain, whole
