@@ -3,7 +3,7 @@ import {
   backfillEventDimensions,
   backfillSessionDimensions,
   backfillStartAttribute,
-  DECLARED_DIMENSIONS,
+  SESSION_ROLLUP_DIMENSIONS,
   DECLARED_EVENT_DIMENSIONS,
   EventsService,
   parseEventBatch,
@@ -62,7 +62,7 @@ describe('metrics: backfills from the session declarations', () => {
     await backfillStartAttribute(run, 'device', 37);
     await backfillSessionDimensions(
       run,
-      DECLARED_DIMENSIONS.map(([name]) => name),
+      SESSION_ROLLUP_DIMENSIONS.map(([name]) => name),
       37,
     );
 

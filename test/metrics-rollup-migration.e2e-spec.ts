@@ -13,10 +13,13 @@ async function rollupRows(db: DataSource): Promise<string[]> {
     `SELECT funnel_id, dimension, grain, bucket, key, events, timed, total_ms, label, label_at
      FROM metric_event_rollups WHERE events <> 0`,
   );
-  // Rows whose sessions left them (a session moved, an answer changed) stay behind at zero.
+  // Rows whose sessions left them (a session moved, an answer changed) stay behind at zero. The
+  // `segment` rows that SegmentSessionTotals' down rebuilds for the release before it stay after
+  // its up, for that release's pods while a rollout replaces them; nothing reads them since.
   const sessions: Record<string, unknown>[] = await db.query(
     `SELECT funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms
-     FROM metric_session_rollups WHERE sessions <> 0 OR conversions <> 0 OR completions <> 0 OR completion_ms <> 0`,
+     FROM metric_session_rollups WHERE (sessions <> 0 OR conversions <> 0 OR completions <> 0 OR completion_ms <> 0)
+       AND dimension <> 'segment'`,
   );
   return [
     ...events.map((r) => `event ${JSON.stringify(r)}`),

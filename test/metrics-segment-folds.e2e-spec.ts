@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { backfillSegmentGrain, EventsService, parseEventBatch, SegmentFolder } from '@app/metrics';
+import {
+  backfillSegmentGrain,
+  backfillSegmentTotals,
+  EventsService,
+  parseEventBatch,
+  SegmentFolder,
+} from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
@@ -332,29 +338,42 @@ describe('filtered figures from folded segment rollups equal the raw computation
     return row;
   };
 
+  const GRAINS = [10, 60, 300, 900, 3600, 86400];
+  // A segment's key as segmentKey() writes it (`<length>:<value>` per filter attribute, `-` unset).
+  const SEGMENT_KEY = ['device', 'utm_source', 'ab_variant', 'utm_medium', 'utm_campaign']
+    .map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`)
+    .join(' || ');
+
   /**
-   * The session rollups' `segment` rows of a funnel per grain, and the minute rows summed into the
-   * buckets of each coarser grain (date_bin), non-zero ones only: what the fold must have written.
+   * A funnel's segment rollup totals per grain (non-zero ones), and the same counted from its
+   * sessions one by one for the whole buckets before `folded_to` (ten-second ones from
+   * `finest_from`): what the fold must have written.
    */
   const segmentTotals = async (funnelId: string) => {
     const rows = (sql: string, grain: number) =>
       db.query(
-        `SELECT bucket, key, sessions::int, conversions::int, completions::int, completion_ms::bigint::text FROM (${sql}) AS x
-         WHERE sessions <> 0 OR conversions <> 0 OR completions <> 0 OR completion_ms <> 0 ORDER BY bucket, key`,
+        `SELECT bucket, segment, started::int, conversions::int, completions::int, completion_ms::bigint::text
+         FROM (${sql}) AS x WHERE started <> 0 OR conversions <> 0 OR completions <> 0 OR completion_ms <> 0
+         ORDER BY bucket, segment`,
         [funnelId, grain],
       );
-    const result: Record<number, { stored: unknown[]; summed: unknown[] }> = {};
-    for (const grain of [900, 3600, 86400])
+    const result: Record<number, { stored: unknown[]; counted: unknown[] }> = {};
+    for (const grain of GRAINS)
       result[grain] = {
         stored: await rows(
-          `SELECT bucket, key, sessions, conversions, completions, completion_ms FROM metric_session_rollups
-           WHERE funnel_id = $1 AND dimension = 'segment' AND grain = $2`,
+          `SELECT bucket, segment, started, conversions, completions, completion_ms FROM metric_segment_rollups
+           WHERE funnel_id = $1 AND grain = $2`,
           grain,
         ),
-        summed: await rows(
-          `SELECT date_bin($2 * interval '1 second', bucket, 'epoch') AS bucket, key, sum(sessions) AS sessions,
-                  sum(conversions) AS conversions, sum(completions) AS completions, sum(completion_ms) AS completion_ms
-           FROM metric_session_rollups WHERE funnel_id = $1 AND dimension = 'segment' AND grain = 60 GROUP BY 1, 2`,
+        counted: await rows(
+          `SELECT date_bin($2 * interval '1 second', m.started_at, 'epoch') AS bucket, ${SEGMENT_KEY} AS segment,
+                  count(*) AS started, count(m.converted_at) AS conversions, count(m.completed_at) AS completions,
+                  sum(greatest(0, extract(epoch FROM m.completed_at - m.started_at) * 1000)) AS completion_ms
+           FROM metric_sessions m JOIN metric_segment_folds f ON f.funnel_id = m.funnel_id
+           WHERE m.funnel_id = $1 AND m.started_at IS NOT NULL
+             AND date_bin($2 * interval '1 second', m.started_at, 'epoch') + $2 * interval '1 second' <= f.folded_to
+             AND ($2 <> 10 OR m.started_at >= coalesce(f.finest_from, '-infinity'))
+           GROUP BY 1, 2`,
           grain,
         ),
       };
@@ -364,10 +383,12 @@ describe('filtered figures from folded segment rollups equal the raw computation
   it('answers from raw rows while nothing is folded', async () => {
     for (const tenant of tenants) {
       expect((await counts(tenant.funnelId)).rollups).toBe(0);
-      // Ingestion writes the segments' session totals at the minute only.
-      const totals = await segmentTotals(tenant.funnelId);
-      expect(totals[900].summed.length).toBeGreaterThan(0);
-      for (const grain of [900, 3600, 86400]) expect(totals[grain].stored).toEqual([]);
+      // Ingestion writes no segment totals: the fold does.
+      const [session]: { n: number }[] = await db.query(
+        `SELECT count(*)::int AS n FROM metric_session_rollups WHERE funnel_id = $1 AND dimension = 'segment'`,
+        [tenant.funnelId],
+      );
+      expect(session.n).toBe(0);
     }
     await agreeEverywhere();
   });
@@ -409,12 +430,11 @@ describe('filtered figures from folded segment rollups equal the raw computation
       // More rows than one JSON document of the fold's write holds (ROWS_PER_DOCUMENT, 250).
       expect(row.rollups).toBeGreaterThan(250);
       expect(+row.folded_to!).toBeGreaterThan(T0 + SPAN);
-      // The fold summed the segments' quarter hours, hours and days from their minutes, late
-      // changes included.
+      // The fold counted the segments' sessions at every grain, late changes included.
       const totals = await segmentTotals(tenant.funnelId);
-      for (const grain of [900, 3600, 86400]) {
-        expect(totals[grain].stored.length).toBeGreaterThan(0);
-        expect(totals[grain].stored).toEqual(totals[grain].summed);
+      for (const grain of GRAINS) {
+        expect(totals[grain].counted.length).toBeGreaterThan(0);
+        expect(totals[grain].stored).toEqual(totals[grain].counted);
       }
     }
     // Earlier session_starts moved sessions into the cpc segment after their events were folded.
@@ -442,6 +462,29 @@ describe('filtered figures from folded segment rollups equal the raw computation
     expect(await fiveMinuteRows()).toEqual(folded);
     await agreeEverywhere();
   });
+  it("computes the folded rows' session totals from the sessions as the fold writes them (the totals' migration)", async () => {
+    const funnels = tenants.map((tenant) => tenant.funnelId);
+    const folded = await Promise.all(funnels.map(segmentTotals));
+    // As the migration finds the rows: no totals yet (and a row of sessions alone missing).
+    await db.query(
+      `UPDATE metric_segment_rollups SET started = 0, conversions = 0, completions = 0, completion_ms = 0
+       WHERE funnel_id = ANY($1)`,
+      [funnels],
+    );
+    const [gone]: { n: number }[] = await db.query(
+      `WITH d AS (DELETE FROM metric_segment_rollups
+                  WHERE funnel_id = $1 AND grain = 60 AND events = '{}' AND bucket = (
+                    SELECT min(bucket) FROM metric_segment_rollups WHERE funnel_id = $1 AND grain = 60 AND events = '{}')
+                  RETURNING 1)
+       SELECT count(*)::int AS n FROM d`,
+      [funnels[1]],
+    );
+    expect(gone.n).toBeGreaterThan(0);
+    await db.transaction((manager) => backfillSegmentTotals((sql, params) => manager.query(sql, params)));
+    expect(await Promise.all(funnels.map(segmentTotals))).toEqual(folded);
+    await agreeEverywhere();
+  });
+
   it("reads no ten-second row among the minutes folded before they existed (the grain's migration)", async () => {
     // Folded with the minutes: per funnel, the ten-second rows hold what the minute rows hold.
     const totals: { funnel_id: string; grain: number; sessions: string; page_views: string }[] =

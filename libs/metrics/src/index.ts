@@ -32,7 +32,11 @@ export { writeBatch } from './events/batch-writes';
 export { segmentChanges } from './segments/segment-changes';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
-export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';
+export {
+  DECLARED_DIMENSIONS,
+  SESSION_DIMENSIONS,
+  SESSION_ROLLUP_DIMENSIONS,
+} from './events/session-definitions';
 export { DECLARED_EVENT_DIMENSIONS } from './events/event-definitions';
 export type { CountedDimensionName, EventDimensionName } from './events/event-definitions';
 export { emptySession, sessionContributions } from './events/session-state';
@@ -43,7 +47,7 @@ export { RollupReader } from './rollups/rollup-reader';
 export { backfillEventDimensions } from './rollups/event-backfill';
 export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
 export type { RunSql } from './rollups/session-backfill';
-export { backfillSegmentGrain } from './segments/segment-backfill';
+export { backfillSegmentGrain, backfillSegmentTotals } from './segments/segment-backfill';
 export { backfillStepMarks } from './steps/step-marks-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';

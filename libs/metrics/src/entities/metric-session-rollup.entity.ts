@@ -2,10 +2,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * Counters of sessions attributed to their start, per funnel, dimension (all, device, source,
- * page, page:<variant>, answer:<question>, answer-group:<question>, segment), grain, bucket start
- * and key.
- * Kept in step with ingestion, in the same transaction; a segment's rows coarser than the minute are
- * summed by the segment fold instead (coarseAtIngestion, segments/segment-totals.ts).
+ * page, page:<variant>, answer:<question>, answer-group:<question>), grain, bucket start and key.
+ * Kept in step with ingestion, in the same transaction. A segment's totals are columns of the
+ * segment rollups instead (inSessionRollups); the `segment` rows an earlier release wrote here are
+ * no longer written or read.
  */
 @Entity('metric_session_rollups')
 export class MetricSessionRollup {
@@ -23,8 +23,9 @@ export class MetricSessionRollup {
   bucket: Date;
 
   /**
-   * Device, utm source, page slug, answer, grouped answers, or a segment's filter attributes
-   * (segmentKey(): at most 631 characters) ('' for dimension all).
+   * Device, utm source, page slug, answer or grouped answers ('' for dimension all); in an
+   * earlier release's `segment` rows, a segment's filter attributes (segmentKey(): at most 631
+   * characters).
    */
   @PrimaryColumn({ type: 'varchar', length: 1000 })
   key: string;

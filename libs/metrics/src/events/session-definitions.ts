@@ -47,16 +47,17 @@ export const FILTER_NAMES = START_ATTRIBUTE_NAMES.filter(
  * parseSegmentKey reads it back, so filters and breakdowns match every value exactly.
  *
  * Unlike JSON, the encoding never escapes: a member is its value plus at most 4 characters, so the
- * key always fits the `key` column and a btree index row (PostgreSQL refuses rows over 2704 bytes
- * in an 8 kB page), whatever the characters (emoji, quotes, control characters):
+ * key always fits the segment rollups' `segment` column and a btree index row of their primary
+ * key (PostgreSQL refuses rows over 2704 bytes in an 8 kB page), whatever the characters (emoji,
+ * quotes, control characters):
  * - device and abVariant are among DEVICES and AB_VARIANTS: at most `7:desktop` and `8:original`,
  *   19 ASCII characters together;
  * - a utm value is stored in a varchar(200), so it has at most 200 code points of at most 4 bytes
  *   in UTF-8: its member has at most 3 + 1 + 200 = 204 characters and 4 + 800 = 804 bytes;
  * - hence a key has at most 19 + 3 × 204 = 631 characters (SEGMENT_KEY_MAX_LENGTH, under the
  *   column's 1000) and 19 + 3 × 804 = 2431 bytes (SEGMENT_KEY_MAX_BYTES); with its 4-byte length
- *   word, the funnel id (16), the dimension 'segment' (8), the grain (4), the bucket (8), the
- *   8-byte index tuple header and at most 16 bytes of alignment, an index row stays under 2500.
+ *   word, the funnel id (16), the grain (4), the bucket (8), the 8-byte index tuple header and
+ *   at most 16 bytes of alignment, an index row stays under 2500.
  * A spec checks these bounds on the worst values (session-definitions.spec.ts).
  */
 export const segmentKey = (values: (string | null)[]) =>
@@ -111,7 +112,9 @@ export type SessionDimension =
   | { shape: 'answers'; grouped: boolean }
   /**
    * Like `totals`, one key per combination of the filter attributes (segmentKey): what filtered
-   * and broken-down session figures sum, without reading sessions one by one.
+   * and broken-down session figures sum, without reading sessions one by one. Kept by the segment
+   * fold as the totals columns of the segment rollups (metric_segment_rollups), never in the
+   * session rollups (inSessionRollups).
    */
   | { shape: 'segment' };
 
@@ -120,12 +123,11 @@ export const countsOutcomes = (definition: SessionDimension) =>
   definition.shape === 'totals' || definition.shape === 'segment' || definition.shape === 'attribute';
 
 /**
- * Whether ingestion writes a dimension's rows at every session grain, or at the minute only. A
- * `segment` row is new in nearly every minute and bucket (a busy funnel's minute holds many
- * segments), so ingestion writes its minute rows only, and the fold sums its quarter hours, hours
- * and days from them (segments/segment-totals.ts) once their minutes are folded.
+ * Whether a dimension has rows in the session rollups, which ingestion keeps in step. A `segment`
+ * row would be new in nearly every bucket (a busy funnel's minute holds many segments), so a
+ * segment's totals are summed by the fold from the sessions instead (segments/segment-rows.ts).
  */
-export const coarseAtIngestion = (definition: SessionDimension) => definition.shape !== 'segment';
+export const inSessionRollups = (definition: SessionDimension) => definition.shape !== 'segment';
 
 export const SESSION_DIMENSION_TABLE = {
   all: { shape: 'totals' },
@@ -178,7 +180,5 @@ export const DECLARED_DIMENSIONS = Object.entries(SESSION_DIMENSION_TABLE) as [
   SessionDimension,
 ][];
 
-/** The dimensions ingestion writes at the minute only, whose coarser rows the fold sums (coarseAtIngestion). */
-export const FOLDED_COARSE_DIMENSIONS: ReadonlySet<string> = new Set(
-  DECLARED_DIMENSIONS.filter(([, d]) => !coarseAtIngestion(d)).map(([name]) => name),
-);
+/** The declared dimensions that have rows in the session rollups (inSessionRollups). */
+export const SESSION_ROLLUP_DIMENSIONS = DECLARED_DIMENSIONS.filter(([, d]) => inSessionRollups(d));

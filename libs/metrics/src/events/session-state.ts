@@ -127,13 +127,17 @@ export function sameSession(a: SessionState, b: SessionState): boolean {
 }
 
 /**
- * The rollup rows a session adds at its start time; none while it is pending. Derived from the
- * declared dimensions (session-definitions.ts), as is the SQL of rawSessionSums() in
- * rollups/raw-sessions.ts (a spec compares the two on random sessions).
+ * The rollup rows a session adds at its start time, in the `declared` dimensions (all by
+ * default); none while it is pending. Derived from the declarations (session-definitions.ts), as
+ * is the SQL of rawSessionSums() in rollups/raw-sessions.ts (a spec compares the two on random
+ * sessions).
  */
-export function sessionContributions(state: SessionState): SessionContribution[] {
+export function sessionContributions(
+  state: SessionState,
+  declared: readonly (readonly [string, SessionDimension])[] = DECLARED_DIMENSIONS,
+): SessionContribution[] {
   if (state.startedAt === null) return [];
-  return DECLARED_DIMENSIONS.flatMap(([name, definition]) =>
+  return declared.flatMap(([name, definition]) =>
     keysOf(state, name, definition).map(([dimension, key]) => ({
       dimension,
       key,

@@ -94,8 +94,8 @@ describe(sessionRollupDeltas.name, () => {
     const after = applyEvents(started, [event('conversion', '2026-01-02T00:10:00Z')]);
     const rows = sessionRollupDeltas([{ before: started, after }]);
     const conversion = { sessions: 0, conversions: 1, completions: 0, completionMs: 0 };
-    // The totals, the session's device and its segment, which count conversions too; the
-    // segment at the minute only (the fold sums its coarser rows).
+    // The totals and the session's device, which count conversions too; not its segment, whose
+    // totals the fold sums into the segment rollups.
     expect(rows.map((r) => [r.dimension, r.grain, iso(r.bucket), r.counts])).toEqual(
       [
         [86400, '2026-01-01T00:00:00.000Z'],
@@ -103,12 +103,7 @@ describe(sessionRollupDeltas.name, () => {
         [900, '2026-01-01T23:45:00.000Z'],
         [60, '2026-01-01T23:59:00.000Z'],
       ].flatMap(([grain, bucket]) =>
-        (grain === 60 ? ['all', 'device', 'segment'] : ['all', 'device']).map((dimension) => [
-          dimension,
-          grain,
-          bucket,
-          conversion,
-        ]),
+        ['all', 'device'].map((dimension) => [dimension, grain, bucket, conversion]),
       ),
     );
   });
@@ -135,10 +130,8 @@ describe(sessionRollupDeltas.name, () => {
     expect(at(60)).toEqual([
       ['all', '', '2026-01-01T23:59:00.000Z', -1],
       ['device', 'mobile', '2026-01-01T23:59:00.000Z', -1],
-      ['segment', '6:mobile----', '2026-01-01T23:59:00.000Z', -1],
       ['all', '', '2025-12-31T12:00:00.000Z', 1],
       ['device', 'tablet', '2025-12-31T12:00:00.000Z', 1],
-      ['segment', '6:tablet----', '2025-12-31T12:00:00.000Z', 1],
     ]);
   });
 });

@@ -6,7 +6,7 @@ import {
   MESSAGE_KEYS,
 } from '../events/event-definitions';
 import type { TrackedEvent } from '../events/event-types';
-import { FOLDED_COARSE_DIMENSIONS } from '../events/session-definitions';
+import { SESSION_ROLLUP_DIMENSIONS, SessionDimension } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 
@@ -64,14 +64,9 @@ class FinestSums<C> {
   }
 }
 
-/** The sums at every grain; a dimension in `finestOnly`, at the finest grain only. */
-function foldGrains<C>(
-  finest: FinestSums<C>,
-  merge: (into: C, from: C) => void,
-  finestOnly: ReadonlySet<string> = new Set(),
-): RollupRow<C>[] {
+/** The sums at every grain. */
+function foldGrains<C>(finest: FinestSums<C>, merge: (into: C, from: C) => void): RollupRow<C>[] {
   const rows: RollupRow<C>[] = [];
-  const finestGrain = finest.grains[finest.grains.length - 1];
   for (const grain of finest.grains) {
     const buckets = new Map<number, Map<string, RollupRow<C>>>();
     for (const [start, sums] of finest.buckets) {
@@ -79,7 +74,6 @@ function foldGrains<C>(
       let inBucket = buckets.get(bucket);
       if (!inBucket) buckets.set(bucket, (inBucket = new Map()));
       for (const [id, sum] of sums) {
-        if (grain !== finestGrain && finestOnly.has(sum.dimension)) continue;
         let row = inBucket.get(id);
         if (!row)
           inBucket.set(
@@ -161,17 +155,18 @@ export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCo
 
 /**
  * Rollup changes of sessions that changed: what each contributes now minus what it contributed
- * before, at its start time, at every grain (the minute only for a dimension the fold sums
- * above it). A session whose start moved (an earlier session_start arrived) leaves its old buckets
- * and enters the new ones.
+ * before, at its start time, at every grain, in the `declared` dimensions (by default those the
+ * session rollups hold, SESSION_ROLLUP_DIMENSIONS). A session whose start moved (an earlier
+ * session_start arrived) leaves its old buckets and enters the new ones.
  */
 export function sessionRollupDeltas(
   changes: { before: SessionState; after: SessionState }[],
+  declared: readonly (readonly [string, SessionDimension])[] = SESSION_ROLLUP_DIMENSIONS,
 ): RollupRow<SessionCounts>[] {
   const finest = new FinestSums(SESSION_GRAINS, emptySessions);
   const apply = (state: SessionState, sign: 1 | -1) => {
     if (state.startedAt === null) return;
-    for (const c of sessionContributions(state)) {
+    for (const c of sessionContributions(state, declared)) {
       const sum = finest.at(state.startedAt, c.dimension, c.key);
       sum.sessions += sign * c.sessions;
       sum.conversions += sign * c.conversions;
@@ -183,7 +178,7 @@ export function sessionRollupDeltas(
     apply(before, -1);
     apply(after, 1);
   }
-  return foldGrains(finest, mergeSessions, FOLDED_COARSE_DIMENSIONS).filter(
+  return foldGrains(finest, mergeSessions).filter(
     (r) => r.counts.sessions || r.counts.conversions || r.counts.completions || r.counts.completionMs,
   );
 }

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
-import { SESSION_DIMENSIONS, START_ATTRIBUTES } from '../events/session-definitions';
+import {
+  inSessionRollups,
+  SESSION_DIMENSIONS,
+  sessionDimension,
+  START_ATTRIBUTES,
+} from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
 import {
   CountedDimensionName,
@@ -9,20 +14,15 @@ import {
   MESSAGE_KEYS,
   MessageDimensionName,
 } from '../events/event-definitions';
-import {
-  EVENT_GRAINS,
-  FINEST_SEGMENT_GRAIN,
-  FINEST_SESSION_GRAIN,
-  SEGMENT_GRAINS,
-  SESSION_GRAINS,
-} from '../time/buckets';
-import { inSegmentRollups } from '../segments/segment-rows';
+import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import { inSegmentRollups, inSessionsDocument } from '../segments/segment-rows';
 import {
   cellsOf,
   partialLabelKeys,
   segmentEventSums,
   segmentRollupRows,
   segmentSessionSums,
+  segmentTotalSums,
 } from '../segments/segment-sql';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
@@ -88,22 +88,9 @@ export class RollupReader {
     read: (plan: SegmentPlan) => Promise<T>,
     options: Pick<CoverOptions, 'coarseOutside'> = {},
   ): Promise<T> {
-    return this.replanned(
-      funnelId,
-      () => this.planner.plan(funnelId, window.from, window.to + 1, grains, options),
-      read,
-    );
-  }
-
-  /** Plans and reads until no change was recorded meanwhile (see planned). */
-  private replanned<T>(
-    funnelId: string,
-    plan: () => Promise<SegmentPlan>,
-    read: (plan: SegmentPlan) => Promise<T>,
-  ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const current = await plan();
+        const current = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
         const result = await read(current);
         if (attempt >= 3 || !(await this.planner.changedSince(funnelId, current))) return result;
       }
@@ -111,8 +98,9 @@ export class RollupReader {
   }
 
   /**
-   * Session counters per dimension and key, over sessions that started in the window (and match
-   * the filter: then read from the sessions themselves, the rollups counting every session).
+   * Session counters per dimension and key, over sessions that started in the window. From the
+   * session rollups, except with a filter (they count every session) and for the `segment`
+   * dimension (they do not hold it): then from the segment rollups.
    */
   async sessions(
     funnelId: string,
@@ -120,59 +108,61 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    if (!isFiltered(filter)) return this.sessionSums(funnelId, window, dimensions, filter);
-    if (!dimensions.every(inSegmentRollups))
-      throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
-    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
-      this.sessionSums(funnelId, window, dimensions, filter, { plan }),
-    );
+    if (isFiltered(filter)) return this.foldedSessions(funnelId, window, dimensions, filter);
+    const rolled = dimensions.filter((d) => inSessionRollups(sessionDimension(d).definition));
+    const folded = dimensions.filter((d) => !rolled.includes(d));
+    const [fromRollups, fromFolds] = await Promise.all([
+      rolled.length ? this.sessionSums(funnelId, window, rolled, filter) : new Map(),
+      folded.length ? this.foldedSessions(funnelId, window, folded, filter) : new Map(),
+    ]);
+    return new Map([...fromRollups, ...fromFolds]);
   }
 
   /**
-   * The session counters per `segment` key over sessions that started in the window: every key's
-   * rollup rows (coarser than the minute only where folded, SegmentPlanner.planTotals), and at
-   * the edges only the sessions `filter` matches, so only the keys that match it are exact (the
-   * caller keeps those). At ten times the traffic an edge holds ten times the sessions; most match
-   * no filter, and are not summed.
+   * The session counters per segment key of the sessions the filter matches (every session
+   * without one) that started in the window: the segment rollups' totals of the folded buckets,
+   * the sessions themselves for the rest.
    */
   async segments(
     funnelId: string,
     window: MetricWindow,
     filter: SessionFilter,
   ): Promise<Sums<SessionCounts>> {
-    const sums = await this.replanned(
-      funnelId,
-      () => this.planner.planTotals(funnelId, window.from, window.to + 1),
-      (totals) =>
-        this.sessionSums(funnelId, window, [SESSION_DIMENSIONS.segment], {}, { totals, edgeFilter: filter }),
-    );
+    const sums = await this.sessions(funnelId, window, [SESSION_DIMENSIONS.segment], filter);
     return sums.get(SESSION_DIMENSIONS.segment)!;
+  }
+
+  /** Session counters of dimensions the segment rollups hold, planned over what is folded (see planned). */
+  private foldedSessions(
+    funnelId: string,
+    window: MetricWindow,
+    dimensions: string[],
+    filter: SessionFilter,
+  ): Promise<Map<string, Sums<SessionCounts>>> {
+    if (!dimensions.every(inSegmentRollups))
+      throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
+    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
+      this.sessionSums(funnelId, window, dimensions, filter, plan),
+    );
   }
 
   /**
    * Session counters per dimension and key. With `plan`, the segment rollups' whole buckets and
-   * its raw pieces; with `totals`, the session rollups' buckets and raw pieces it names; otherwise
-   * the window's cover. `edgeFilter` narrows the raw sessions only.
+   * its raw pieces; otherwise the window's cover of the session rollups.
    */
   private async sessionSums(
     funnelId: string,
     window: MetricWindow,
     dimensions: string[],
     filter: SessionFilter,
-    {
-      plan,
-      totals,
-      edgeFilter = filter,
-    }: { plan?: SegmentPlan; totals?: SegmentPlan; edgeFilter?: SessionFilter } = {},
+    plan?: SegmentPlan,
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const cover = plan
       ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
-      : totals
-        ? { segments: totals.segments, raw: totals.raw, finest: FINEST_SESSION_GRAIN }
-        : signedCover(window.from, window.to + 1, SESSION_GRAINS);
+      : signedCover(window.from, window.to + 1, SESSION_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
-    const matching = sessionFilterSql(edgeFilter, params);
+    const matching = sessionFilterSql(filter, params);
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimensions, 'text[]');
     const raw = rawSessionSums(dimensions, params);
@@ -182,7 +172,13 @@ export class RollupReader {
       (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
         WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
     );
-    const folded = plan ? `UNION ALL ${segmentSessionSums(plan, funnel, filter, params, wanted)}` : '';
+    // The segment rollups' part: the totals' columns, and the cells of the `sessions` documents.
+    const folded: string[] = [];
+    if (plan && dimensions.includes(SESSION_DIMENSIONS.segment))
+      folded.push(segmentTotalSums(plan, funnel, filter, params, SESSION_DIMENSIONS.segment));
+    const documented = dimensions.filter(inSessionsDocument);
+    if (plan && documented.length)
+      folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
     const rows: SessionSumRow[] = await this.reads.rows(
       `WITH m AS (
          ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
@@ -195,7 +191,7 @@ export class RollupReader {
          FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
          UNION ALL
          ${raw.sql}
-         ${folded}
+         ${folded.map((sql) => `UNION ALL ${sql}`).join(' ')}
        ) AS t
        GROUP BY t.dimension, t.key`,
       params.values,

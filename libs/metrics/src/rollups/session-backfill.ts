@@ -1,7 +1,7 @@
 import type { SessionStartFields } from '../events/event-types';
 import {
+  DECLARED_DIMENSIONS,
   DimensionName,
-  sessionDimension,
   START_ATTRIBUTES,
   StartAttribute,
 } from '../events/session-definitions';
@@ -75,7 +75,8 @@ export async function backfillStartAttribute(
 
 /**
  * Adds the rollup rows of the given declared session dimensions (e.g. 'device', 'page:') from the
- * stored sessions, at every grain. The dimensions' rows must not exist yet.
+ * stored sessions, at every grain (a `segment` too: a migration's down writes them for the release
+ * before the segment rollups kept its totals). The dimensions' rows must not exist yet.
  */
 export async function backfillSessionDimensions(
   run: RunSql,
@@ -83,6 +84,7 @@ export async function backfillSessionDimensions(
   size = 5000,
 ): Promise<void> {
   const wanted = new Set<string>(dimensions);
+  const declared = DECLARED_DIMENSIONS.filter(([name]) => wanted.has(name));
   await eachPage(
     run,
     // One table: the session's columns need no alias.
@@ -97,9 +99,7 @@ export async function backfillSessionDimensions(
           const after = sessionFromRow(r as SessionRow);
           return { before: emptySession(after.sessionId), after };
         });
-        const increments = sessionRollupDeltas(changes).filter((row) =>
-          wanted.has(sessionDimension(row.dimension).declared),
-        );
+        const increments = sessionRollupDeltas(changes, declared);
         if (increments.length)
           await run(sessionRollupUpsertSql('$1::uuid', '$2::json'), [
             funnelId,

@@ -1,7 +1,17 @@
+import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import type { RunSql } from '../rollups/session-backfill';
 import { millis } from '../sql/epoch';
-import { bucketStart, SECOND_MS } from '../time/buckets';
-import { coarserRows, rowsDocuments, STORED_COLUMNS, storedRow, upsertRowsSql } from './segment-rows';
+import { bucketStart, FINEST_SEGMENT_GRAIN, SECOND_MS, SEGMENT_GRAINS } from '../time/buckets';
+import {
+  coarserRows,
+  finestRows,
+  rowsDocuments,
+  SegmentRow,
+  STORED_COLUMNS,
+  storedRow,
+  TOTALS_ONLY,
+  upsertRowsSql,
+} from './segment-rows';
 
 const DAY_MS = 86_400_000;
 
@@ -40,6 +50,60 @@ export async function backfillSegmentGrain(run: RunSql, grain: number, finer: nu
       if (!whole.length) continue;
       const documents = rowsDocuments(whole);
       await run(upsertRowsSql('$1', documents.length, 2), [fold.funnel_id, ...documents]);
+    }
+  }
+}
+
+/** Rows one statement of backfillSegmentTotals writes. */
+const TOTALS_PER_STATEMENT = 5000;
+
+/**
+ * For a migration that adds the session totals' columns to the segment rollups: the totals of every
+ * whole bucket of each funnel's folded minutes, computed from the sessions started in it as the
+ * fold computes them (finestRows, coarserRows), a day of sessions at a time. A stored row gets its
+ * totals; a row the fold would have written for sessions alone, and that is missing, is inserted.
+ * Ten-second rows only from `finest_from`, as the fold keeps them. The folds' rows are locked
+ * meanwhile (the job passes over a funnel another holds).
+ */
+export async function backfillSegmentTotals(run: RunSql): Promise<void> {
+  const folds = (await run(
+    `SELECT funnel_id, ${millis('folded_to')} AS folded_to, ${millis('finest_from')} AS finest_from
+     FROM metric_segment_folds WHERE folded_to IS NOT NULL ORDER BY funnel_id FOR UPDATE`,
+    [],
+  )) as { funnel_id: string; folded_to: number; finest_from: number | null }[];
+  for (const fold of folds) {
+    const foldedTo = Number(fold.folded_to);
+    const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
+    const [{ first }] = (await run(
+      `SELECT ${millis('min(started_at)')} AS first FROM metric_sessions WHERE funnel_id = $1 AND started_at IS NOT NULL`,
+      [fold.funnel_id],
+    )) as { first: number | null }[];
+    if (first === null) continue;
+    for (let day = bucketStart(Number(first), 86_400); day < foldedTo; day += DAY_MS) {
+      const sessions = (await run(
+        `SELECT ${SESSION_COLUMNS} FROM metric_sessions
+         WHERE funnel_id = $1 AND started_at >= $2 AND started_at < $3`,
+        [
+          fold.funnel_id,
+          new Date(day).toISOString(),
+          new Date(Math.min(day + DAY_MS, foldedTo)).toISOString(),
+        ],
+      )) as SessionRow[];
+      if (!sessions.length) continue;
+      const levels: SegmentRow[][] = [finestRows(sessions.map(sessionFromRow), [])];
+      for (const grain of SEGMENT_GRAINS.filter((g) => g !== FINEST_SEGMENT_GRAIN))
+        levels.push(coarserRows(levels[0], grain));
+      const whole = levels
+        .flat()
+        .filter(
+          (r) =>
+            r.bucket + r.grain * SECOND_MS <= foldedTo &&
+            (r.grain !== FINEST_SEGMENT_GRAIN || r.bucket >= finestFrom),
+        );
+      for (let from = 0; from < whole.length; from += TOTALS_PER_STATEMENT) {
+        const documents = rowsDocuments(whole.slice(from, from + TOTALS_PER_STATEMENT));
+        await run(upsertRowsSql('$1', documents.length, 2, TOTALS_ONLY), [fold.funnel_id, ...documents]);
+      }
     }
   }
 }

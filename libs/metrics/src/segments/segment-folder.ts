@@ -25,7 +25,6 @@ import {
 } from './segment-rows';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
 import { countedEventBetweenSql } from './segment-sql';
-import { foldSegmentTotals } from './segment-totals';
 import { staleMinutesSql } from './segment-state';
 
 /** Funnels one statement chooses; a round goes through all of them, each once. */
@@ -123,8 +122,7 @@ const covers = (ranges: Range[], bucket: Range) => {
  * then it folds, a chunk per transaction, the minutes up to the seal and the minutes that
  * recorded changes name, each computed whole from the raw rows (so folding again is harmless),
  * then the whole quarter hours, hours and days above them from the finer rows, deletes the
- * changes it read and moves `folded_to`; it sums the session rollups' coarser `segment` rows of
- * the same buckets too (segment-totals.ts). Each transaction claims the funnel's row FOR UPDATE SKIP
+ * changes it read and moves `folded_to`. Each transaction claims the funnel's row FOR UPDATE SKIP
  * LOCKED, so any number of processes share the work without waiting on each other, a restart
  * resumes at the watermark, and no session state is kept (it works behind a transaction pooler).
  *
@@ -320,8 +318,7 @@ export class SegmentFolder extends BackgroundRounds {
   /**
    * Computes the ten-second and minute rows of `minutes` from the raw rows and the whole coarser
    * buckets above them (coarserBuckets) from the finer rows, those in hand and those read for the
-   * rest of a bucket, and writes what changed: one statement reads, one writes. The same coarser
-   * buckets of the session rollups' `segment` rows are summed from their finer rows (segment-totals.ts).
+   * rest of a bucket, and writes what changed: one statement reads, one writes.
    */
   private async refold(
     manager: EntityManager,
@@ -345,7 +342,6 @@ export class SegmentFolder extends BackgroundRounds {
       finer = { grain, ranges: buckets, rows: [] };
       return plan;
     });
-    await foldSegmentTotals(manager, funnelId, new Map(plans.map((p) => [p.grain, p.buckets])));
     const stored = wanted.length ? await this.read(manager, funnelId, wanted) : [];
     for (const plan of plans) {
       const below = levels[levels.length - 1];

@@ -11,7 +11,7 @@ const view = (sessionId: string, at: number, pageSlug: string, timeOnPageMs?: nu
   trackedEvent('page_view', sessionId, at, { pageSlug, ...(timeOnPageMs ? { timeOnPageMs } : {}) });
 
 describe(finestRows.name, () => {
-  it('packs a segment’s pages, answers, page views and clicks of ten seconds in one row, and sums them above', () => {
+  it('packs a segment’s session totals, pages, answers, page views and clicks of ten seconds in one row, and sums them above', () => {
     const a = applyEvents(emptySession('a'), [
       start('a', T + 1_000, 'mobile'),
       view('a', T + 2_000, 'start'),
@@ -24,6 +24,8 @@ describe(finestRows.name, () => {
     const b = applyEvents(emptySession('b'), [
       start('b', T + 61_000, 'mobile'),
       view('b', T + 62_000, 'start'),
+      trackedEvent('conversion', 'b', T + 70_000, {}),
+      trackedEvent('completion', 'b', T + 91_000, {}),
     ]);
     const rows = finestRows(
       [a, b],
@@ -57,6 +59,7 @@ describe(finestRows.name, () => {
     expect(first).toMatchObject({
       grain: 10,
       segment: '6:mobile6:google---',
+      totals: { sessions: 1, conversions: 0, completions: 0, completionMs: 0 },
       sessions: { page: { start: 1 }, 'answer:q1': { x: 1, y: 1 }, 'answer-group:q1': { 'x; y': 1 } },
       events: {
         activity: { '': [2, 0, 0, null, null] },
@@ -69,25 +72,36 @@ describe(finestRows.name, () => {
       [60, T + 60_000],
     ]);
     const [hour] = coarserRows(rows, 3_600);
-    expect(hour).toMatchObject({ grain: 3_600, bucket: T, sessions: { page: { start: 2 } } });
+    expect(hour).toMatchObject({
+      grain: 3_600,
+      bucket: T,
+      totals: { sessions: 2, conversions: 1, completions: 1, completionMs: 30_000 },
+      sessions: { page: { start: 2 } },
+    });
   });
 });
 
 describe(withStoredEvents.name, () => {
   it('takes the stored events of minutes whose raw events are gone and keeps those computed elsewhere', () => {
-    const row = (bucket: number, events: number, page?: number): SegmentRow => ({
+    const row = (bucket: number, events: number, page?: number, started = 0): SegmentRow => ({
       grain: 60,
       bucket,
       segment: '6:mobile----',
       attributes: ['mobile', null, null, null, null],
+      totals: { sessions: started, conversions: 0, completions: 0, completionMs: 0 },
       sessions: page === undefined ? {} : { page: { start: page } },
       events: events ? { page: { start: [events, 0, 0, null, null] } } : {},
     });
-    // T: raw events dropped, its sessions counted; T + 1 min: computed from raw events.
-    const rows = withStoredEvents([row(T, 0, 3), row(T + 60_000, 4)], [row(T, 7)]);
-    expect(rows.map((r) => [r.bucket, r.sessions, r.events.page?.start[0]])).toEqual([
-      [T, { page: { start: 3 } }, 7],
-      [T + 60_000, {}, 4],
+    // T: raw events dropped, its sessions counted; T + 1 min: computed from raw events; T + 2 min:
+    // a session that viewed no page, its raw events dropped, still counts.
+    const rows = withStoredEvents(
+      [row(T, 0, 3, 3), row(T + 60_000, 4), row(T + 120_000, 0, undefined, 1)],
+      [row(T, 7)],
+    );
+    expect(rows.map((r) => [r.bucket, r.totals.sessions, r.sessions, r.events.page?.start[0]])).toEqual([
+      [T, 3, { page: { start: 3 } }, 7],
+      [T + 60_000, 0, {}, 4],
+      [T + 120_000, 1, {}, undefined],
     ]);
   });
 });

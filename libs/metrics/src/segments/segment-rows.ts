@@ -3,16 +3,19 @@ import {
   DECLARED_DIMENSIONS,
   FILTER_NAMES,
   segmentKey,
+  SESSION_DIMENSIONS,
   START_ATTRIBUTES,
 } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
+import type { SessionCounts } from '../rollups/rollup-deltas';
 import { at, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/buckets';
 
-// What a segment rollup row holds, derived from the declarations: the session dimensions that a
-// segment's totals cannot answer (pages viewed, answers) and every dimension counted from events.
+// What a segment rollup row holds, derived from the declarations: the segment's session totals
+// (its `segment` dimension), the session dimensions those cannot answer (pages viewed, answers)
+// and every dimension counted from events.
 
-/** The session dimensions (by declared name) kept per segment: pages viewed and answers. */
+/** The session dimensions (by declared name) kept per segment in its `sessions` document: pages viewed and answers. */
 export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
 export const SEGMENT_EVENT_DIMENSIONS = DECLARED_EVENT_DIMENSIONS.filter(
   (entry): entry is [(typeof entry)[0], EventDimension & { source: 'events' }] =>
@@ -22,11 +25,15 @@ const KEPT_SESSION_DIMENSIONS = new Set(
   DECLARED_DIMENSIONS.filter(([, d]) => SEGMENT_SESSION_SHAPES.has(d.shape)).map(([name]) => name as string),
 );
 
-/** True when a requested session dimension ('page', 'answer:question_1', …) is in the segment rollups. */
-export const inSegmentRollups = (dimension: string) => {
+/** True when a requested session dimension ('page', 'answer:question_1', …) is in a segment row's `sessions` document. */
+export const inSessionsDocument = (dimension: string) => {
   const colon = dimension.indexOf(':');
   return KEPT_SESSION_DIMENSIONS.has(colon < 0 ? dimension : dimension.slice(0, colon + 1));
 };
+
+/** True when the segment rollups answer a requested session dimension: the totals, or the `sessions` document. */
+export const inSegmentRollups = (dimension: string) =>
+  dimension === SESSION_DIMENSIONS.segment || inSessionsDocument(dimension);
 
 /** [events, timed, total ms, latest label, its epoch ms]. */
 export type EventCell = [number, number, number, string | null, number | null];
@@ -37,6 +44,8 @@ export interface SegmentRow {
   bucket: number;
   segment: string;
   attributes: (string | null)[];
+  /** The segment's sessions started in the bucket, their conversions, completions and time to completion. */
+  totals: SessionCounts;
   sessions: Record<string, Record<string, number>>;
   events: Record<string, Record<string, EventCell>>;
 }
@@ -72,6 +81,15 @@ export function mergeCell(into: EventCell, from: EventCell): void {
   }
 }
 
+const noTotals = (): SessionCounts => ({ sessions: 0, conversions: 0, completions: 0, completionMs: 0 });
+
+function addTotals(into: SessionCounts, from: SessionCounts): void {
+  into.sessions += from.sessions;
+  into.conversions += from.conversions;
+  into.completions += from.completions;
+  into.completionMs += from.completionMs;
+}
+
 class Rows {
   readonly byId = new Map<string, SegmentRow>();
 
@@ -79,7 +97,11 @@ class Rows {
     const segment = segmentKey(attributes);
     const id = `${grain}\u0000${bucket}\u0000${segment}`;
     let row = this.byId.get(id);
-    if (!row) this.byId.set(id, (row = { grain, bucket, segment, attributes, sessions: {}, events: {} }));
+    if (!row)
+      this.byId.set(
+        id,
+        (row = { grain, bucket, segment, attributes, totals: noTotals(), sessions: {}, events: {} }),
+      );
     return row;
   }
 }
@@ -100,7 +122,9 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
       FILTER_NAMES.map((name) => s[name]),
     );
     for (const c of sessionContributions(s)) {
-      if (!inSegmentRollups(c.dimension)) continue;
+      // The `segment` contribution's key is the row's: its counts are the row's totals.
+      if (c.dimension === SESSION_DIMENSIONS.segment) addTotals(row.totals, c);
+      if (!inSessionsDocument(c.dimension)) continue;
       const keys = (row.sessions[c.dimension] ??= {});
       keys[c.key] = (keys[c.key] ?? 0) + c.sessions;
     }
@@ -132,10 +156,14 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
 export function withStoredEvents(computed: SegmentRow[], stored: SegmentRow[]): SegmentRow[] {
   const rows = new Rows();
   for (const c of computed)
-    Object.assign(rows.row(c.grain, c.bucket, c.attributes), { sessions: c.sessions, events: c.events });
+    Object.assign(rows.row(c.grain, c.bucket, c.attributes), {
+      totals: c.totals,
+      sessions: c.sessions,
+      events: c.events,
+    });
   for (const s of stored) rows.row(s.grain, s.bucket, s.attributes).events = s.events;
   return [...rows.byId.values()].filter(
-    (r) => Object.keys(r.sessions).length > 0 || Object.keys(r.events).length > 0,
+    (r) => r.totals.sessions > 0 || Object.keys(r.sessions).length > 0 || Object.keys(r.events).length > 0,
   );
 }
 
@@ -144,6 +172,7 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   const rows = new Rows();
   for (const f of finer) {
     const row = rows.row(grain, bucketStart(f.bucket, grain), f.attributes);
+    addTotals(row.totals, f.totals);
     for (const [dimension, keys] of Object.entries(f.sessions)) {
       const into = (row.sessions[dimension] ??= {});
       for (const [key, n] of Object.entries(keys)) into[key] = (into[key] ?? 0) + n;
@@ -162,8 +191,19 @@ export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > 60
 /** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
 export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
+/** A row's session totals (SegmentRow.totals: sessions, conversions, completions, completionMs), as columns. */
+const TOTAL_COLUMNS = ['started', 'conversions', 'completions', 'completion_ms'];
+const totalColumns = (t: SessionCounts) => ({
+  started: t.sessions,
+  conversions: t.conversions,
+  completions: t.completions,
+  completion_ms: t.completionMs,
+});
+/** What a row holds besides its key and attributes: the totals' columns, `sessions`, `events`. */
+const VALUE_COLUMNS = [...TOTAL_COLUMNS, 'sessions', 'events'];
+
 /** The select list that reads a stored row `r` of metric_segment_rollups, for storedRow(). */
-export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.sessions, r.events`;
+export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, ${VALUE_COLUMNS.map((c) => `r.${c}`).join(', ')}`;
 
 /** A row read with STORED_COLUMNS. */
 export const storedRow = (r: Record<string, unknown>): SegmentRow => ({
@@ -171,6 +211,12 @@ export const storedRow = (r: Record<string, unknown>): SegmentRow => ({
   bucket: Number(r.bucket),
   segment: r.segment as string,
   attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
+  totals: {
+    sessions: Number(r.started),
+    conversions: Number(r.conversions),
+    completions: Number(r.completions),
+    completionMs: Number(r.completion_ms),
+  },
   sessions: r.sessions as SegmentRow['sessions'],
   events: r.events as SegmentRow['events'],
 });
@@ -181,7 +227,7 @@ export const storedRow = (r: Record<string, unknown>): SegmentRow => ({
  * (docs/BENCHMARKS.md).
  */
 const ROWS_PER_DOCUMENT = 250;
-const ROW_RECORD = `v(grain int, bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, sessions jsonb, events jsonb)`;
+const ROW_RECORD = `v(grain int, bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, started int, conversions int, completions int, completion_ms bigint, sessions jsonb, events jsonb)`;
 
 /** Rows as JSON documents of at most ROWS_PER_DOCUMENT rows each (one empty document when none). */
 export function rowsDocuments(rows: SegmentRow[]): string[] {
@@ -194,6 +240,7 @@ export function rowsDocuments(rows: SegmentRow[]): string[] {
           bucket: r.bucket,
           segment: r.segment,
           ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
+          ...totalColumns(r.totals),
           sessions: r.sessions,
           events: r.events,
         })),
@@ -202,19 +249,28 @@ export function rowsDocuments(rows: SegmentRow[]): string[] {
   return documents;
 }
 
+/** The totals' columns only: what a migration that adds them updates in rows already stored. */
+export const TOTALS_ONLY: readonly string[] = TOTAL_COLUMNS;
+
 /**
  * The INSERT that writes the rows of `documents` JSON documents (rowsDocuments) bound from
- * parameter `first` on, for funnel `funnel`: new rows inserted, a stored row rewritten only where
- * it differs.
+ * parameter `first` on, for funnel `funnel`: new rows inserted, a stored row's `updated` columns
+ * (all it holds by default) rewritten only where they differ.
  */
-export function upsertRowsSql(funnel: string, documents: number, first: number): string {
+export function upsertRowsSql(
+  funnel: string,
+  documents: number,
+  first: number,
+  updated: readonly string[] = VALUE_COLUMNS,
+): string {
   const values = Array.from(
     { length: documents },
     (_, i) => `SELECT * FROM jsonb_to_recordset($${first + i}::jsonb) AS ${ROW_RECORD}`,
   ).join(' UNION ALL ');
-  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, sessions, events)
-       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${ATTRIBUTE_COLUMNS.map((c) => `v.${c}`).join(', ')}, v.sessions, v.events
+  const list = (prefix: string, columns: readonly string[]) => columns.map((c) => `${prefix}${c}`).join(', ');
+  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')})
+       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}
        FROM (${values}) AS v
-       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events
-       WHERE (r.sessions, r.events) IS DISTINCT FROM (EXCLUDED.sessions, EXCLUDED.events)`;
+       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+       WHERE (${list('r.', updated)}) IS DISTINCT FROM (${list('EXCLUDED.', updated)})`;
 }

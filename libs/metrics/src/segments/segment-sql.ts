@@ -63,6 +63,20 @@ export const segmentSessionSums = (
    )}
    GROUP BY 1, 2`;
 
+/** The segments' session totals per segment key, under `dimension` (a name), as rawSessionSums' branches return them. */
+export const segmentTotalSums = (
+  plan: SegmentPlan,
+  funnel: string,
+  filter: SessionFilter,
+  params: SqlParams,
+  dimension: string,
+) =>
+  `SELECT ${params.bind(dimension)}::text AS dimension, r.segment AS key, sum(s.sign * r.started) AS sessions,
+          sum(s.sign * r.conversions) AS conversions, sum(s.sign * r.completions) AS completions,
+          sum(s.sign * r.completion_ms) AS completion_ms
+   FROM ${segmentRollupRows(plan, funnel, filter, params, 'r.segment, r.started, r.conversions, r.completions, r.completion_ms')}
+   GROUP BY r.segment`;
+
 /**
  * An event dimension's (`dimension`, bound) cells per key: events, timed views, their total
  * time, the latest label (the newest; at equal times the greatest) and its time. A bucket read

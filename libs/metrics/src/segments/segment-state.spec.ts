@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { SEGMENT_GRAINS } from '../time/buckets';
-import { planTotals, planWindow } from './segment-state';
+import { planWindow } from './segment-state';
 
 const MINUTE = 60_000;
 const T = Date.parse('2026-05-10T00:00:00Z');
@@ -71,48 +71,5 @@ describe(planWindow.name, () => {
   it('reads everything raw while nothing is folded', () => {
     const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SEGMENT_GRAINS);
     expect(plan).toEqual({ segments: [], raw: [{ from: T, to: T + 86_400_000, sign: 1 }] });
-  });
-});
-
-describe(planTotals.name, () => {
-  const cases = fc.record(WINDOW_CASES);
-
-  it('counts every instant once, minute rows anywhere, coarser rows only over clean folded minutes', () => {
-    fc.assert(
-      fc.property(cases, ({ folded, stale, a, b, points }) => {
-        const from = T + Math.min(a, b);
-        const to = T + Math.max(a, b) + 1;
-        const foldedTo = folded === null ? null : T + folded * MINUTE;
-        const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
-        const plan = planTotals({ foldedTo, stale: staleMinutes }, from, to);
-        for (const s of plan.segments) {
-          expect([86_400, 3_600, 900, 60]).toContain(s.grain);
-          if (s.grain === 60) continue;
-          for (let m = s.from; m < s.to; m += MINUTE) {
-            expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
-            expect(staleMinutes.has(m)).toBe(false);
-          }
-        }
-        // Raw rows only at the window's edges: less than a minute each.
-        for (const r of plan.raw) expect(r.to - r.from).toBeLessThan(MINUTE);
-        expectEachInstantOnce(plan, from, to, points);
-      }),
-      { numRuns: 150 },
-    );
-  });
-
-  it('reads a day from its minute rows while nothing is folded, from its day row once folded', () => {
-    const day = { from: T, to: T + 86_400_000 };
-    const unfolded = planTotals({ foldedTo: null, stale: new Set() }, day.from, day.to);
-    expect(unfolded).toEqual({ segments: [{ grain: 60, ...day, sign: 1 }], raw: [] });
-    const folded = planTotals({ foldedTo: day.to, stale: new Set() }, day.from, day.to);
-    expect(folded).toEqual({ segments: [{ grain: 86_400, ...day, sign: 1 }], raw: [] });
-    // A stale minute: its hour's quarter reads minutes, the rest of the day hours and quarters.
-    const stale = planTotals({ foldedTo: day.to, stale: new Set([T + 61 * MINUTE]) }, day.from, day.to);
-    expect(stale.segments.filter((s) => s.grain === 86_400)).toEqual([]);
-    expect(stale.segments.filter((s) => s.grain === 60)).toEqual(
-      expect.arrayContaining([{ grain: 60, from: T + 61 * MINUTE, to: T + 62 * MINUTE, sign: 1 }]),
-    );
-    expect(stale.segments.length).toBeLessThan(60);
   });
 });

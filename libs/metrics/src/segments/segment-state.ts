@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { FINEST_SEGMENT_GRAIN, FINEST_SESSION_GRAIN, MINUTE_MS, SESSION_GRAINS } from '../time/buckets';
+import { FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
 import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
@@ -92,44 +92,6 @@ export class SegmentPlanner {
     const state = await this.state(funnelId);
     return { ...planWindow(state, from, to, grains, options), seq: state.seq };
   }
-
-  /** The plan of [from, to) over the session rollups' `segment` rows; see planTotals. */
-  async planTotals(funnelId: string, from: number, to: number): Promise<SegmentPlan> {
-    const state = await this.state(funnelId);
-    return { ...planTotals(state, from, to), seq: state.seq };
-  }
-}
-
-/**
- * Splits [from, to) into whole buckets of the session rollups' `segment` rows and raw pieces at
- * the edges. Ingestion writes their minute rows, always usable; the fold sums the coarser ones
- * (segment-totals.ts), usable where they end by `foldedTo` and hold no stale minute. The window is
- * cut at the watermark and around each stale minute, and each part covered by signedCover: the
- * folded parts from the coarsest buckets that fit, the rest from minutes.
- */
-export function planTotals(
-  { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
-  from: number,
-  to: number,
-): Omit<SegmentPlan, 'seq'> {
-  const folded = foldedTo ?? -Infinity;
-  const staleMinutes = [...stale].sort((a, b) => a - b);
-  const usable = (b: Range & { grain: number }) =>
-    b.grain === FINEST_SESSION_GRAIN ||
-    (b.to <= folded && !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from));
-  const cuts = [folded, ...staleMinutes.flatMap((m) => [m, m + MINUTE_MS])]
-    .filter((c) => c > from && c < to)
-    .sort((a, b) => a - b);
-  const segments: Segment[] = [];
-  const raw: RawPiece[] = [];
-  let lo = from;
-  for (const hi of [...new Set(cuts), to]) {
-    const cover = signedCover(lo, hi, SESSION_GRAINS, { usable });
-    segments.push(...cover.segments);
-    raw.push(...cover.raw);
-    lo = hi;
-  }
-  return { segments, raw: mergePieces(raw) };
 }
 
 /**

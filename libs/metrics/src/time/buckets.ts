@@ -24,8 +24,6 @@ export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
  * rows bound that to five seconds instead of half a minute. The fold job writes them, not ingestion.
  */
 export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60, 10] as const;
-/** The finest session grain, the minute: ingestion writes every session dimension's rows at it. */
-export const FINEST_SESSION_GRAIN = SESSION_GRAINS[SESSION_GRAINS.length - 1];
 /** The finest segment grain: the fold computes its rows from raw rows, the coarser ones from finer rows. */
 export const FINEST_SEGMENT_GRAIN = SEGMENT_GRAINS[SEGMENT_GRAINS.length - 1];
 
