@@ -37,11 +37,13 @@ const CHANGES_PER_CHUNK = 2000;
 const IDLE_VISIT_MS = 86_400_000;
 /**
  * The share of its time the fold works while this process ingests: after a chunk of t ms it
- * waits t × (1 / share − 1) ms. At a tenth it still folds about 2,400 events a second on one core
- * (docs/BENCHMARKS.md), far above the 40 a second of 100 M events a month, and a burst of ingestion keeps
- * the CPUs it would otherwise share with the fold; once ingestion is quiet it folds at full speed.
+ * waits t × (1 / share − 1) ms. At a fiftieth it still folds several hundred events a second (a
+ * fiftieth of the 24,000 to 45,000 it folds on one core, docs/BENCHMARKS.md), ten times the 40 a
+ * second of 100 M events a month, and a burst of ingestion keeps the CPUs it would otherwise share
+ * with the fold (at a tenth, ingestion measured about a tenth slower at 600,000 events); once
+ * ingestion is quiet it folds at full speed.
  */
-const SHARE_WHILE_INGESTING = 0.1;
+export const SHARE_WHILE_INGESTING = 0.02;
 
 /** The last change recorded for funnel `funnel` (0 when none), as text. */
 const lastSeqSql = (funnel: string) =>
@@ -131,7 +133,7 @@ const covers = (ranges: Range[], bucket: Range) => {
  * next round, so late traffic arriving in bulk has its minutes folded once a round, not again
  * after every batch.
  *
- * While the process ingests, the fold yields: it works a tenth of the time (yieldToIngestion).
+ * While the process ingests, the fold yields: it works a fiftieth of the time (yieldToIngestion).
  */
 @Injectable()
 export class SegmentFolder extends BackgroundRounds {
