@@ -1,6 +1,6 @@
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import type { TrackedEvent } from '../events/event-types';
-import { FILTER_NAMES, segmentKey } from '../events/session-definitions';
+import { FILTER_NAMES } from '../events/session-definitions';
 import type { SessionState } from '../events/session-state';
 import { at } from '../sql/epoch';
 import { bucketStart } from '../time/buckets';
@@ -13,9 +13,16 @@ export interface SegmentChanges {
   sessions: string[];
 }
 
-/** The segment a session's events count under: none (all unset) until it has started. */
-export const segmentOf = (state: SessionState) =>
-  segmentKey(FILTER_NAMES.map((name) => (state.startedAt === null ? null : state[name])));
+/** A filter attribute of the segment a session's events count under: unset until it has started. */
+const segmentValue = (state: SessionState, name: (typeof FILTER_NAMES)[number]) =>
+  state.startedAt === null ? null : state[name];
+
+/**
+ * Whether two states of a session count under the same segment: equal segmentValues, which is
+ * equal segmentKeys (the key is injective) without building them.
+ */
+const sameSegment = (a: SessionState, b: SessionState) =>
+  FILTER_NAMES.every((name) => segmentValue(a, name) === segmentValue(b, name));
 
 /**
  * The changes of a batch that may touch folded segment rollups: the minutes of its new events
@@ -33,7 +40,7 @@ export function segmentChanges(
   for (const { before, after } of changes) {
     if (before.startedAt !== null) minutes.add(bucketStart(before.startedAt, 60));
     if (after.startedAt !== null) minutes.add(bucketStart(after.startedAt, 60));
-    if (segmentOf(before) !== segmentOf(after)) sessions.push(after.sessionId);
+    if (!sameSegment(before, after)) sessions.push(after.sessionId);
   }
   return { minutes: [...minutes], sessions };
 }
