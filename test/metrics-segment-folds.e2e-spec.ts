@@ -485,6 +485,23 @@ describe('filtered figures from folded segment rollups equal the raw computation
     await agreeEverywhere();
   });
 
+  it("refuses rows without session totals, as the previous release's fold writes them during a rollout", async () => {
+    const [stored]: { funnel_id: string; grain: number; bucket: Date; segment: string }[] = await db.query(
+      `SELECT funnel_id, grain, bucket, segment FROM metric_segment_rollups WHERE funnel_id = $1 LIMIT 1`,
+      [tenants[0].funnelId],
+    );
+    // That fold's statement: its columns, new rows inserted, stored ones rewritten.
+    const previousFold = (bucket: Date) =>
+      db.query(
+        `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, sessions, events)
+         VALUES ($1, $2, $3, $4, '{}', '{}')
+         ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET sessions = EXCLUDED.sessions, events = EXCLUDED.events`,
+        [stored.funnel_id, stored.grain, bucket, stored.segment],
+      );
+    await expect(previousFold(stored.bucket)).rejects.toThrow(/"started".*not-null/);
+    await expect(previousFold(new Date(0))).rejects.toThrow(/"started".*not-null/);
+  });
+
   it("reads no ten-second row among the minutes folded before they existed (the grain's migration)", async () => {
     // Folded with the minutes: per funnel, the ten-second rows hold what the minute rows hold.
     const totals: { funnel_id: string; grain: number; sessions: string; page_views: string }[] =
