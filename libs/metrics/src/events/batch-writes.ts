@@ -1,9 +1,10 @@
 import type { EventCounts, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
 import {
-  eventRollupRowsJson,
+  EVENT_ROLLUP_PARAMS,
   eventRollupUpsertSql,
-  sessionRollupRowsJson,
+  eventRollupValues,
   sessionRollupUpsertSql,
+  sessionRollupValues,
 } from '../rollups/rollup-rows';
 import { at } from '../sql/epoch';
 import { SegmentChanges, segmentChangesSql } from '../segments/segment-changes';
@@ -27,36 +28,40 @@ export interface BatchWrites {
  * Saves the changed sessions, adds the rollup increments and question titles, merges the step
  * summaries and records the changes to folded segment rollups, in one statement (each part sees
  * the tables as they were before it: the changes find the step summaries stored before the batch).
- * Each list travels as one JSON parameter whose members are named by the columns they fill.
+ * The rollup increments travel as one array per column (columnArrays), the other lists as one
+ * JSON parameter whose members are named by the columns they fill.
  */
+/** The event rollups' first parameter, after the six above; the session rollups' follow them. */
+const FIRST_ROLLUP_PARAM = 7;
+
 export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
   await sql(
     'metrics_write_batch',
     `WITH sessions AS (
        ${sessionUpsertSql('$1', '$2::json')}
      ), event_rollups AS (
-       ${eventRollupUpsertSql('$1', '$3::json')}
+       ${eventRollupUpsertSql('$1', FIRST_ROLLUP_PARAM)}
      ), session_rollups AS (
-       ${sessionRollupUpsertSql('$1', '$4::json')}
+       ${sessionRollupUpsertSql('$1', FIRST_ROLLUP_PARAM + EVENT_ROLLUP_PARAMS)}
      ), segment_changes AS (
-       ${segmentChangesSql('$1', '$6::bigint[]', '$7::text[]')}
+       ${segmentChangesSql('$1', '$4::bigint[]', '$5::text[]')}
      ), step_summaries AS (
-       ${stepSummaryUpsertSql('$1', '$8::json')}
+       ${stepSummaryUpsertSql('$1', '$6::json')}
      )
      INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
-     SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($5::json) AS v(id text, title text, at bigint)
+     SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($3::json) AS v(id text, title text, at bigint)
      ON CONFLICT (funnel_id, question_id) DO UPDATE SET
        title = CASE WHEN EXCLUDED.title_at > q.title_at THEN EXCLUDED.title ELSE q.title END,
        title_at = GREATEST(q.title_at, EXCLUDED.title_at)`,
     [
       funnelId,
       sessionRowsJson(w.sessions),
-      eventRollupRowsJson(w.eventRollups),
-      sessionRollupRowsJson(w.sessionRollups),
       JSON.stringify(w.questions),
       w.segmentChanges.minutes,
       w.segmentChanges.sessions,
       w.stepSummaries,
+      ...eventRollupValues(w.eventRollups),
+      ...sessionRollupValues(w.sessionRollups),
     ],
   );
 }

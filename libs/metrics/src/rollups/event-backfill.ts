@@ -9,7 +9,7 @@ import {
   RollupRow,
   EventCounts,
 } from './rollup-deltas';
-import { eventRollupRowsJson, eventRollupUpsertSql } from './rollup-rows';
+import { eventRollupUpsertSql, eventRollupValues } from './rollup-rows';
 import type { RunSql } from './session-backfill';
 
 // Backfills for a migration that adds an event dimension or a grain. They compute through the
@@ -52,8 +52,7 @@ export async function backfillEventDimensions(
   }
   const add = async (funnelId: string, increments: RollupRow<EventCounts>[]) => {
     const rows = increments.filter((row) => wanted.has(row.dimension));
-    if (rows.length)
-      await run(eventRollupUpsertSql('$1::uuid', '$2::json'), [funnelId, eventRollupRowsJson(rows)]);
+    if (rows.length) await run(eventRollupUpsertSql('$1::uuid', 2), [funnelId, ...eventRollupValues(rows)]);
   };
   if (types.size) await backfillEvents(run, [...types], size, add);
   if (messages) await backfillMessages(run, size, add);

@@ -1,36 +1,35 @@
 import { at } from '../sql/epoch';
+import { columnArrays } from '../sql/column-arrays';
 import type { EventCounts, RollupRow, SessionCounts } from './rollup-deltas';
 
-// Rollup increments travel as one JSON parameter, members named by the columns they fill; ingestion
-// and backfills add them through the same statements.
+// Rollup increments travel as one array per column (columnArrays); ingestion and backfills add
+// them through the same statements.
 
-/** Session rollup increments as the JSON rows sessionRollupUpsertSql reads, named by column. */
-export function sessionRollupRowsJson(rows: RollupRow<SessionCounts>[]): string {
-  return JSON.stringify(
-    rows.map(({ dimension, grain, bucket, key, counts: c }) => ({
-      dimension,
-      grain,
-      bucket,
-      key,
-      sessions: c.sessions,
-      conversions: c.conversions,
-      completions: c.completions,
-      completion_ms: c.completionMs,
-    })),
-  );
-}
+const SESSION_ROLLUP_ROWS = columnArrays<RollupRow<SessionCounts>>([
+  ['dimension', 'text', (r) => r.dimension],
+  ['grain', 'int', (r) => r.grain],
+  ['bucket', 'bigint', (r) => r.bucket],
+  ['key', 'text', (r) => r.key],
+  ['sessions', 'int', (r) => r.counts.sessions],
+  ['conversions', 'int', (r) => r.counts.conversions],
+  ['completions', 'int', (r) => r.counts.completions],
+  ['completion_ms', 'bigint', (r) => r.counts.completionMs],
+]);
+
+/** Session rollup increments as the parameters sessionRollupUpsertSql reads (SESSION_ROLLUP_PARAMS of them). */
+export const sessionRollupValues = SESSION_ROLLUP_ROWS.values;
+export const SESSION_ROLLUP_PARAMS = SESSION_ROLLUP_ROWS.count;
 
 /**
- * Adds session rollup increments (a JSON parameter of sessionRollupRowsJson) to a funnel's rows:
- * ingestion and backfills write through this one statement.
+ * Adds session rollup increments (sessionRollupValues, bound from parameter `first` on) to a
+ * funnel's rows: ingestion and backfills write through this one statement.
  */
-export function sessionRollupUpsertSql(funnel: string, rows: string): string {
+export function sessionRollupUpsertSql(funnel: string, first: number): string {
   return `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions,
                                               completions, completion_ms)
      SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, v.sessions, v.conversions, v.completions,
             v.completion_ms
-     FROM json_to_recordset(${rows}) AS v(dimension text, grain int, bucket bigint, key text, sessions int,
-       conversions int, completions int, completion_ms bigint)
+     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
      ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
        sessions = r.sessions + EXCLUDED.sessions,
        conversions = r.conversions + EXCLUDED.conversions,
@@ -38,35 +37,33 @@ export function sessionRollupUpsertSql(funnel: string, rows: string): string {
        completion_ms = r.completion_ms + EXCLUDED.completion_ms`;
 }
 
-/** Event rollup increments as the JSON rows eventRollupUpsertSql reads, named by column. */
-export function eventRollupRowsJson(rows: RollupRow<EventCounts>[]): string {
-  return JSON.stringify(
-    rows.map(({ dimension, grain, bucket, key, counts: c }) => ({
-      dimension,
-      grain,
-      bucket,
-      key,
-      events: c.events,
-      timed: c.timed,
-      total_ms: c.totalMs,
-      label: c.label,
-      label_at: c.labelAt,
-    })),
-  );
-}
+const EVENT_ROLLUP_ROWS = columnArrays<RollupRow<EventCounts>>([
+  ['dimension', 'text', (r) => r.dimension],
+  ['grain', 'int', (r) => r.grain],
+  ['bucket', 'bigint', (r) => r.bucket],
+  ['key', 'text', (r) => r.key],
+  ['events', 'int', (r) => r.counts.events],
+  ['timed', 'int', (r) => r.counts.timed],
+  ['total_ms', 'bigint', (r) => r.counts.totalMs],
+  ['label', 'text', (r) => r.counts.label],
+  ['label_at', 'bigint', (r) => r.counts.labelAt],
+]);
+
+/** Event rollup increments as the parameters eventRollupUpsertSql reads (EVENT_ROLLUP_PARAMS of them). */
+export const eventRollupValues = EVENT_ROLLUP_ROWS.values;
+export const EVENT_ROLLUP_PARAMS = EVENT_ROLLUP_ROWS.count;
 
 // The newer label wins; at the same time the greater, so the result does not depend on order.
 const LABEL_IS_NEWER = `EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
   OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C"))`;
 
-/** Adds event rollup increments (a JSON parameter of eventRollupRowsJson) to a funnel's rows. */
-export function eventRollupUpsertSql(funnel: string, rows: string): string {
+/** Adds event rollup increments (eventRollupValues, bound from parameter `first` on) to a funnel's rows. */
+export function eventRollupUpsertSql(funnel: string, first: number): string {
   return `INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms,
                                             label, label_at)
      SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, v.events, v.timed, v.total_ms, v.label,
             ${at('v.label_at')}
-     FROM json_to_recordset(${rows}) AS v(dimension text, grain int, bucket bigint, key text, events int,
-       timed int, total_ms bigint, label text, label_at bigint)
+     FROM ${EVENT_ROLLUP_ROWS.sql(first)}
      ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
        events = r.events + EXCLUDED.events,
        timed = r.timed + EXCLUDED.timed,

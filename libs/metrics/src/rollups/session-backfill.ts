@@ -8,7 +8,7 @@ import {
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
 import { emptySession } from '../events/session-state';
 import { sessionRollupDeltas } from './rollup-deltas';
-import { sessionRollupRowsJson, sessionRollupUpsertSql } from './rollup-rows';
+import { sessionRollupUpsertSql, sessionRollupValues } from './rollup-rows';
 
 // Backfills for a migration that adds a start attribute or a session dimension. They compute from
 // the declarations (session-definitions.ts) and the merge and contributions ingestion uses, so a
@@ -101,10 +101,7 @@ export async function backfillSessionDimensions(
         });
         const increments = sessionRollupDeltas(changes, declared);
         if (increments.length)
-          await run(sessionRollupUpsertSql('$1::uuid', '$2::json'), [
-            funnelId,
-            sessionRollupRowsJson(increments),
-          ]);
+          await run(sessionRollupUpsertSql('$1::uuid', 2), [funnelId, ...sessionRollupValues(increments)]);
       }
     },
   );
