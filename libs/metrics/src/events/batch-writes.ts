@@ -24,6 +24,9 @@ export interface BatchWrites {
   stepSummaries: string;
 }
 
+/** The event rollups' first parameter, after the six below; the session rollups' follow them. */
+const FIRST_ROLLUP_PARAM = 7;
+
 /**
  * Saves the changed sessions, adds the rollup increments and question titles, merges the step
  * summaries and records the changes to folded segment rollups, in one statement (each part sees
@@ -31,9 +34,6 @@ export interface BatchWrites {
  * The rollup increments travel as one array per column (columnArrays), the other lists as one
  * JSON parameter whose members are named by the columns they fill.
  */
-/** The event rollups' first parameter, after the six above; the session rollups' follow them. */
-const FIRST_ROLLUP_PARAM = 7;
-
 export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
   await sql(
     'metrics_write_batch',

@@ -98,7 +98,13 @@ export function laterLabel(a: EventCounts, label: string | null, labelAt: number
 }
 
 const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label: null, labelAt: null });
-const emptySessions = (): SessionCounts => ({ sessions: 0, conversions: 0, completions: 0, completionMs: 0 });
+/** Session counters at zero (a rollup row's, a segment row's totals). */
+export const emptySessions = (): SessionCounts => ({
+  sessions: 0,
+  conversions: 0,
+  completions: 0,
+  completionMs: 0,
+});
 
 function mergeEvents(into: EventCounts, from: EventCounts): void {
   into.events += from.events;
@@ -107,7 +113,8 @@ function mergeEvents(into: EventCounts, from: EventCounts): void {
   laterLabel(into, from.label, from.labelAt);
 }
 
-function mergeSessions(into: SessionCounts, from: SessionCounts): void {
+/** Adds the session counters `from` to `into`. */
+export function mergeSessions(into: SessionCounts, from: SessionCounts): void {
   into.sessions += from.sessions;
   into.conversions += from.conversions;
   into.completions += from.completions;

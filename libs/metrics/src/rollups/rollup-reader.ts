@@ -90,9 +90,9 @@ export class RollupReader {
   ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const current = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
-        const result = await read(current);
-        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, current))) return result;
+        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
+        const result = await read(plan);
+        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
       }
     });
   }

@@ -9,7 +9,7 @@ import {
   SegmentRow,
   STORED_COLUMNS,
   storedRow,
-  TOTALS_ONLY,
+  TOTAL_COLUMNS,
   upsertRowsSql,
 } from './segment-rows';
 
@@ -102,7 +102,7 @@ export async function backfillSegmentTotals(run: RunSql): Promise<void> {
         );
       for (let from = 0; from < whole.length; from += TOTALS_PER_STATEMENT) {
         const documents = rowsDocuments(whole.slice(from, from + TOTALS_PER_STATEMENT));
-        await run(upsertRowsSql('$1', documents.length, 2, TOTALS_ONLY), [fold.funnel_id, ...documents]);
+        await run(upsertRowsSql('$1', documents.length, 2, TOTAL_COLUMNS), [fold.funnel_id, ...documents]);
       }
     }
   }

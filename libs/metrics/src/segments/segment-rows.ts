@@ -7,7 +7,7 @@ import {
   START_ATTRIBUTES,
 } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
-import type { SessionCounts } from '../rollups/rollup-deltas';
+import { emptySessions, mergeSessions, SessionCounts } from '../rollups/rollup-deltas';
 import { at, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/buckets';
 
@@ -81,15 +81,6 @@ export function mergeCell(into: EventCell, from: EventCell): void {
   }
 }
 
-const noTotals = (): SessionCounts => ({ sessions: 0, conversions: 0, completions: 0, completionMs: 0 });
-
-function addTotals(into: SessionCounts, from: SessionCounts): void {
-  into.sessions += from.sessions;
-  into.conversions += from.conversions;
-  into.completions += from.completions;
-  into.completionMs += from.completionMs;
-}
-
 class Rows {
   readonly byId = new Map<string, SegmentRow>();
 
@@ -100,7 +91,7 @@ class Rows {
     if (!row)
       this.byId.set(
         id,
-        (row = { grain, bucket, segment, attributes, totals: noTotals(), sessions: {}, events: {} }),
+        (row = { grain, bucket, segment, attributes, totals: emptySessions(), sessions: {}, events: {} }),
       );
     return row;
   }
@@ -123,7 +114,7 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
     );
     for (const c of sessionContributions(s)) {
       // The `segment` contribution's key is the row's: its counts are the row's totals.
-      if (c.dimension === SESSION_DIMENSIONS.segment) addTotals(row.totals, c);
+      if (c.dimension === SESSION_DIMENSIONS.segment) mergeSessions(row.totals, c);
       if (!inSessionsDocument(c.dimension)) continue;
       const keys = (row.sessions[c.dimension] ??= {});
       keys[c.key] = (keys[c.key] ?? 0) + c.sessions;
@@ -172,7 +163,7 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   const rows = new Rows();
   for (const f of finer) {
     const row = rows.row(grain, bucketStart(f.bucket, grain), f.attributes);
-    addTotals(row.totals, f.totals);
+    mergeSessions(row.totals, f.totals);
     for (const [dimension, keys] of Object.entries(f.sessions)) {
       const into = (row.sessions[dimension] ??= {});
       for (const [key, n] of Object.entries(keys)) into[key] = (into[key] ?? 0) + n;
@@ -191,8 +182,11 @@ export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > 60
 /** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
 export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
-/** A row's session totals (SegmentRow.totals: sessions, conversions, completions, completionMs), as columns. */
-const TOTAL_COLUMNS = ['started', 'conversions', 'completions', 'completion_ms'];
+/**
+ * A row's session totals (SegmentRow.totals: sessions, conversions, completions, completionMs), as
+ * columns; a migration that adds them updates only these in rows already stored (upsertRowsSql).
+ */
+export const TOTAL_COLUMNS: readonly string[] = ['started', 'conversions', 'completions', 'completion_ms'];
 const totalColumns = (t: SessionCounts) => ({
   started: t.sessions,
   conversions: t.conversions,
@@ -248,9 +242,6 @@ export function rowsDocuments(rows: SegmentRow[]): string[] {
     );
   return documents;
 }
-
-/** The totals' columns only: what a migration that adds them updates in rows already stored. */
-export const TOTALS_ONLY: readonly string[] = TOTAL_COLUMNS;
 
 /**
  * The INSERT that writes the rows of `documents` JSON documents (rowsDocuments) bound from
