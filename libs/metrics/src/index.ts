@@ -47,7 +47,11 @@ export { RollupReader } from './rollups/rollup-reader';
 export { backfillEventDimensions } from './rollups/event-backfill';
 export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
 export type { RunSql } from './rollups/session-backfill';
-export { backfillSegmentGrain, backfillSegmentTotals } from './segments/segment-backfill';
+export {
+  backfillSegmentGrain,
+  backfillSegmentTotals,
+  backfillSessionTenSeconds,
+} from './segments/segment-backfill';
 export { backfillStepMarks } from './steps/step-marks-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';

@@ -3,7 +3,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /**
  * Counters of sessions attributed to their start, per funnel, dimension (all, device, source,
  * page, page:<variant>, answer:<question>, answer-group:<question>), grain, bucket start and key.
- * Kept in step with ingestion, in the same transaction. A segment's totals are columns of the
+ * Kept in step with ingestion, in the same transaction, except the ten-second rows the fold writes. A segment's totals are columns of the
  * segment rollups instead (inSessionRollups); the `segment` rows an earlier release wrote here are
  * no longer written or read.
  */
@@ -15,7 +15,10 @@ export class MetricSessionRollup {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   dimension: string;
 
-  /** Seconds: 86400, 3600, 900 or 60 (SESSION_GRAINS in time/buckets.ts). */
+  /**
+   * Seconds: 86400, 3600, 900 or 60, kept by ingestion (SESSION_GRAINS in time/buckets.ts); 10,
+   * written by the fold for the minutes it folds (FOLDED_SESSION_GRAINS).
+   */
   @PrimaryColumn({ type: 'int' })
   grain: number;
 

@@ -162,15 +162,17 @@ export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCo
 
 /**
  * Rollup changes of sessions that changed: what each contributes now minus what it contributed
- * before, at its start time, at every grain, in the `declared` dimensions (by default those the
- * session rollups hold, SESSION_ROLLUP_DIMENSIONS). A session whose start moved (an earlier
- * session_start arrived) leaves its old buckets and enters the new ones.
+ * before, at its start time, at every grain (ingestion's by default; the fold asks for ten seconds),
+ * in the `declared` dimensions (by default those the session rollups hold,
+ * SESSION_ROLLUP_DIMENSIONS). A session whose start moved (an earlier session_start arrived) leaves
+ * its old buckets and enters the new ones.
  */
 export function sessionRollupDeltas(
   changes: { before: SessionState; after: SessionState }[],
   declared: readonly (readonly [string, SessionDimension])[] = SESSION_ROLLUP_DIMENSIONS,
+  grains: readonly number[] = SESSION_GRAINS,
 ): RollupRow<SessionCounts>[] {
-  const finest = new FinestSums(SESSION_GRAINS, emptySessions);
+  const finest = new FinestSums(grains, emptySessions);
   const apply = (state: SessionState, sign: 1 | -1) => {
     if (state.startedAt === null) return;
     for (const c of sessionContributions(state, declared)) {

@@ -28,7 +28,7 @@ import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
 import { coverWindow, signedCover } from '../time/time-cover';
-import type { CoverOptions } from '../time/time-cover';
+import type { Cover, CoverOptions } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import { rawEventCount, rawEvents, rawMessages } from './raw-events';
@@ -88,19 +88,36 @@ export class RollupReader {
     read: (plan: SegmentPlan) => Promise<T>,
     options: Pick<CoverOptions, 'coarseOutside'> = {},
   ): Promise<T> {
+    return this.exactly(
+      funnelId,
+      () => this.planner.plan(funnelId, window.from, window.to + 1, grains, options),
+      read,
+    );
+  }
+
+  /**
+   * Reads over a plan of what is folded, again (at most twice) when ingestion recorded a change
+   * after the plan, on one server (see planned); a plan that reads no folded row is read once.
+   */
+  private exactly<P extends { seq: string; folded?: boolean }, T>(
+    funnelId: string,
+    plan: () => Promise<P>,
+    read: (plan: P) => Promise<T>,
+  ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
-        const result = await read(plan);
-        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
+        const planned = await plan();
+        const result = await read(planned);
+        if (planned.folded === false || attempt >= 3 || !(await this.planner.changedSince(funnelId, planned)))
+          return result;
       }
     });
   }
 
   /**
    * Session counters per dimension and key, over sessions that started in the window. From the
-   * session rollups, except with a filter (they count every session) and for the `segment`
-   * dimension (they do not hold it): then from the segment rollups.
+   * session rollups (rolledSessions), except with a filter (they count every session) and for the
+   * `segment` dimension (they do not hold it): then from the segment rollups.
    */
   async sessions(
     funnelId: string,
@@ -112,7 +129,7 @@ export class RollupReader {
     const rolled = dimensions.filter((d) => inSessionRollups(sessionDimension(d).definition));
     const folded = dimensions.filter((d) => !rolled.includes(d));
     const [fromRollups, fromFolds] = await Promise.all([
-      rolled.length ? this.sessionSums(funnelId, window, rolled, filter) : new Map(),
+      rolled.length ? this.rolledSessions(funnelId, window, rolled) : new Map(),
       folded.length ? this.foldedSessions(funnelId, window, folded, filter) : new Map(),
     ]);
     return new Map([...fromRollups, ...fromFolds]);
@@ -132,6 +149,25 @@ export class RollupReader {
     return sums.get(SESSION_DIMENSIONS.segment)!;
   }
 
+  /**
+   * Session counters of dimensions the session rollups hold, of every session: ingestion's grains,
+   * and where the window has an edge off the minute, the fold's ten-second rows if they may be read
+   * there (SegmentPlanner.sessionPlan), so the edge reads at most five seconds of sessions.
+   */
+  private rolledSessions(
+    funnelId: string,
+    window: MetricWindow,
+    dimensions: string[],
+  ): Promise<Map<string, Sums<SessionCounts>>> {
+    const minutes = signedCover(window.from, window.to + 1, SESSION_GRAINS);
+    if (!minutes.raw.length) return this.sessionSums(funnelId, dimensions, {}, minutes);
+    return this.exactly(
+      funnelId,
+      () => this.planner.sessionPlan(funnelId, window.from, window.to + 1),
+      (plan) => this.sessionSums(funnelId, dimensions, {}, plan.cover),
+    );
+  }
+
   /** Session counters of dimensions the segment rollups hold, planned over what is folded (see planned). */
   private foldedSessions(
     funnelId: string,
@@ -142,24 +178,27 @@ export class RollupReader {
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
     return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
-      this.sessionSums(funnelId, window, dimensions, filter, plan),
+      this.sessionSums(
+        funnelId,
+        dimensions,
+        filter,
+        { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN },
+        plan,
+      ),
     );
   }
 
   /**
-   * Session counters per dimension and key. With `plan`, the segment rollups' whole buckets and
-   * its raw pieces; otherwise the window's cover of the session rollups.
+   * Session counters per dimension and key: the session rollups' buckets of `cover` and its raw
+   * pieces; with `plan`, also the segment rollups' whole buckets.
    */
   private async sessionSums(
     funnelId: string,
-    window: MetricWindow,
     dimensions: string[],
     filter: SessionFilter,
+    cover: Cover,
     plan?: SegmentPlan,
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const cover = plan
-      ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
-      : signedCover(window.from, window.to + 1, SESSION_GRAINS);
     const params = new SqlParams();
     const funnel = params.bind(funnelId);
     const matching = sessionFilterSql(filter, params);

@@ -37,6 +37,36 @@ export function sessionRollupUpsertSql(funnel: string, first: number): string {
        completion_ms = r.completion_ms + EXCLUDED.completion_ms`;
 }
 
+/**
+ * Makes a funnel's session rollup rows of `grain` in the bucket ranges `ranges` ([lo, hi): two
+ * timestamptz arrays, as SQL) the given rows (sessionRollupValues, bound from parameter
+ * `first` on): keys no longer there deleted, a row written only where it is new or differs. The
+ * fold writes its ten-second rows so, computed whole from the sessions of the minutes it folds.
+ */
+export function sessionRollupReplaceSql(
+  funnel: string,
+  [los, his]: readonly [string, string],
+  grain: number,
+  first: number,
+): string {
+  const param = (name: string) => `$${first + SESSION_ROLLUP_ROWS.names.indexOf(name)}`;
+  const [dimension, bucket, key] = ['dimension', 'bucket', 'key'].map(param);
+  const counters = ['sessions', 'conversions', 'completions', 'completion_ms'];
+  const list = (prefix: string) => counters.map((c) => `${prefix}${c}`).join(', ');
+  return `WITH gone AS (
+       DELETE FROM metric_session_rollups r USING unnest(${los}, ${his}) AS w(lo, hi)
+       WHERE r.funnel_id = ${funnel} AND r.grain = ${Number(grain)} AND r.bucket >= w.lo AND r.bucket < w.hi
+         AND NOT EXISTS (SELECT 1 FROM unnest(${dimension}::text[], ${bucket}::bigint[], ${key}::text[]) AS k(dimension, bucket, key)
+                         WHERE k.dimension = r.dimension AND ${at('k.bucket')} = r.bucket AND k.key = r.key)
+     )
+     INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, ${list('')})
+     SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, ${list('v.')}
+     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
+     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
+       ${counters.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+     WHERE (${list('r.')}) IS DISTINCT FROM (${list('EXCLUDED.')})`;
+}
+
 const EVENT_ROLLUP_ROWS = columnArrays<RollupRow<EventCounts>>([
   ['dimension', 'text', (r) => r.dimension],
   ['grain', 'int', (r) => r.grain],

@@ -1,4 +1,8 @@
+import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
+import { emptySession, SessionState } from '../events/session-state';
+import { sessionRollupDeltas } from '../rollups/rollup-deltas';
+import { sessionRollupUpsertSql, sessionRollupValues } from '../rollups/rollup-rows';
 import type { RunSql } from '../rollups/session-backfill';
 import { millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SECOND_MS, SEGMENT_GRAINS } from '../time/buckets';
@@ -11,9 +15,24 @@ import {
   storedRow,
   TOTAL_COLUMNS,
   upsertRowsSql,
+  VALUE_COLUMNS,
 } from './segment-rows';
 
 const DAY_MS = 86_400_000;
+
+/**
+ * How a migration's backfill writes segment rows: the columns of a row the table has at the
+ * migration's turn, stamped with the fold's version once it has that column (upsertRowsSql).
+ */
+async function writtenColumns(run: RunSql): Promise<{ columns: string[]; stamped: boolean }> {
+  const rows = (await run(
+    `SELECT column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name = 'metric_segment_rollups'`,
+    [],
+  )) as { column_name: string }[];
+  const present = new Set(rows.map((r) => r.column_name));
+  return { columns: VALUE_COLUMNS.filter((c) => present.has(c)), stamped: present.has('fold_version') };
+}
 
 /**
  * For a migration that adds `grain` to SEGMENT_GRAINS: its rows summed from the stored rows of
@@ -24,6 +43,7 @@ const DAY_MS = 86_400_000;
  */
 export async function backfillSegmentGrain(run: RunSql, grain: number, finer: number): Promise<void> {
   const size = grain * SECOND_MS;
+  const written = await writtenColumns(run);
   const folds = (await run(
     `SELECT funnel_id, ${millis('folded_to')} AS folded_to FROM metric_segment_folds
      WHERE folded_to IS NOT NULL ORDER BY funnel_id FOR UPDATE`,
@@ -49,7 +69,7 @@ export async function backfillSegmentGrain(run: RunSql, grain: number, finer: nu
       const whole = coarserRows(rows.map(storedRow), grain).filter((r) => r.bucket + size <= fold.folded_to);
       if (!whole.length) continue;
       const documents = rowsDocuments(whole);
-      await run(upsertRowsSql('$1', documents.length, 2), [fold.funnel_id, ...documents]);
+      await run(upsertRowsSql('$1', documents.length, 2, written), [fold.funnel_id, ...documents]);
     }
   }
 }
@@ -57,23 +77,24 @@ export async function backfillSegmentGrain(run: RunSql, grain: number, finer: nu
 /** Rows one statement of backfillSegmentTotals writes. */
 const TOTALS_PER_STATEMENT = 5000;
 
+type FoldedRange = { funnel_id: string; folded_to: number; finest_from: number | null };
+
 /**
- * For a migration that adds the session totals' columns to the segment rollups: the totals of every
- * whole bucket of each funnel's folded minutes, computed from the sessions started in it as the
- * fold computes them (finestRows, coarserRows), a day of sessions at a time. A stored row gets its
- * totals; a row the fold would have written for sessions alone, and that is missing, is inserted.
- * Ten-second rows only from `finest_from`, as the fold keeps them. The folds' rows are locked
+ * Calls `handle` with the sessions of each funnel's folded minutes (started before `folded_to`), a
+ * day at a time, so a large funnel is never held in memory at once. The folds' rows are locked
  * meanwhile (the job passes over a funnel another holds).
  */
-export async function backfillSegmentTotals(run: RunSql): Promise<void> {
+async function eachFoldedDay(
+  run: RunSql,
+  handle: (fold: FoldedRange, sessions: SessionState[]) => Promise<void>,
+): Promise<void> {
   const folds = (await run(
     `SELECT funnel_id, ${millis('folded_to')} AS folded_to, ${millis('finest_from')} AS finest_from
      FROM metric_segment_folds WHERE folded_to IS NOT NULL ORDER BY funnel_id FOR UPDATE`,
     [],
-  )) as { funnel_id: string; folded_to: number; finest_from: number | null }[];
+  )) as FoldedRange[];
   for (const fold of folds) {
     const foldedTo = Number(fold.folded_to);
-    const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
     const [{ first }] = (await run(
       `SELECT ${millis('min(started_at)')} AS first FROM metric_sessions WHERE funnel_id = $1 AND started_at IS NOT NULL`,
       [fold.funnel_id],
@@ -89,21 +110,55 @@ export async function backfillSegmentTotals(run: RunSql): Promise<void> {
           new Date(Math.min(day + DAY_MS, foldedTo)).toISOString(),
         ],
       )) as SessionRow[];
-      if (!sessions.length) continue;
-      const levels: SegmentRow[][] = [finestRows(sessions.map(sessionFromRow), [])];
-      for (const grain of SEGMENT_GRAINS.filter((g) => g !== FINEST_SEGMENT_GRAIN))
-        levels.push(coarserRows(levels[0], grain));
-      const whole = levels
-        .flat()
-        .filter(
-          (r) =>
-            r.bucket + r.grain * SECOND_MS <= foldedTo &&
-            (r.grain !== FINEST_SEGMENT_GRAIN || r.bucket >= finestFrom),
-        );
-      for (let from = 0; from < whole.length; from += TOTALS_PER_STATEMENT) {
-        const documents = rowsDocuments(whole.slice(from, from + TOTALS_PER_STATEMENT));
-        await run(upsertRowsSql('$1', documents.length, 2, TOTAL_COLUMNS), [fold.funnel_id, ...documents]);
-      }
+      if (sessions.length) await handle({ ...fold, folded_to: foldedTo }, sessions.map(sessionFromRow));
     }
   }
+}
+
+/**
+ * For a migration that adds the session totals' columns to the segment rollups: the totals of every
+ * whole bucket of each funnel's folded minutes, computed from the sessions started in it as the
+ * fold computes them (finestRows, coarserRows). A stored row gets its totals; a row the fold would
+ * have written for sessions alone, and that is missing, is inserted. Ten-second rows only from
+ * `finest_from`, as the fold keeps them.
+ */
+export async function backfillSegmentTotals(run: RunSql): Promise<void> {
+  const written = await writtenColumns(run);
+  await eachFoldedDay(run, async (fold, sessions) => {
+    const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
+    const levels: SegmentRow[][] = [finestRows(sessions, [])];
+    for (const grain of SEGMENT_GRAINS.filter((g) => g !== FINEST_SEGMENT_GRAIN))
+      levels.push(coarserRows(levels[0], grain));
+    const whole = levels
+      .flat()
+      .filter(
+        (r) =>
+          r.bucket + r.grain * SECOND_MS <= fold.folded_to &&
+          (r.grain !== FINEST_SEGMENT_GRAIN || r.bucket >= finestFrom),
+      );
+    for (let from = 0; from < whole.length; from += TOTALS_PER_STATEMENT) {
+      const documents = rowsDocuments(whole.slice(from, from + TOTALS_PER_STATEMENT));
+      await run(upsertRowsSql('$1', documents.length, 2, { ...written, updated: TOTAL_COLUMNS }), [
+        fold.funnel_id,
+        ...documents,
+      ]);
+    }
+  });
+}
+
+/**
+ * For the migration that has the fold write the session rollups' ten-second rows: those rows of each
+ * funnel's folded minutes from `finest_from` on (where reads take ten-second rows), from the sessions
+ * started in them, as the fold computes them.
+ */
+export async function backfillSessionTenSeconds(run: RunSql): Promise<void> {
+  await eachFoldedDay(run, async (fold, sessions) => {
+    const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
+    const started = sessions
+      .filter((s) => s.startedAt !== null && s.startedAt >= finestFrom)
+      .map((after) => ({ before: emptySession(after.sessionId), after }));
+    const rows = sessionRollupDeltas(started, SESSION_ROLLUP_DIMENSIONS, [FINEST_SEGMENT_GRAIN]);
+    if (rows.length)
+      await run(sessionRollupUpsertSql('$1::uuid', 2), [fold.funnel_id, ...sessionRollupValues(rows)]);
+  });
 }

@@ -6,7 +6,11 @@ import { COUNTED_EVENTS } from '../events/event-definitions';
 import { monthPartition } from '../events/event-partitions';
 import { EventRetention } from '../events/event-retention';
 import { IngestionActivity } from '../events/ingestion-activity';
+import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
+import { emptySession } from '../events/session-state';
+import { RollupRow, SessionCounts, sessionRollupDeltas } from '../rollups/rollup-deltas';
+import { sessionRollupReplaceSql, sessionRollupValues } from '../rollups/rollup-rows';
 import { bucketStart, FINEST_SEGMENT_GRAIN, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { at, millis } from '../sql/epoch';
@@ -63,6 +67,14 @@ interface Computed {
   grain: number;
   ranges: Range[];
   rows: SegmentRow[];
+}
+
+/** What a fold computes from the raw rows of whole minutes. */
+interface MinuteRows {
+  finest: SegmentRow[];
+  minute: SegmentRow[];
+  /** The session rollups' ten-second rows of the sessions started in the minutes. */
+  sessions: RollupRow<SessionCounts>[];
 }
 
 /** [from, to) ranges of whole minutes (epoch ms) covering the given minutes, adjacent ones merged. */
@@ -320,7 +332,8 @@ export class SegmentFolder extends BackgroundRounds {
   /**
    * Computes the ten-second and minute rows of `minutes` from the raw rows and the whole coarser
    * buckets above them (coarserBuckets) from the finer rows, those in hand and those read for the
-   * rest of a bucket, and writes what changed: one statement reads, one writes.
+   * rest of a bucket, and writes what changed: one statement reads, one writes; a second writes the
+   * session rollups' ten-second rows of the minutes.
    */
   private async refold(
     manager: EntityManager,
@@ -355,6 +368,7 @@ export class SegmentFolder extends BackgroundRounds {
       levels.push({ grain: plan.grain, ranges: plan.buckets, rows: coarserRows(rows, plan.grain) });
     }
     await this.replace(manager, funnelId, levels);
+    if (minutes.length) await this.replaceSessions(manager, funnelId, minutes, computed?.sessions ?? []);
   }
 
   /**
@@ -364,16 +378,12 @@ export class SegmentFolder extends BackgroundRounds {
    * they would count nowhere. (Minutes folded before the ten-second rows existed have none stored;
    * reads take no ten-second row there, see SegmentPlanner.)
    */
-  private async minuteRows(
-    manager: EntityManager,
-    funnelId: string,
-    ranges: Range[],
-  ): Promise<{ finest: SegmentRow[]; minute: SegmentRow[] }> {
+  private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<MinuteRows> {
     const dropped = await this.droppedParts(manager, ranges);
     const raw = dropped.length ? subtract(ranges, dropped) : ranges;
-    const finest = await this.computedRows(manager, funnelId, ranges, raw);
+    const { finest, sessions } = await this.computedRows(manager, funnelId, ranges, raw);
     const minute = coarserRows(finest, 60);
-    if (!dropped.length) return { finest, minute };
+    if (!dropped.length) return { finest, minute, sessions };
     const stored = await this.read(
       manager,
       funnelId,
@@ -386,6 +396,7 @@ export class SegmentFolder extends BackgroundRounds {
     return {
       finest: withStoredEvents(finest, of(FINEST_SEGMENT_GRAIN)),
       minute: withStoredEvents(minute, of(60)),
+      sessions,
     };
   }
 
@@ -409,13 +420,16 @@ export class SegmentFolder extends BackgroundRounds {
     return gone.flatMap(({ name }) => months.get(name) ?? []);
   }
 
-  /** Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
+  /**
+   * Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`, and
+   * the session rollups' ten-second rows of those sessions, as ingestion counts them at its grains.
+   */
   private async computedRows(
     manager: EntityManager,
     funnelId: string,
     ranges: Range[],
     raw: Range[],
-  ): Promise<SegmentRow[]> {
+  ): Promise<Pick<MinuteRows, 'finest' | 'sessions'>> {
     const los = ranges.map((r) => iso(r.from));
     const his = ranges.map((r) => iso(r.to));
     const sessionRows: SessionRow[] = await manager.query(
@@ -454,7 +468,12 @@ export class SegmentFolder extends BackgroundRounds {
       label: r.label as string | null,
       labelAt: r.label_at === null ? null : Number(r.label_at),
     }));
-    return finestRows(sessionRows.map(sessionFromRow), events);
+    const states = sessionRows.map(sessionFromRow);
+    const started = states.map((after) => ({ before: emptySession(after.sessionId), after }));
+    return {
+      finest: finestRows(states, events),
+      sessions: sessionRollupDeltas(started, SESSION_ROLLUP_DIMENSIONS, [FINEST_SEGMENT_GRAIN]),
+    };
   }
 
   /** The stored rows of the given grains and ranges. */
@@ -509,6 +528,24 @@ export class SegmentFolder extends BackgroundRounds {
         rows.map((r) => r.bucket),
         rows.map((r) => r.segment),
         ...documents,
+      ],
+    );
+  }
+
+  /** Makes the session rollups' ten-second rows of the minutes `minutes` the given ones. */
+  private async replaceSessions(
+    manager: EntityManager,
+    funnelId: string,
+    minutes: Range[],
+    rows: RollupRow<SessionCounts>[],
+  ): Promise<void> {
+    await manager.query(
+      sessionRollupReplaceSql('$1', ['$2::timestamptz[]', '$3::timestamptz[]'], FINEST_SEGMENT_GRAIN, 4),
+      [
+        funnelId,
+        minutes.map((r) => iso(r.from)),
+        minutes.map((r) => iso(r.to)),
+        ...sessionRollupValues(rows),
       ],
     );
   }

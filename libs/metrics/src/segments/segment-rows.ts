@@ -193,8 +193,9 @@ const totalColumns = (t: SessionCounts) => ({
   completions: t.completions,
   completion_ms: t.completionMs,
 });
+const DOCUMENT_COLUMNS = ['sessions', 'events'];
 /** What a row holds besides its key and attributes: the totals' columns, `sessions`, `events`. */
-const VALUE_COLUMNS = [...TOTAL_COLUMNS, 'sessions', 'events'];
+export const VALUE_COLUMNS: readonly string[] = [...TOTAL_COLUMNS, ...DOCUMENT_COLUMNS];
 
 /** The select list that reads a stored row `r` of metric_segment_rollups, for storedRow(). */
 export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, ${VALUE_COLUMNS.map((c) => `r.${c}`).join(', ')}`;
@@ -244,23 +245,38 @@ export function rowsDocuments(rows: SegmentRow[]): string[] {
 }
 
 /**
+ * The version of the fold that writes the rows (their `fold_version`): 2 since the fold also writes
+ * the session rollups' ten-second rows. The column has no default, so the fold of an earlier
+ * release, which would fold late changes without rewriting those rows, cannot write during a
+ * rollout (docs/DEPLOYING.md).
+ */
+export const FOLD_VERSION = 2;
+
+/**
  * The INSERT that writes the rows of `documents` JSON documents (rowsDocuments) bound from
- * parameter `first` on, for funnel `funnel`: new rows inserted, a stored row's `updated` columns
- * (all it holds by default) rewritten only where they differ.
+ * parameter `first` on, for funnel `funnel`: new rows inserted with their `columns` (all a row
+ * holds by default), a stored row's `updated` columns (the same by default) rewritten only where
+ * they differ. The fold stamps its rows with FOLD_VERSION (`stamped`). A migration's backfill names
+ * the columns the table has at its turn, and does not stamp.
  */
 export function upsertRowsSql(
   funnel: string,
   documents: number,
   first: number,
-  updated: readonly string[] = VALUE_COLUMNS,
+  {
+    columns = VALUE_COLUMNS,
+    updated = columns,
+    stamped = true,
+  }: { columns?: readonly string[]; updated?: readonly string[]; stamped?: boolean } = {},
 ): string {
   const values = Array.from(
     { length: documents },
     (_, i) => `SELECT * FROM jsonb_to_recordset($${first + i}::jsonb) AS ${ROW_RECORD}`,
   ).join(' UNION ALL ');
   const list = (prefix: string, columns: readonly string[]) => columns.map((c) => `${prefix}${c}`).join(', ');
-  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')})
-       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}
+  const [version, stamp] = stamped ? [', fold_version', `, ${FOLD_VERSION}`] : ['', ''];
+  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${columns.join(', ')}${version})
+       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', columns)}${stamp}
        FROM (${values}) AS v
        ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
        WHERE (${list('r.', updated)}) IS DISTINCT FROM (${list('EXCLUDED.', updated)})`;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { SEGMENT_GRAINS } from '../time/buckets';
-import { planWindow } from './segment-state';
+import { SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import { signedCover } from '../time/time-cover';
+import { planWindow, sessionCover } from './segment-state';
 
 const MINUTE = 60_000;
 const T = Date.parse('2026-05-10T00:00:00Z');
@@ -19,7 +20,7 @@ const WINDOW_CASES = {
 
 /** The plan's buckets and raw pieces count each instant of [from, to) once, at its edges and at `points` (ms from T). */
 function expectEachInstantOnce(
-  plan: ReturnType<typeof planWindow>,
+  plan: Pick<ReturnType<typeof planWindow>, 'segments' | 'raw'>,
   from: number,
   to: number,
   points: number[],
@@ -71,5 +72,65 @@ describe(planWindow.name, () => {
   it('reads everything raw while nothing is folded', () => {
     const plan = planWindow({ foldedTo: null, stale: new Set() }, T, T + 86_400_000, SEGMENT_GRAINS);
     expect(plan).toEqual({ segments: [], raw: [{ from: T, to: T + 86_400_000, sign: 1 }] });
+  });
+});
+
+describe(sessionCover.name, () => {
+  const rawMs = (cover: { raw: { from: number; to: number }[] }) =>
+    cover.raw.reduce((ms, p) => ms + p.to - p.from, 0);
+
+  it("counts every instant once, ten-second rows only over clean folded minutes, never more raw than ingestion's grains", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          ...WINDOW_CASES,
+          finest: fc.option(fc.integer({ min: -3000, max: 3000 }), { nil: null }),
+        }),
+        ({ folded, finest, stale, a, b, points }) => {
+          const from = T + Math.min(a, b);
+          const to = T + Math.max(a, b) + 1;
+          const foldedTo = folded === null ? null : T + folded * MINUTE;
+          const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
+          const finestFrom = finest === null ? null : T + finest * MINUTE;
+          const { cover, folded: readsFolded } = sessionCover(
+            { foldedTo, stale: staleMinutes, finestFrom },
+            from,
+            to,
+          );
+          const tens = cover.segments.filter((s) => s.grain === 10);
+          expect(readsFolded).toBe(tens.length > 0);
+          for (const s of tens) {
+            expect(finestFrom === null || s.from >= finestFrom).toBe(true);
+            for (let m = Math.floor(s.from / MINUTE) * MINUTE; m < s.to; m += MINUTE) {
+              expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
+              expect(staleMinutes.has(m)).toBe(false);
+            }
+          }
+          // Ingestion's grains, always exact, wherever no ten-second row is read.
+          for (const s of cover.segments) expect([...SESSION_GRAINS, 10]).toContain(s.grain);
+          expect(rawMs(cover)).toBeLessThanOrEqual(rawMs(signedCover(from, to, SESSION_GRAINS)));
+          expectEachInstantOnce(cover, from, to, points);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads at most five seconds of sessions at each edge off the minute where its minute is folded and clean', () => {
+    const from = T + 17 * MINUTE + 30_000;
+    const to = T + 3 * 86_400_000 - 30_000;
+    const clean = sessionCover({ foldedTo: to + MINUTE, stale: new Set() }, from, to);
+    expect(clean.folded).toBe(true);
+    expect(rawMs(clean.cover)).toBe(0);
+    const offBy = sessionCover({ foldedTo: to + MINUTE, stale: new Set() }, from + 4_000, to - 3_000);
+    expect(rawMs(offBy.cover)).toBe(7_000);
+    // A change names the first minute: that edge reads its half minute raw, the other its rows.
+    const stale = sessionCover({ foldedTo: to + MINUTE, stale: new Set([T + 17 * MINUTE]) }, from, to);
+    expect(stale.folded).toBe(true);
+    expect(rawMs(stale.cover)).toBe(30_000);
+    // Not folded yet: ingestion's grains, half a minute at each edge.
+    const unfolded = sessionCover({ foldedTo: null, stale: new Set() }, from, to);
+    expect(unfolded).toEqual({ cover: signedCover(from, to, SESSION_GRAINS), folded: false });
+    expect(rawMs(unfolded.cover)).toBe(60_000);
   });
 });

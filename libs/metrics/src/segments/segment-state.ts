@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
-import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
+import { FINEST_SEGMENT_GRAIN, FOLDED_SESSION_GRAINS, MINUTE_MS, SESSION_GRAINS } from '../time/buckets';
+import { Cover, CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
 /**
@@ -27,10 +27,20 @@ export interface SegmentPlan {
 }
 
 /**
+ * The cover of a session figure's window over the session rollups (SegmentPlanner.sessionPlan):
+ * `folded` when it reads the fold's ten-second rows.
+ */
+export interface SessionPlan {
+  cover: Cover;
+  folded: boolean;
+  seq: string;
+}
+
+/**
  * What of a funnel is folded: rollups before `foldedTo` except the stale minutes; ten-second rows
  * from `finestFrom` on (minutes folded before they existed have none).
  */
-interface FoldState {
+export interface FoldState {
   foldedTo: number | null;
   stale: Set<number>;
   finestFrom?: number | null;
@@ -46,7 +56,7 @@ interface FoldState {
 export class SegmentPlanner {
   constructor(private readonly reads: ReadPool) {}
 
-  private async state(funnelId: string): Promise<FoldState> {
+  async state(funnelId: string): Promise<FoldState> {
     const [row]: {
       folded_to: number | null;
       finest_from: number | null;
@@ -70,7 +80,7 @@ export class SegmentPlanner {
   }
 
   /** True when a change was recorded after the plan (a read over it may have missed it). */
-  async changedSince(funnelId: string, plan: SegmentPlan): Promise<boolean> {
+  async changedSince(funnelId: string, plan: Pick<SegmentPlan, 'seq'>): Promise<boolean> {
     const [row]: { changed: boolean }[] = await this.reads.rows(
       `SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed`,
       [funnelId, plan.seq],
@@ -92,6 +102,52 @@ export class SegmentPlanner {
     const state = await this.state(funnelId);
     return { ...planWindow(state, from, to, grains, options), seq: state.seq };
   }
+
+  /** The plan of a session figure's window [from, to) that has raw edges (see sessionCover). */
+  async sessionPlan(funnelId: string, from: number, to: number): Promise<SessionPlan> {
+    const state = await this.state(funnelId);
+    return { ...sessionCover(state, from, to), seq: state.seq };
+  }
+}
+
+/**
+ * Whether the folded rows of a range of whole buckets (of a grain in SEGMENT_GRAINS) may be read:
+ * it ends by `foldedTo`, holds no stale minute, and ten-second rows from `finestFrom` on only.
+ */
+function foldedRows({ foldedTo, stale, finestFrom }: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>) {
+  const folded = foldedTo ?? -Infinity;
+  const staleMinutes = [...stale];
+  const finest = finestFrom ?? -Infinity;
+  return (b: Range & { grain: number }) =>
+    b.to <= folded &&
+    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
+    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
+}
+
+const rawMs = (cover: Cover) => cover.raw.reduce((ms, p) => ms + p.to - p.from, 0);
+
+/**
+ * The cover of [from, to) over the session rollups: ingestion's grains (SESSION_GRAINS), which are
+ * always exact, and the fold's ten-second rows (FOLDED_SESSION_GRAINS) where folded rows may be
+ * read (foldedRows); a ten-second bucket that may not is read raw. The ten-second cover when it
+ * reads fewer sessions raw (an edge off the minute, folded: at most five seconds instead of up to
+ * half a minute), otherwise ingestion's.
+ */
+export function sessionCover(
+  state: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>,
+  from: number,
+  to: number,
+): Omit<SessionPlan, 'seq'> {
+  const minutes = signedCover(from, to, SESSION_GRAINS);
+  const usable = foldedRows(state);
+  const tens = signedCover(from, to, FOLDED_SESSION_GRAINS);
+  const segments: Segment[] = [];
+  const raw: RawPiece[] = [...tens.raw];
+  for (const s of tens.segments)
+    if (s.grain !== FINEST_SEGMENT_GRAIN || usable(s)) segments.push(s);
+    else raw.push({ from: s.from, to: s.to, sign: s.sign });
+  const folded = { segments, raw: mergePieces(raw), finest: FINEST_SEGMENT_GRAIN };
+  return rawMs(folded) < rawMs(minutes) ? { cover: folded, folded: true } : { cover: minutes, folded: false };
 }
 
 /**
@@ -111,11 +167,7 @@ export function planWindow(
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
   const staleMinutes = [...stale].sort((a, b) => a - b);
-  const finest = finestFrom ?? -Infinity;
-  const usable = (b: Range & { grain: number }) =>
-    b.to <= folded &&
-    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
-    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
+  const usable = foldedRows({ foldedTo, stale, finestFrom });
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;

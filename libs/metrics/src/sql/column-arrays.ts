@@ -10,6 +10,8 @@ export function columnArrays<T>(columns: readonly ArrayColumn<T>[]) {
   return {
     /** How many parameters the rows take. */
     count: columns.length,
+    /** The columns' names, in the order of their parameters. */
+    names: columns.map(([name]) => name),
     /** The rows as the FROM item `v`, their arrays bound from parameter `first` on. */
     sql: (first: number) =>
       `unnest(${columns.map(([, type], i) => `$${first + i}::${type}[]`).join(', ')}) AS v(${columns
