@@ -17,7 +17,7 @@ export class MetricSessionRollup {
 
   /**
    * Seconds: 86400, 3600, 900 or 60, kept by ingestion (SESSION_GRAINS in time/buckets.ts); 10,
-   * written by the fold for the minutes it folds (FOLDED_SESSION_GRAINS).
+   * written by the fold for the minutes it folds (segments/segment-folder.ts).
    */
   @PrimaryColumn({ type: 'int' })
   grain: number;

@@ -5,7 +5,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 // Every read is one statement over the cover of its window, so it sees one snapshot: whole
 // buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
-// window, and the sign: −1 for a bucket subtracted), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
+// window, the sign: −1 for a bucket subtracted, and the minute of a guard, see foldedSessionCover), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are
 // joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
 // hash a whole funnel's rows instead of scanning a few ranges.
@@ -23,7 +23,10 @@ export const segments = (cover: Cover, params: SqlParams) => {
   )}, ${times((s) => s.from)}, ${times((s) => s.to)}, ${times((s) => inside(s).from)}, ${times((s) => inside(s).to)}, ${params.bind(
     cover.segments.map((s) => s.sign),
     'int[]',
-  )}) AS s(grain, lo, hi, inside_lo, inside_hi, sign)`;
+  )}, ${params.bind(
+    cover.segments.map((s) => (s.guard === undefined ? null : iso(s.guard))),
+    'timestamptz[]',
+  )}) AS s(grain, lo, hi, inside_lo, inside_hi, sign, guard)`;
 };
 export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
 
@@ -39,7 +42,7 @@ export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket <
 export function pieceScans(
   pieces: RawPiece[],
   params: SqlParams,
-  scan: (lo: string, hi: string, sign: number) => string,
+  scan: (lo: string, hi: string, sign: number, piece: RawPiece) => string,
 ): string {
   const ranges: RawPiece[] = pieces.length ? pieces : [{ from: 0, to: 0, sign: 1 }];
   return ranges
@@ -48,6 +51,7 @@ export function pieceScans(
         params.bind(iso(piece.from), 'timestamptz'),
         params.bind(iso(piece.to), 'timestamptz'),
         piece.sign,
+        piece,
       ),
     )
     .join('\nUNION ALL\n');
@@ -55,7 +59,8 @@ export function pieceScans(
 
 /**
  * The rollup rows of a cover's segments, as `r` beside each segment's columns (`s`): `columns` of
- * the rows of `table` whose dimension meets `dimension` (e.g. `= $3`), one index range per segment.
+ * the rows of `table` whose dimension meets `dimension` (e.g. `= $3`), one index range per segment;
+ * with `guarded`, a guarded segment's only if its minute is among the `minute`s of `guarded` (SQL).
  */
 export const segmentRows = (
   inSegments: string,
@@ -63,8 +68,10 @@ export const segmentRows = (
   funnel: string,
   dimension: string,
   columns = '*',
+  guarded?: string,
 ) =>
   `${inSegments}
    CROSS JOIN LATERAL (
-     SELECT ${columns} FROM ${table} r WHERE r.funnel_id = ${funnel} AND r.dimension ${dimension} AND ${IN_SEGMENT} OFFSET 0
+     SELECT ${columns} FROM ${table} r WHERE r.funnel_id = ${funnel} AND r.dimension ${dimension} AND ${IN_SEGMENT}
+       ${guarded ? `AND (s.guard IS NULL OR s.guard IN (${guarded}))` : ''} OFFSET 0
    ) AS r`;

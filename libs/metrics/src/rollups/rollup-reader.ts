@@ -24,11 +24,17 @@ import {
   segmentSessionSums,
   segmentTotalSums,
 } from '../segments/segment-sql';
-import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
+import {
+  foldedSessionCover,
+  guardedMinutes,
+  SegmentPlan,
+  SegmentPlanner,
+  usableMinutesSql,
+} from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
 import { coverWindow, signedCover } from '../time/time-cover';
-import type { Cover, CoverOptions } from '../time/time-cover';
+import type { Cover, CoverOptions, RawPiece } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import { rawEventCount, rawEvents, rawMessages } from './raw-events';
@@ -88,28 +94,11 @@ export class RollupReader {
     read: (plan: SegmentPlan) => Promise<T>,
     options: Pick<CoverOptions, 'coarseOutside'> = {},
   ): Promise<T> {
-    return this.exactly(
-      funnelId,
-      () => this.planner.plan(funnelId, window.from, window.to + 1, grains, options),
-      read,
-    );
-  }
-
-  /**
-   * Reads over a plan of what is folded, again (at most twice) when ingestion recorded a change
-   * after the plan, on one server (see planned); a plan that reads no folded row is read once.
-   */
-  private exactly<P extends { seq: string; folded?: boolean }, T>(
-    funnelId: string,
-    plan: () => Promise<P>,
-    read: (plan: P) => Promise<T>,
-  ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; ; attempt++) {
-        const planned = await plan();
-        const result = await read(planned);
-        if (planned.folded === false || attempt >= 3 || !(await this.planner.changedSince(funnelId, planned)))
-          return result;
+        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
+        const result = await read(plan);
+        if (attempt >= 3 || !(await this.planner.changedSince(funnelId, plan))) return result;
       }
     });
   }
@@ -151,8 +140,8 @@ export class RollupReader {
 
   /**
    * Session counters of dimensions the session rollups hold, of every session: ingestion's grains,
-   * and where the window has an edge off the minute, the fold's ten-second rows if they may be read
-   * there (SegmentPlanner.sessionPlan), so the edge reads at most five seconds of sessions.
+   * and at an edge off the minute the fold's ten-second rows where the statement finds that they
+   * may be read (foldedSessionCover), so the edge reads at most five seconds of sessions there.
    */
   private rolledSessions(
     funnelId: string,
@@ -160,11 +149,11 @@ export class RollupReader {
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
     const minutes = signedCover(window.from, window.to + 1, SESSION_GRAINS);
-    if (!minutes.raw.length) return this.sessionSums(funnelId, dimensions, {}, minutes);
-    return this.exactly(
+    return this.sessionSums(
       funnelId,
-      () => this.planner.sessionPlan(funnelId, window.from, window.to + 1),
-      (plan) => this.sessionSums(funnelId, dimensions, {}, plan.cover),
+      dimensions,
+      {},
+      minutes.raw.length ? foldedSessionCover(minutes) : minutes,
     );
   }
 
@@ -190,7 +179,8 @@ export class RollupReader {
 
   /**
    * Session counters per dimension and key: the session rollups' buckets of `cover` and its raw
-   * pieces; with `plan`, also the segment rollups' whole buckets.
+   * pieces, those guarded as the statement finds the fold (foldedSessionCover); with `plan`, also
+   * the segment rollups' whole buckets.
    */
   private async sessionSums(
     funnelId: string,
@@ -205,12 +195,29 @@ export class RollupReader {
     const inSegments = segments(cover, params);
     const wanted = params.bind(dimensions, 'text[]');
     const raw = rawSessionSums(dimensions, params);
+    // The guards' minutes whose folded rows may be read, decided in the statement's snapshot.
+    const minutes = guardedMinutes(cover);
+    const usable = minutes.length ? 'SELECT u.minute FROM usable u' : undefined;
+    const guard = (piece: RawPiece) => {
+      if (!piece.guard || !usable) return '';
+      const minute = params.bind(new Date(piece.guard.minute).toISOString(), 'timestamptz');
+      return ` AND ${piece.guard.folded ? '' : 'NOT '}EXISTS (${usable} WHERE u.minute = ${minute})`;
+    };
     const edges = pieceScans(
       cover.raw,
       params,
-      (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
+      (lo, hi, sign, piece) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
+        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}${guard(piece)}`,
     );
+    const usableCte = usable
+      ? `usable AS MATERIALIZED (${usableMinutesSql(
+          funnel,
+          params.bind(
+            minutes.map((m) => new Date(m).toISOString()),
+            'timestamptz[]',
+          ),
+        )}),`
+      : '';
     // The segment rollups' part: the totals' columns, and the cells of the `sessions` documents.
     const folded: string[] = [];
     if (plan && dimensions.includes(SESSION_DIMENSIONS.segment))
@@ -219,7 +226,7 @@ export class RollupReader {
     if (plan && documented.length)
       folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
     const rows: SessionSumRow[] = await this.reads.rows(
-      `WITH m AS (
+      `WITH ${usableCte} m AS (
          ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
        )
        SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
@@ -227,7 +234,7 @@ export class RollupReader {
        FROM (
          SELECT r.dimension, r.key, s.sign * r.sessions AS sessions, s.sign * r.conversions AS conversions,
                 s.sign * r.completions AS completions, s.sign * r.completion_ms AS completion_ms
-         FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
+         FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`, '*', usable)}
          UNION ALL
          ${raw.sql}
          ${folded.map((sql) => `UNION ALL ${sql}`).join(' ')}

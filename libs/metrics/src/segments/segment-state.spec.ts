@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { signedCover } from '../time/time-cover';
-import { planWindow, sessionCover } from './segment-state';
+import type { Cover } from '../time/time-cover';
+import { foldedSessionCover, guardedMinutes, planWindow } from './segment-state';
 
 const MINUTE = 60_000;
 const T = Date.parse('2026-05-10T00:00:00Z');
@@ -75,62 +76,54 @@ describe(planWindow.name, () => {
   });
 });
 
-describe(sessionCover.name, () => {
-  const rawMs = (cover: { raw: { from: number; to: number }[] }) =>
-    cover.raw.reduce((ms, p) => ms + p.to - p.from, 0);
+describe(foldedSessionCover.name, () => {
+  const rawMs = (pieces: { from: number; to: number }[]) => pieces.reduce((ms, p) => ms + p.to - p.from, 0);
+  /** The cover as one statement reads it where the folded rows of the minutes `usable` may be read. */
+  const asRead = (cover: Cover, usable: (minute: number) => boolean) => ({
+    segments: cover.segments.filter((s) => s.guard === undefined || usable(s.guard)),
+    raw: cover.raw.filter((r) => !r.guard || r.guard.folded === usable(r.guard.minute)),
+  });
 
-  it("counts every instant once, ten-second rows only over clean folded minutes, never more raw than ingestion's grains", () => {
+  it('counts every instant once whichever minutes the statement finds folded, ten-second rows only in guarded minutes', () => {
     fc.assert(
       fc.property(
-        fc.record({
-          ...WINDOW_CASES,
-          finest: fc.option(fc.integer({ min: -3000, max: 3000 }), { nil: null }),
-        }),
-        ({ folded, finest, stale, a, b, points }) => {
+        fc.record({ ...WINDOW_CASES, usable: fc.func(fc.boolean()) }),
+        ({ a, b, points, usable }) => {
           const from = T + Math.min(a, b);
           const to = T + Math.max(a, b) + 1;
-          const foldedTo = folded === null ? null : T + folded * MINUTE;
-          const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
-          const finestFrom = finest === null ? null : T + finest * MINUTE;
-          const { cover, folded: readsFolded } = sessionCover(
-            { foldedTo, stale: staleMinutes, finestFrom },
-            from,
-            to,
-          );
-          const tens = cover.segments.filter((s) => s.grain === 10);
-          expect(readsFolded).toBe(tens.length > 0);
-          for (const s of tens) {
-            expect(finestFrom === null || s.from >= finestFrom).toBe(true);
-            for (let m = Math.floor(s.from / MINUTE) * MINUTE; m < s.to; m += MINUTE) {
-              expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
-              expect(staleMinutes.has(m)).toBe(false);
-            }
+          const minutes = signedCover(from, to, SESSION_GRAINS);
+          const cover = foldedSessionCover(minutes);
+          for (const s of cover.segments) {
+            if (s.grain !== 10) continue;
+            // Inside the minute of its guard, which is one of an edge's.
+            expect(s.guard).toBeDefined();
+            expect(s.from).toBeGreaterThanOrEqual(s.guard!);
+            expect(s.to).toBeLessThanOrEqual(s.guard! + MINUTE);
           }
-          // Ingestion's grains, always exact, wherever no ten-second row is read.
-          for (const s of cover.segments) expect([...SESSION_GRAINS, 10]).toContain(s.grain);
-          expect(rawMs(cover)).toBeLessThanOrEqual(rawMs(signedCover(from, to, SESSION_GRAINS)));
-          expectEachInstantOnce(cover, from, to, points);
+          for (const r of cover.raw) expect(r.guard).toBeDefined();
+          expect(guardedMinutes(cover).length).toBe(
+            new Set(minutes.raw.map((p) => Math.floor(p.from / MINUTE))).size,
+          );
+          const read = asRead(cover, (minute) => usable(minute));
+          expectEachInstantOnce(read, from, to, points);
+          // Folded, an edge reads at most five seconds raw; otherwise what ingestion's grains read.
+          expect(rawMs(asRead(cover, () => true).raw)).toBeLessThanOrEqual(5_000 * minutes.raw.length);
+          expect(rawMs(asRead(cover, () => false).raw)).toBe(rawMs(minutes.raw));
         },
       ),
       { numRuns: 300 },
     );
   });
 
-  it('reads at most five seconds of sessions at each edge off the minute where its minute is folded and clean', () => {
-    const from = T + 17 * MINUTE + 30_000;
-    const to = T + 3 * 86_400_000 - 30_000;
-    const clean = sessionCover({ foldedTo: to + MINUTE, stale: new Set() }, from, to);
-    expect(clean.folded).toBe(true);
-    expect(rawMs(clean.cover)).toBe(0);
-    const offBy = sessionCover({ foldedTo: to + MINUTE, stale: new Set() }, from + 4_000, to - 3_000);
-    expect(rawMs(offBy.cover)).toBe(7_000);
-    // A change names the first minute: that edge reads its half minute raw, the other its rows.
-    const stale = sessionCover({ foldedTo: to + MINUTE, stale: new Set([T + 17 * MINUTE]) }, from, to);
-    expect(stale.folded).toBe(true);
-    expect(rawMs(stale.cover)).toBe(30_000);
-    // Not folded yet: ingestion's grains, half a minute at each edge.
-    const unfolded = sessionCover({ foldedTo: null, stale: new Set() }, from, to);
-    expect(unfolded).toEqual({ cover: signedCover(from, to, SESSION_GRAINS), folded: false });
-    expect(rawMs(unfolded.cover)).toBe(60_000);
+  it('reads at most five seconds of sessions at each edge off the minute where its minute may be read', () => {
+    const from = T + 17 * MINUTE + 34_000;
+    const to = T + 3 * 86_400_000 - 27_000;
+    const minutes = signedCover(from, to, SESSION_GRAINS);
+    expect(rawMs(minutes.raw)).toBe(26_000 + 27_000);
+    const cover = foldedSessionCover(minutes);
+    expect(guardedMinutes(cover).sort()).toEqual([T + 17 * MINUTE, to - 33_000]);
+    expect(rawMs(asRead(cover, () => true).raw)).toBe(4_000 + 3_000);
+    // A change names the first minute: that edge reads its piece raw, the other its rows.
+    expect(rawMs(asRead(cover, (m) => m !== T + 17 * MINUTE).raw)).toBe(26_000 + 3_000);
   });
 });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { FINEST_SEGMENT_GRAIN, FOLDED_SESSION_GRAINS, MINUTE_MS, SESSION_GRAINS } from '../time/buckets';
+import { bucketStart, FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
 import { Cover, CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
@@ -27,20 +27,10 @@ export interface SegmentPlan {
 }
 
 /**
- * The cover of a session figure's window over the session rollups (SegmentPlanner.sessionPlan):
- * `folded` when it reads the fold's ten-second rows.
- */
-export interface SessionPlan {
-  cover: Cover;
-  folded: boolean;
-  seq: string;
-}
-
-/**
  * What of a funnel is folded: rollups before `foldedTo` except the stale minutes; ten-second rows
  * from `finestFrom` on (minutes folded before they existed have none).
  */
-export interface FoldState {
+interface FoldState {
   foldedTo: number | null;
   stale: Set<number>;
   finestFrom?: number | null;
@@ -56,7 +46,7 @@ export interface FoldState {
 export class SegmentPlanner {
   constructor(private readonly reads: ReadPool) {}
 
-  async state(funnelId: string): Promise<FoldState> {
+  private async state(funnelId: string): Promise<FoldState> {
     const [row]: {
       folded_to: number | null;
       finest_from: number | null;
@@ -80,7 +70,7 @@ export class SegmentPlanner {
   }
 
   /** True when a change was recorded after the plan (a read over it may have missed it). */
-  async changedSince(funnelId: string, plan: Pick<SegmentPlan, 'seq'>): Promise<boolean> {
+  async changedSince(funnelId: string, plan: SegmentPlan): Promise<boolean> {
     const [row]: { changed: boolean }[] = await this.reads.rows(
       `SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed`,
       [funnelId, plan.seq],
@@ -102,52 +92,6 @@ export class SegmentPlanner {
     const state = await this.state(funnelId);
     return { ...planWindow(state, from, to, grains, options), seq: state.seq };
   }
-
-  /** The plan of a session figure's window [from, to) that has raw edges (see sessionCover). */
-  async sessionPlan(funnelId: string, from: number, to: number): Promise<SessionPlan> {
-    const state = await this.state(funnelId);
-    return { ...sessionCover(state, from, to), seq: state.seq };
-  }
-}
-
-/**
- * Whether the folded rows of a range of whole buckets (of a grain in SEGMENT_GRAINS) may be read:
- * it ends by `foldedTo`, holds no stale minute, and ten-second rows from `finestFrom` on only.
- */
-function foldedRows({ foldedTo, stale, finestFrom }: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>) {
-  const folded = foldedTo ?? -Infinity;
-  const staleMinutes = [...stale];
-  const finest = finestFrom ?? -Infinity;
-  return (b: Range & { grain: number }) =>
-    b.to <= folded &&
-    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
-    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
-}
-
-const rawMs = (cover: Cover) => cover.raw.reduce((ms, p) => ms + p.to - p.from, 0);
-
-/**
- * The cover of [from, to) over the session rollups: ingestion's grains (SESSION_GRAINS), which are
- * always exact, and the fold's ten-second rows (FOLDED_SESSION_GRAINS) where folded rows may be
- * read (foldedRows); a ten-second bucket that may not is read raw. The ten-second cover when it
- * reads fewer sessions raw (an edge off the minute, folded: at most five seconds instead of up to
- * half a minute), otherwise ingestion's.
- */
-export function sessionCover(
-  state: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>,
-  from: number,
-  to: number,
-): Omit<SessionPlan, 'seq'> {
-  const minutes = signedCover(from, to, SESSION_GRAINS);
-  const usable = foldedRows(state);
-  const tens = signedCover(from, to, FOLDED_SESSION_GRAINS);
-  const segments: Segment[] = [];
-  const raw: RawPiece[] = [...tens.raw];
-  for (const s of tens.segments)
-    if (s.grain !== FINEST_SEGMENT_GRAIN || usable(s)) segments.push(s);
-    else raw.push({ from: s.from, to: s.to, sign: s.sign });
-  const folded = { segments, raw: mergePieces(raw), finest: FINEST_SEGMENT_GRAIN };
-  return rawMs(folded) < rawMs(minutes) ? { cover: folded, folded: true } : { cover: minutes, folded: false };
 }
 
 /**
@@ -167,7 +111,11 @@ export function planWindow(
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
   const staleMinutes = [...stale].sort((a, b) => a - b);
-  const usable = foldedRows({ foldedTo, stale, finestFrom });
+  const finest = finestFrom ?? -Infinity;
+  const usable = (b: Range & { grain: number }) =>
+    b.to <= folded &&
+    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
+    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;
@@ -199,3 +147,46 @@ function mergePieces(pieces: RawPiece[]): RawPiece[] {
   }
   return [...merged, ...pieces.filter((p) => p.sign < 0)];
 }
+
+/**
+ * A session figure's cover over ingestion's grains (`minutes`, whose raw pieces each lie in one
+ * minute) with each raw piece offered twice, guarded by whether the fold's rows of its minute may
+ * be read (`guard`): its ten-second buckets from the session rollups and at most five seconds raw
+ * where they may, the piece raw (up to half a minute) where they may not. The statement decides
+ * (usableMinutesSql) and reads in one snapshot, so the answer is exact whatever the fold has done,
+ * with no plan read first.
+ */
+export function foldedSessionCover(minutes: Cover): Cover {
+  const segments: Segment[] = [...minutes.segments];
+  const raw: RawPiece[] = [];
+  for (const piece of minutes.raw) {
+    const minute = bucketStart(piece.from, 60);
+    raw.push({ ...piece, guard: { minute, folded: false } });
+    const fine = signedCover(piece.from, piece.to, [FINEST_SEGMENT_GRAIN]);
+    const sign = (s: 1 | -1) => (s * piece.sign) as 1 | -1;
+    for (const s of fine.segments) segments.push({ ...s, sign: sign(s.sign), guard: minute });
+    for (const r of fine.raw) raw.push({ ...r, sign: sign(r.sign), guard: { minute, folded: true } });
+  }
+  return { segments, raw, finest: FINEST_SEGMENT_GRAIN };
+}
+
+/** The minutes (epoch ms) the guards of a cover name (foldedSessionCover). */
+export const guardedMinutes = (cover: Cover): number[] => [
+  ...new Set([
+    ...cover.segments.flatMap((s) => (s.guard === undefined ? [] : [s.guard])),
+    ...cover.raw.flatMap((r) => (r.guard === undefined ? [] : [r.guard.minute])),
+  ]),
+];
+
+/**
+ * SELECT of those of the minutes `minutes` (a timestamptz[] SQL) whose folded rows may be read in
+ * the statement's snapshot, as `minute`: folded (before `folded_to`), from `finest_from` on, and
+ * named by no pending change (staleMinutesSql). planWindow applies the same rule to a fold state
+ * read before the statement.
+ */
+export const usableMinutesSql = (funnel: string, minutes: string) =>
+  `SELECT m.minute FROM unnest(${minutes}) AS m(minute)
+   JOIN metric_segment_folds f ON f.funnel_id = ${funnel} AND f.folded_to >= m.minute + interval '1 minute'
+     AND (f.finest_from IS NULL OR f.finest_from <= m.minute)
+   WHERE NOT EXISTS (SELECT 1 FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql(funnel, 'c')}) AS x
+                     WHERE c.funnel_id = ${funnel} AND x.minute = ${millis('m.minute')})`;

@@ -11,7 +11,10 @@ export const MINUTE_MS = 60_000;
  * and their rollup rows are few and cheap to write, so an edge reads at most five seconds of them.
  * Ingestion's session rows stop at the minute: a session adds a rollup row per page, device,
  * source and answer, and ten-second rows would cost ingestion a sixth of its throughput. The fold
- * writes them instead (FOLDED_SESSION_GRAINS).
+ * writes them instead, from the sessions of the minutes it folds (segments/segment-folder.ts): an
+ * edge of a session figure reads them where its minute is folded and unchanged since
+ * (foldedSessionCover), so at most five seconds of sessions raw; elsewhere half a minute, summed
+ * where they are (rollups/raw-sessions.ts).
  */
 export const EVENT_GRAINS = [86_400, 3_600, 900, 60, 10] as const;
 export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
@@ -26,14 +29,6 @@ export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
 export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60, 10] as const;
 /** The finest segment grain: the fold computes its rows from raw rows, the coarser ones from finer rows. */
 export const FINEST_SEGMENT_GRAIN = SEGMENT_GRAINS[SEGMENT_GRAINS.length - 1];
-/**
- * The session rollups' grains with the ten-second rows the fold writes from the sessions of the
- * minutes it folds (segments/segment-folder.ts): an edge of a session figure reads them where the
- * minute is folded and unchanged since (SegmentPlanner.sessionPlan), so at most five seconds of
- * sessions raw instead of half a minute; elsewhere it reads half a minute of sessions, summed where
- * they are (rollups/raw-sessions.ts).
- */
-export const FOLDED_SESSION_GRAINS = [...SESSION_GRAINS, FINEST_SEGMENT_GRAIN] as const;
 
 /** Start (epoch ms, UTC) of the bucket of the given grain (seconds) that holds `ms`. */
 export const bucketStart = (ms: number, grain: number): number => {
