@@ -179,14 +179,14 @@ export const guardedMinutes = (cover: Cover): number[] => [
 ];
 
 /**
- * SELECT of those of the minutes `minutes` (a timestamptz[] SQL) whose folded rows may be read in
- * the statement's snapshot, as `minute`: folded (before `folded_to`), from `finest_from` on, and
- * named by no pending change (staleMinutesSql). planWindow applies the same rule to a fold state
- * read before the statement.
+ * SELECT of those of the minutes `minutes` (a timestamptz[] SQL) whose session rollups' ten-second
+ * rows may be read in the statement's snapshot, as `minute`: folded (before `folded_to`), from
+ * `finest_from` on, and named by no pending change. A change of a session names its start minutes
+ * (segmentChanges), the only minutes whose session rows it alters, so no session's step marks are
+ * read, unlike the segment rows' stale minutes (staleMinutesSql), which its events' minutes are.
  */
 export const usableMinutesSql = (funnel: string, minutes: string) =>
   `SELECT m.minute FROM unnest(${minutes}) AS m(minute)
    JOIN metric_segment_folds f ON f.funnel_id = ${funnel} AND f.folded_to >= m.minute + interval '1 minute'
      AND (f.finest_from IS NULL OR f.finest_from <= m.minute)
-   WHERE NOT EXISTS (SELECT 1 FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql(funnel, 'c')}) AS x
-                     WHERE c.funnel_id = ${funnel} AND x.minute = ${millis('m.minute')})`;
+   WHERE NOT EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = ${funnel} AND c.minute = m.minute)`;
