@@ -15,7 +15,7 @@ async function rollupRows(db: DataSource): Promise<string[]> {
   );
   // Rows whose sessions left them (a session moved, an answer changed) stay behind at zero. The
   // `segment` rows that SegmentSessionTotals' down rebuilds for the release before it stay after
-  // its up, for that release's pods while a rollout replaces them; nothing reads them since.
+  // its up, for that release's pods while a rollout replaces them, until TenSecondSessionRollups.
   const sessions: Record<string, unknown>[] = await db.query(
     `SELECT funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms
      FROM metric_session_rollups WHERE (sessions <> 0 OR conversions <> 0 OR completions <> 0 OR completion_ms <> 0)

@@ -10,6 +10,9 @@ import { backfillSessionTenSeconds, RunSql } from '@app/metrics';
  * The segment rollups get `fold_version`, without a default: a fold of the previous release, which
  * would fold a late change without rewriting the ten-second session rows of its minute, fails
  * instead of writing, and the new pods fold those minutes.
+ *
+ * The session rollups' `segment` rows, kept by SegmentSessionTotals for the release before it and
+ * read by none since, are deleted; that migration's down rebuilds them.
  */
 export class TenSecondSessionRollups1796520000000 implements MigrationInterface {
   name = 'TenSecondSessionRollups1796520000000';
@@ -19,6 +22,7 @@ export class TenSecondSessionRollups1796520000000 implements MigrationInterface 
       `ALTER TABLE "metric_segment_rollups" ADD "fold_version" smallint NOT NULL DEFAULT 1`,
     );
     await queryRunner.query(`ALTER TABLE "metric_segment_rollups" ALTER COLUMN "fold_version" DROP DEFAULT`);
+    await queryRunner.query(`DELETE FROM "metric_session_rollups" WHERE "dimension" = 'segment'`);
     const run: RunSql = (sql, params) => queryRunner.query(sql, params);
     await backfillSessionTenSeconds(run);
   }

@@ -3,9 +3,9 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /**
  * Counters of sessions attributed to their start, per funnel, dimension (all, device, source,
  * page, page:<variant>, answer:<question>, answer-group:<question>), grain, bucket start and key.
- * Kept in step with ingestion, in the same transaction, except the ten-second rows the fold writes. A segment's totals are columns of the
- * segment rollups instead (inSessionRollups); the `segment` rows an earlier release wrote here are
- * no longer written or read.
+ * Kept in step with ingestion, in the same transaction, except the ten-second rows the fold
+ * writes. A segment's totals are columns of the segment rollups instead (inSessionRollups); the
+ * `segment` rows an earlier release wrote here are deleted (TenSecondSessionRollups).
  */
 @Entity('metric_session_rollups')
 export class MetricSessionRollup {
