@@ -101,18 +101,36 @@ describe(foldedSessionCover.name, () => {
             expect(s.to).toBeLessThanOrEqual(s.guard! + MINUTE);
           }
           for (const r of cover.raw) expect(r.guard).toBeDefined();
-          expect(guardedMinutes(cover).length).toBe(
-            new Set(minutes.raw.map((p) => Math.floor(p.from / MINUTE))).size,
-          );
+          // One guard per minute the raw pieces span (a window under a minute may cross one).
+          const parts = minutes.raw.flatMap((p) => {
+            const spanned: number[] = [];
+            for (let m = Math.floor(p.from / MINUTE); m * MINUTE < p.to; m++) spanned.push(m * MINUTE);
+            return spanned;
+          });
+          const byTime = (x: number, y: number) => x - y;
+          expect(guardedMinutes(cover).sort(byTime)).toEqual([...new Set(parts)].sort(byTime));
           const read = asRead(cover, (minute) => usable(minute));
           expectEachInstantOnce(read, from, to, points);
-          // Folded, an edge reads at most five seconds raw; otherwise what ingestion's grains read.
-          expect(rawMs(asRead(cover, () => true).raw)).toBeLessThanOrEqual(5_000 * minutes.raw.length);
+          // Folded, each of the window's two edges reads at most five seconds raw; otherwise what
+          // ingestion's grains read.
+          expect(rawMs(asRead(cover, () => true).raw)).toBeLessThanOrEqual(2 * 5_000);
           expect(rawMs(asRead(cover, () => false).raw)).toBe(rawMs(minutes.raw));
         },
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('guards each minute of a window shorter than a minute across a boundary on its own', () => {
+    const from = T + 26 * MINUTE + 30_000;
+    const to = T + 27 * MINUTE + 5_001;
+    const minutes = signedCover(from, to, SESSION_GRAINS);
+    const cover = foldedSessionCover(minutes);
+    expect(guardedMinutes(cover).sort((x, y) => x - y)).toEqual([T + 26 * MINUTE, T + 27 * MINUTE]);
+    // Only the first minute folded: the second's ten-second row is not read, its sessions are.
+    const read = asRead(cover, (m) => m === T + 26 * MINUTE);
+    expect(read.segments.every((s) => s.to <= T + 27 * MINUTE)).toBe(true);
+    expect(rawMs(read.raw)).toBe(5_001);
   });
 
   it('reads at most five seconds of sessions at each edge off the minute where its minute may be read', () => {
@@ -121,7 +139,7 @@ describe(foldedSessionCover.name, () => {
     const minutes = signedCover(from, to, SESSION_GRAINS);
     expect(rawMs(minutes.raw)).toBe(26_000 + 27_000);
     const cover = foldedSessionCover(minutes);
-    expect(guardedMinutes(cover).sort()).toEqual([T + 17 * MINUTE, to - 33_000]);
+    expect(guardedMinutes(cover).sort((x, y) => x - y)).toEqual([T + 17 * MINUTE, to - 33_000]);
     expect(rawMs(asRead(cover, () => true).raw)).toBe(4_000 + 3_000);
     // A change names the first minute: that edge reads its piece raw, the other its rows.
     expect(rawMs(asRead(cover, (m) => m !== T + 17 * MINUTE).raw)).toBe(26_000 + 3_000);

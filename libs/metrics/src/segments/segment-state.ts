@@ -149,24 +149,27 @@ function mergePieces(pieces: RawPiece[]): RawPiece[] {
 }
 
 /**
- * A session figure's cover over ingestion's grains (`minutes`, whose raw pieces each lie in one
- * minute) with each raw piece offered twice, guarded by whether the fold's rows of its minute may
- * be read (`guard`): its ten-second buckets from the session rollups and at most five seconds raw
- * where they may, the piece raw (up to half a minute) where they may not. The statement decides
- * (usableMinutesSql) and reads in one snapshot, so the answer is exact whatever the fold has done,
- * with no plan read first.
+ * A session figure's cover over ingestion's grains (`minutes`) with each raw piece, cut at the
+ * minutes it spans (a window shorter than a minute may be one piece across a boundary), offered
+ * twice, guarded by whether the fold's rows of its minute may be read (`guard`): its ten-second
+ * buckets from the session rollups and at most five seconds raw where they may, the piece raw (up
+ * to half a minute) where they may not. The statement decides (usableMinutesSql) and reads in one
+ * snapshot, so the answer is exact whatever the fold has done, with no plan read first.
  */
 export function foldedSessionCover(minutes: Cover): Cover {
   const segments: Segment[] = [...minutes.segments];
   const raw: RawPiece[] = [];
-  for (const piece of minutes.raw) {
-    const minute = bucketStart(piece.from, 60);
-    raw.push({ ...piece, guard: { minute, folded: false } });
-    const fine = signedCover(piece.from, piece.to, [FINEST_SEGMENT_GRAIN]);
-    const sign = (s: 1 | -1) => (s * piece.sign) as 1 | -1;
-    for (const s of fine.segments) segments.push({ ...s, sign: sign(s.sign), guard: minute });
-    for (const r of fine.raw) raw.push({ ...r, sign: sign(r.sign), guard: { minute, folded: true } });
-  }
+  for (const piece of minutes.raw)
+    for (let from = piece.from; from < piece.to;) {
+      const minute = bucketStart(from, 60);
+      const to = Math.min(piece.to, minute + MINUTE_MS);
+      raw.push({ from, to, sign: piece.sign, guard: { minute, folded: false } });
+      const fine = signedCover(from, to, [FINEST_SEGMENT_GRAIN]);
+      const sign = (s: 1 | -1) => (s * piece.sign) as 1 | -1;
+      for (const s of fine.segments) segments.push({ ...s, sign: sign(s.sign), guard: minute });
+      for (const r of fine.raw) raw.push({ ...r, sign: sign(r.sign), guard: { minute, folded: true } });
+      from = to;
+    }
   return { segments, raw, finest: FINEST_SEGMENT_GRAIN };
 }
 

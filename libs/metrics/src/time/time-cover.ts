@@ -37,7 +37,7 @@ export interface Cover {
   segments: Segment[];
   /**
    * Pieces shorter than a bucket of the finest grain at the edges, read from raw rows; none
-   * crosses a boundary of that grain.
+   * crosses a boundary of that grain, except a window shorter than a bucket read whole raw.
    */
   raw: RawPiece[];
   /** The finest grain (seconds). */
