@@ -20,21 +20,27 @@ const SESSION_ROLLUP_ROWS = columnArrays<RollupRow<SessionCounts>>([
 export const sessionRollupValues = SESSION_ROLLUP_ROWS.values;
 export const SESSION_ROLLUP_PARAMS = SESSION_ROLLUP_ROWS.count;
 
+/** A session rollup row's counters, as columns. */
+const SESSION_COUNTERS = ['sessions', 'conversions', 'completions', 'completion_ms'];
+const counterList = (prefix: string) => SESSION_COUNTERS.map((c) => `${prefix}${c}`).join(', ');
+
+/** INSERT of session rollup rows (sessionRollupValues from parameter `first` on); `onConflict` follows DO UPDATE. */
+const insertSessionRowsSql = (funnel: string, first: number, onConflict: string) =>
+  `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, ${counterList('')})
+     SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, ${counterList('v.')}
+     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
+     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET ${onConflict}`;
+
 /**
  * Adds session rollup increments (sessionRollupValues, bound from parameter `first` on) to a
  * funnel's rows: ingestion and backfills write through this one statement.
  */
 export function sessionRollupUpsertSql(funnel: string, first: number): string {
-  return `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions,
-                                              completions, completion_ms)
-     SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, v.sessions, v.conversions, v.completions,
-            v.completion_ms
-     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-       sessions = r.sessions + EXCLUDED.sessions,
-       conversions = r.conversions + EXCLUDED.conversions,
-       completions = r.completions + EXCLUDED.completions,
-       completion_ms = r.completion_ms + EXCLUDED.completion_ms`;
+  return insertSessionRowsSql(
+    funnel,
+    first,
+    SESSION_COUNTERS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', '),
+  );
 }
 
 /**
@@ -51,20 +57,18 @@ export function sessionRollupReplaceSql(
 ): string {
   const param = (name: string) => `$${first + SESSION_ROLLUP_ROWS.names.indexOf(name)}`;
   const [dimension, bucket, key] = ['dimension', 'bucket', 'key'].map(param);
-  const counters = ['sessions', 'conversions', 'completions', 'completion_ms'];
-  const list = (prefix: string) => counters.map((c) => `${prefix}${c}`).join(', ');
   return `WITH gone AS (
        DELETE FROM metric_session_rollups r USING unnest(${los}, ${his}) AS w(lo, hi)
        WHERE r.funnel_id = ${funnel} AND r.grain = ${Number(grain)} AND r.bucket >= w.lo AND r.bucket < w.hi
          AND NOT EXISTS (SELECT 1 FROM unnest(${dimension}::text[], ${bucket}::bigint[], ${key}::text[]) AS k(dimension, bucket, key)
                          WHERE k.dimension = r.dimension AND ${at('k.bucket')} = r.bucket AND k.key = r.key)
      )
-     INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, ${list('')})
-     SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, ${list('v.')}
-     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-       ${counters.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-     WHERE (${list('r.')}) IS DISTINCT FROM (${list('EXCLUDED.')})`;
+     ${insertSessionRowsSql(
+       funnel,
+       first,
+       `${SESSION_COUNTERS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+       WHERE (${counterList('r.')}) IS DISTINCT FROM (${counterList('EXCLUDED.')})`,
+     )}`;
 }
 
 const EVENT_ROLLUP_ROWS = columnArrays<RollupRow<EventCounts>>([

@@ -77,7 +77,12 @@ export async function backfillSegmentGrain(run: RunSql, grain: number, finer: nu
 /** Rows one statement of backfillSegmentTotals writes. */
 const TOTALS_PER_STATEMENT = 5000;
 
-type FoldedRange = { funnel_id: string; folded_to: number; finest_from: number | null };
+/** A funnel's folded minutes (epoch ms): before `foldedTo`, ten-second rows from `finestFrom` on. */
+interface FoldedRange {
+  funnelId: string;
+  foldedTo: number;
+  finestFrom: number;
+}
 
 /**
  * Calls `handle` with the sessions of each funnel's folded minutes (started before `folded_to`), a
@@ -92,7 +97,7 @@ async function eachFoldedDay(
     `SELECT funnel_id, ${millis('folded_to')} AS folded_to, ${millis('finest_from')} AS finest_from
      FROM metric_segment_folds WHERE folded_to IS NOT NULL ORDER BY funnel_id FOR UPDATE`,
     [],
-  )) as FoldedRange[];
+  )) as { funnel_id: string; folded_to: number; finest_from: number | null }[];
   for (const fold of folds) {
     const foldedTo = Number(fold.folded_to);
     const [{ first }] = (await run(
@@ -110,7 +115,9 @@ async function eachFoldedDay(
           new Date(Math.min(day + DAY_MS, foldedTo)).toISOString(),
         ],
       )) as SessionRow[];
-      if (sessions.length) await handle({ ...fold, folded_to: foldedTo }, sessions.map(sessionFromRow));
+      const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
+      if (sessions.length)
+        await handle({ funnelId: fold.funnel_id, foldedTo, finestFrom }, sessions.map(sessionFromRow));
     }
   }
 }
@@ -124,8 +131,7 @@ async function eachFoldedDay(
  */
 export async function backfillSegmentTotals(run: RunSql): Promise<void> {
   const written = await writtenColumns(run);
-  await eachFoldedDay(run, async (fold, sessions) => {
-    const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
+  await eachFoldedDay(run, async ({ funnelId, foldedTo, finestFrom }, sessions) => {
     const levels: SegmentRow[][] = [finestRows(sessions, [])];
     for (const grain of SEGMENT_GRAINS.filter((g) => g !== FINEST_SEGMENT_GRAIN))
       levels.push(coarserRows(levels[0], grain));
@@ -133,13 +139,13 @@ export async function backfillSegmentTotals(run: RunSql): Promise<void> {
       .flat()
       .filter(
         (r) =>
-          r.bucket + r.grain * SECOND_MS <= fold.folded_to &&
+          r.bucket + r.grain * SECOND_MS <= foldedTo &&
           (r.grain !== FINEST_SEGMENT_GRAIN || r.bucket >= finestFrom),
       );
     for (let from = 0; from < whole.length; from += TOTALS_PER_STATEMENT) {
       const documents = rowsDocuments(whole.slice(from, from + TOTALS_PER_STATEMENT));
       await run(upsertRowsSql('$1', documents.length, 2, { ...written, updated: TOTAL_COLUMNS }), [
-        fold.funnel_id,
+        funnelId,
         ...documents,
       ]);
     }
@@ -152,13 +158,12 @@ export async function backfillSegmentTotals(run: RunSql): Promise<void> {
  * started in them, as the fold computes them.
  */
 export async function backfillSessionTenSeconds(run: RunSql): Promise<void> {
-  await eachFoldedDay(run, async (fold, sessions) => {
-    const finestFrom = fold.finest_from === null ? -Infinity : Number(fold.finest_from);
+  await eachFoldedDay(run, async ({ funnelId, finestFrom }, sessions) => {
     const started = sessions
       .filter((s) => s.startedAt !== null && s.startedAt >= finestFrom)
       .map((after) => ({ before: emptySession(after.sessionId), after }));
     const rows = sessionRollupDeltas(started, SESSION_ROLLUP_DIMENSIONS, [FINEST_SEGMENT_GRAIN]);
     if (rows.length)
-      await run(sessionRollupUpsertSql('$1::uuid', 2), [fold.funnel_id, ...sessionRollupValues(rows)]);
+      await run(sessionRollupUpsertSql('$1::uuid', 2), [funnelId, ...sessionRollupValues(rows)]);
   });
 }
