@@ -27,6 +27,24 @@ export interface BatchWrites {
 /** The event rollups' first parameter, after the six below; the session rollups' follow them. */
 const FIRST_ROLLUP_PARAM = 7;
 
+/** writeBatch's statement, built once. */
+const WRITE_BATCH_SQL = `WITH sessions AS (
+     ${sessionUpsertSql('$1', '$2::json')}
+   ), event_rollups AS (
+     ${eventRollupUpsertSql('$1', FIRST_ROLLUP_PARAM)}
+   ), session_rollups AS (
+     ${sessionRollupUpsertSql('$1', FIRST_ROLLUP_PARAM + EVENT_ROLLUP_PARAMS)}
+   ), segment_changes AS (
+     ${segmentChangesSql('$1', '$4::bigint[]', '$5::text[]')}
+   ), step_summaries AS (
+     ${stepSummaryUpsertSql('$1', '$6::json')}
+   )
+   INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
+   SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($3::json) AS v(id text, title text, at bigint)
+   ON CONFLICT (funnel_id, question_id) DO UPDATE SET
+     title = CASE WHEN EXCLUDED.title_at > q.title_at THEN EXCLUDED.title ELSE q.title END,
+     title_at = GREATEST(q.title_at, EXCLUDED.title_at)`;
+
 /**
  * Saves the changed sessions, adds the rollup increments and question titles, merges the step
  * summaries and records the changes to folded segment rollups, in one statement (each part sees
@@ -35,35 +53,16 @@ const FIRST_ROLLUP_PARAM = 7;
  * JSON parameter whose members are named by the columns they fill.
  */
 export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
-  await sql(
-    'metrics_write_batch',
-    `WITH sessions AS (
-       ${sessionUpsertSql('$1', '$2::json')}
-     ), event_rollups AS (
-       ${eventRollupUpsertSql('$1', FIRST_ROLLUP_PARAM)}
-     ), session_rollups AS (
-       ${sessionRollupUpsertSql('$1', FIRST_ROLLUP_PARAM + EVENT_ROLLUP_PARAMS)}
-     ), segment_changes AS (
-       ${segmentChangesSql('$1', '$4::bigint[]', '$5::text[]')}
-     ), step_summaries AS (
-       ${stepSummaryUpsertSql('$1', '$6::json')}
-     )
-     INSERT INTO metric_questions AS q (funnel_id, question_id, title, title_at)
-     SELECT $1, v.id, v.title, ${at('v.at')} FROM json_to_recordset($3::json) AS v(id text, title text, at bigint)
-     ON CONFLICT (funnel_id, question_id) DO UPDATE SET
-       title = CASE WHEN EXCLUDED.title_at > q.title_at THEN EXCLUDED.title ELSE q.title END,
-       title_at = GREATEST(q.title_at, EXCLUDED.title_at)`,
-    [
-      funnelId,
-      sessionRowsJson(w.sessions),
-      JSON.stringify(w.questions),
-      w.segmentChanges.minutes,
-      w.segmentChanges.sessions,
-      w.stepSummaries,
-      ...eventRollupValues(w.eventRollups),
-      ...sessionRollupValues(w.sessionRollups),
-    ],
-  );
+  await sql('metrics_write_batch', WRITE_BATCH_SQL, [
+    funnelId,
+    sessionRowsJson(w.sessions),
+    JSON.stringify(w.questions),
+    w.segmentChanges.minutes,
+    w.segmentChanges.sessions,
+    w.stepSummaries,
+    ...eventRollupValues(w.eventRollups),
+    ...sessionRollupValues(w.sessionRollups),
+  ]);
 }
 
 export interface QuestionTitle {
