@@ -439,6 +439,10 @@ export class SegmentFolder extends BackgroundRounds {
        ) AS metric_sessions`,
       [funnelId, los, his],
     );
+    // Each event finds its session by one probe of the primary key (a lateral subquery: a join
+    // would be planned on the funnel's statistics, and for a funnel newer than them, estimated at
+    // a row, it compared every event with every session of the funnel). The start is checked
+    // outside, so that no partial index (started_at IS NOT NULL) can serve the probe.
     const eventRows: Record<string, unknown>[] = await manager.query(
       `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_SEGMENT_GRAIN}) * ${FINEST_SEGMENT_GRAIN * SECOND_MS})::float8 AS bucket,
               e.type, coalesce(e.key, '') AS key,
@@ -453,7 +457,9 @@ export class SegmentFolder extends BackgroundRounds {
        CROSS JOIN LATERAL (
          SELECT * FROM metric_events e WHERE e.funnel_id = $1 AND e.type = ty.type AND e.occurred_at >= w.lo AND e.occurred_at < w.hi OFFSET 0
        ) AS e
-       LEFT JOIN metric_sessions m ON m.funnel_id = $1 AND m.session_id = e.session_id AND m.started_at IS NOT NULL
+       LEFT JOIN LATERAL (
+         SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = e.session_id LIMIT 1
+       ) AS m ON m.started_at IS NOT NULL
        GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`,
       [funnelId, raw.map((r) => iso(r.from)), raw.map((r) => iso(r.to)), Object.keys(COUNTED_EVENTS)],
     );
