@@ -8,7 +8,7 @@ export * from './events/events.service';
 export { EventRetention } from './events/event-retention';
 export { EventPartitions } from './events/event-partitions';
 export { IngestionActivity } from './events/ingestion-activity';
-export { SegmentFolder, SHARE_WHILE_INGESTING } from './segments/segment-folder';
+export { FOLD_EVENT_SUMS_SQL, SegmentFolder, SHARE_WHILE_INGESTING } from './segments/segment-folder';
 export * from './funnels/funnel-description.dto';
 export * from './funnels/funnel-descriptions.service';
 export * from './metric-definitions';

@@ -128,6 +128,32 @@ const covers = (ranges: Range[], bucket: Range) => {
 };
 
 /**
+ * The ten-second sums of a funnel's counted events ($1 the funnel; $2, $3 the ranges' starts and
+ * ends; $4 the counted types), with the filter attributes of their sessions. Each event finds its
+ * session by one probe of the primary key, memoized per session: a lateral subquery, because a
+ * join is planned on the table's statistics, and for a funnel newer than them (estimated at one
+ * session) the planner compared every event with every session of the funnel. The start is
+ * checked outside the probe, so that the partial start-time index cannot serve it.
+ */
+export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_SEGMENT_GRAIN}) * ${FINEST_SEGMENT_GRAIN * SECOND_MS})::float8 AS bucket,
+          e.type, coalesce(e.key, '') AS key,
+          ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')},
+          count(*)::int AS events, count(e.time_on_page_ms)::int AS timed,
+          coalesce(sum(e.time_on_page_ms), 0)::float8 AS total_ms,
+          (array_agg(e.button_label ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC)
+             FILTER (WHERE e.button_label IS NOT NULL))[1] AS label,
+          ${millis('max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL)')} AS label_at
+   FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
+   CROSS JOIN unnest($4::text[]) AS ty(type)
+   CROSS JOIN LATERAL (
+     SELECT * FROM metric_events e WHERE e.funnel_id = $1 AND e.type = ty.type AND e.occurred_at >= w.lo AND e.occurred_at < w.hi OFFSET 0
+   ) AS e
+   LEFT JOIN LATERAL (
+     SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = e.session_id LIMIT 1
+   ) AS m ON m.started_at IS NOT NULL
+   GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`;
+
+/**
  * Folds raw sessions and events into the segment rollups (metric_segment_rollups) after
  * ingestion, so that ingestion writes none of them. Per funnel it moves two watermarks
  * (metric_segment_folds): it first seals up to SEGMENT_FOLD_LAG_SECONDS before now, in a short
@@ -439,30 +465,12 @@ export class SegmentFolder extends BackgroundRounds {
        ) AS metric_sessions`,
       [funnelId, los, his],
     );
-    // Each event finds its session by one probe of the primary key (a lateral subquery: a join
-    // would be planned on the funnel's statistics, and for a funnel newer than them, estimated at
-    // a row, it compared every event with every session of the funnel). The start is checked
-    // outside, so that no partial index (started_at IS NOT NULL) can serve the probe.
-    const eventRows: Record<string, unknown>[] = await manager.query(
-      `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_SEGMENT_GRAIN}) * ${FINEST_SEGMENT_GRAIN * SECOND_MS})::float8 AS bucket,
-              e.type, coalesce(e.key, '') AS key,
-              ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')},
-              count(*)::int AS events, count(e.time_on_page_ms)::int AS timed,
-              coalesce(sum(e.time_on_page_ms), 0)::float8 AS total_ms,
-              (array_agg(e.button_label ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC)
-                 FILTER (WHERE e.button_label IS NOT NULL))[1] AS label,
-              ${millis('max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL)')} AS label_at
-       FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
-       CROSS JOIN unnest($4::text[]) AS ty(type)
-       CROSS JOIN LATERAL (
-         SELECT * FROM metric_events e WHERE e.funnel_id = $1 AND e.type = ty.type AND e.occurred_at >= w.lo AND e.occurred_at < w.hi OFFSET 0
-       ) AS e
-       LEFT JOIN LATERAL (
-         SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = e.session_id LIMIT 1
-       ) AS m ON m.started_at IS NOT NULL
-       GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`,
-      [funnelId, raw.map((r) => iso(r.from)), raw.map((r) => iso(r.to)), Object.keys(COUNTED_EVENTS)],
-    );
+    const eventRows: Record<string, unknown>[] = await manager.query(FOLD_EVENT_SUMS_SQL, [
+      funnelId,
+      raw.map((r) => iso(r.from)),
+      raw.map((r) => iso(r.to)),
+      Object.keys(COUNTED_EVENTS),
+    ]);
     const events: EventSum[] = eventRows.map((r) => ({
       bucket: Number(r.bucket),
       attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
