@@ -2,24 +2,8 @@ import { Client } from 'pg';
 import { EventsService, FOLD_EVENT_SUMS_SQL, parseEventBatch } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
+import { PlanNode, rowsRead } from './support/plans';
 import { randomTraffic, T0 } from './support/random-traffic';
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows a plan read from the table: returned by its scans plus those their filters threw away. */
-function rowsRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) + (node['Rows Removed by Filter'] ?? 0)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
-}
 
 // The fold reads a funnel's events with their sessions' attributes. Its statement is planned on the
 // tables' statistics, and a funnel whose traffic came after the last ANALYZE is estimated there at

@@ -17,15 +17,7 @@ import {
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, insertMessage } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
+import { PlanNode, rowsRead } from './support/plans';
 
 /** A parameter written as a literal (EXECUTE takes no bind parameters), arrays in array syntax. */
 function literal(value: unknown): string {
@@ -33,17 +25,6 @@ function literal(value: unknown): string {
   if (!Array.isArray(value)) return escapeLiteral(String(value));
   const items = value.map((v) => (v === null ? 'NULL' : `"${String(v).replace(/["\\]/g, '\\$&')}"`));
   return escapeLiteral(`{${items.join(',')}}`);
-}
-
-/** Rows a plan read from the table: returned by its scans plus those their filters threw away. */
-function rowsRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) +
-        (node['Rows Removed by Filter'] ?? 0) +
-        (node['Rows Removed by Index Recheck'] ?? 0)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
 }
 
 // Ingestion runs named prepared statements, and PostgreSQL keeps the generic plan it makes on a
