@@ -11,9 +11,10 @@ import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { randomTraffic, T0 } from './support/random-traffic';
 
-// While the process ingests, the segment fold works a share of the time (SHARE_WHILE_INGESTING):
-// after each chunk it waits 1 / share − 1 times as long as the chunk took, less once ingestion is
-// quiet. Without ingestion it folds without waiting. Either way it folds the same rows.
+// While the process ingests, the segment fold works a share of the time (SHARE_WHILE_INGESTING),
+// in chunks of a quarter hour (CHUNK_WHILE_INGESTING): after each chunk it waits 1 / share − 1
+// times as long as the chunk took, less once ingestion is quiet. Without ingestion it folds an
+// hour per chunk without waiting. Either way it folds the same rows.
 
 jest.setTimeout(300_000);
 
@@ -28,14 +29,17 @@ describe('segment folds yield to ingestion', () => {
   let pauses: number[];
   let busy: jest.SpyInstance;
 
-  /** A funnel with the same traffic in three hours: three chunks of the fold. */
-  const funnelWithTraffic = async (seed: number): Promise<TenantFixture> => {
+  /**
+   * A funnel with the same three minutes of traffic at each of `offsets` (ms after T0): by
+   * default at the start of three hours, three chunks of the fold either way.
+   */
+  const funnelWithTraffic = async (seed: number, offsets = [0, HOUR, 2 * HOUR]): Promise<TenantFixture> => {
     const tenant = await createTenant(t.app);
-    const events = [0, 1, 2].flatMap((hour) =>
+    const events = offsets.flatMap((offset) =>
       randomTraffic(seed, 30).map((e) => ({
         ...e,
-        sessionId: `${hour}-${e.sessionId as string}`,
-        occurredAt: new Date(Date.parse(e.occurredAt as string) + hour * HOUR).toISOString(),
+        sessionId: `${offset}-${e.sessionId as string}`,
+        occurredAt: new Date(Date.parse(e.occurredAt as string) + offset).toISOString(),
       })),
     );
     await t.app.get(EventsService).record(tenant.funnelId, parseEventBatch({ events }));
@@ -110,7 +114,7 @@ describe('segment folds yield to ingestion', () => {
   it('waits 1 / share − 1 times each chunk while ingestion is busy, and folds the same rows', async () => {
     const idle = await funnelWithTraffic(11);
     const ingesting = await funnelWithTraffic(11);
-    // Sealed at the end of the third hour: its chunks end at 11:00, 12:00 and 13:00.
+    // Sealed at the end of the third hour: idle, its chunks end at 11:00, 12:00 and 13:00.
     const at = T0 + 3 * HOUR;
 
     busy.mockReturnValue(false);
@@ -127,10 +131,11 @@ describe('segment folds yield to ingestion', () => {
       await counter('segment_fold_yield_seconds_total'),
     ];
     await folder.foldFunnel(ingesting.funnelId, at);
-    // What an operator sees: three chunks, and the seconds waited for ingestion.
-    expect((await counter('segment_fold_chunks_total')) - chunksBefore).toBe(3);
+    // What an operator sees: four chunks (the quarter hour of each hour's traffic, then the rest
+    // of the last hour), and the seconds waited for ingestion.
+    expect((await counter('segment_fold_chunks_total')) - chunksBefore).toBe(4);
     const yielded = (await counter('segment_fold_yield_seconds_total')) - yieldedBefore;
-    expect(chunks.length).toBe(3);
+    expect(chunks.length).toBe(4);
     const waited = pauses.reduce((sum, ms) => sum + ms, 0);
     const worked = chunks.reduce((sum, ms) => sum + ms, 0);
     const times = 1 / SHARE_WHILE_INGESTING - 1;
@@ -155,10 +160,28 @@ describe('segment folds yield to ingestion', () => {
 
   it('stops waiting once ingestion is quiet', async () => {
     const tenant = await funnelWithTraffic(12);
-    // Busy for the chunk's check and one wait, then quiet.
-    busy.mockReturnValueOnce(true).mockReturnValueOnce(true).mockReturnValue(false);
+    // Busy for the first chunk's size and two waits, then quiet.
+    busy.mockReturnValueOnce(true).mockReturnValueOnce(true).mockReturnValueOnce(true).mockReturnValue(false);
     await folder.foldFunnel(tenant.funnelId, T0 + 3 * HOUR);
     expect(chunks.length).toBe(3);
     expect(pauses.length).toBe(2);
+  });
+
+  it('folds a quarter hour per chunk while ingestion is busy, an hour once quiet', async () => {
+    // Traffic at 10:00, 10:20 and 10:40: three quarter hours of one hour.
+    const offsets = [0, 20 * 60_000, 40 * 60_000];
+    const idle = await funnelWithTraffic(13, offsets);
+    const ingesting = await funnelWithTraffic(13, offsets);
+    busy.mockReturnValue(false);
+    await folder.foldFunnel(idle.funnelId, T0 + HOUR);
+    expect(chunks.length).toBe(1);
+    chunks = [];
+    busy.mockReturnValue(true);
+    await folder.foldFunnel(ingesting.funnelId, T0 + HOUR);
+    // Each quarter hour with traffic, then the last, empty, which completes the hour's rows.
+    expect(chunks.length).toBe(4);
+    const [a, b] = [await rollups(idle.funnelId), await rollups(ingesting.funnelId)];
+    expect(a.length).toBeGreaterThan(0);
+    expect(b).toEqual(a.map((r: Record<string, unknown>) => ({ ...r })));
   });
 });

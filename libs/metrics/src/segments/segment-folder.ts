@@ -33,10 +33,26 @@ import { staleMinutesSql } from './segment-state';
 
 /** Funnels one statement chooses; a round goes through all of them, each once. */
 const CANDIDATES = 50;
-/** A chunk of new minutes ends at the first hour boundary at least this many minutes after its start. */
-const CHUNK_MINUTES = 60;
-/** Changes one transaction reads. */
-const CHANGES_PER_CHUNK = 2000;
+
+/**
+ * What one transaction folds: the new minutes up to the first `boundary` (seconds) at least
+ * `minutes` after the chunk's start, and at most `changes` recorded changes.
+ */
+export interface ChunkSize {
+  minutes: number;
+  boundary: number;
+  changes: number;
+}
+
+/** A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its minutes. */
+export const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 2000 };
+/**
+ * A chunk while this process ingests: a quarter hour, and as many changes (each names a minute at
+ * most). The fold yields a share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk
+ * must be short beside a burst: an hour of 10,000,000 events a month took 110 to 190 ms at full
+ * speed, a core taken from batches for as long, once in a burst of a few seconds.
+ */
+export const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, changes: 15 };
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
 /**
@@ -171,7 +187,8 @@ export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_
  * next round, so late traffic arriving in bulk has its minutes folded once a round, not again
  * after every batch.
  *
- * While the process ingests, the fold yields: it works a fiftieth of the time (yieldToIngestion).
+ * While the process ingests, the fold yields: it works a fiftieth of the time (yieldToIngestion),
+ * in chunks of a quarter hour (CHUNK_WHILE_INGESTING).
  */
 @Injectable()
 export class SegmentFolder extends BackgroundRounds {
@@ -242,7 +259,8 @@ export class SegmentFolder extends BackgroundRounds {
     if (lastSeq === null) return false;
     while (!this.stopped) {
       const started = performance.now();
-      if (!(await this.foldChunk(funnelId, lastSeq))) break;
+      const size = this.ingestion.busy() ? CHUNK_WHILE_INGESTING : WHOLE_CHUNK;
+      if (!(await this.foldChunk(funnelId, lastSeq, size))) break;
       this.metrics.chunkFolded();
       await this.yieldToIngestion(performance.now() - started);
     }
@@ -312,11 +330,11 @@ export class SegmentFolder extends BackgroundRounds {
   }
 
   /**
-   * Folds the next chunk: the minutes the oldest recorded changes up to `lastSeq` name (before
-   * `folded_to`) and the new minutes before the seal from the next that holds data to an hour
-   * boundary an hour or less later. False when there was nothing to do.
+   * Folds the next chunk of `size`: the minutes the oldest recorded changes up to `lastSeq` name
+   * (before `folded_to`) and the new minutes before the seal from the next that holds data to the
+   * chunk's boundary. False when there was nothing to do.
    */
-  async foldChunk(funnelId: string, lastSeq: string): Promise<boolean> {
+  async foldChunk(funnelId: string, lastSeq: string, size: ChunkSize = WHOLE_CHUNK): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const [fold] = await this.claim(manager, funnelId);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;
@@ -326,7 +344,7 @@ export class SegmentFolder extends BackgroundRounds {
            WHERE funnel_id = $1 AND seq <= $3::bigint ORDER BY seq LIMIT $2
          )
          SELECT c.seq, x.minute FROM c LEFT JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x ON true`,
-        [funnelId, CHANGES_PER_CHUNK, lastSeq],
+        [funnelId, size.changes, lastSeq],
       );
       const seqs = [...new Set(changes.map((c) => c.seq))];
       const foldedTo = fold.folded_to;
@@ -335,8 +353,8 @@ export class SegmentFolder extends BackgroundRounds {
         foldedTo < fold.sealed_to
           ? Math.min(fold.sealed_to, await this.firstMinute(manager, funnelId, foldedTo))
           : foldedTo;
-      // Ending at an hour boundary, the chunk's quarter hours and hours are summed from its minutes.
-      const until = Math.min(fold.sealed_to, bucketStart(next + CHUNK_MINUTES * MINUTE_MS, 3600));
+      // Ending at a boundary of a coarser grain, the chunk's buckets of it are summed from its minutes.
+      const until = Math.min(fold.sealed_to, bucketStart(next + size.minutes * MINUTE_MS, size.boundary));
       const minutes = changes
         .filter((c) => c.minute !== null && Number(c.minute) < foldedTo)
         .map((c) => Number(c.minute));
