@@ -10,6 +10,7 @@ import {
   segmentChanges,
   Sql,
   StepKeyNumbers,
+  stepMarks,
   stepReaches,
   stepSummaryRowsJson,
   writeBatch,
@@ -58,7 +59,7 @@ describe('Ingestion statements on a grown funnel', () => {
       sessionRollups: [],
       questions: [],
       segmentChanges: { ...segmentChanges(events, []), sessions },
-      stepSummaries: stepSummaryRowsJson(reaches, [], emptySession, numbers),
+      stepSummaries: stepSummaryRowsJson(stepMarks(reaches, numbers) ?? new Map(), [], emptySession),
     });
   };
 

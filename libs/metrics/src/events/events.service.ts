@@ -5,7 +5,13 @@ import { NotFoundError } from '@app/core';
 import type { IngestResult } from '../dto/events.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { segmentChanges } from '../segments/segment-changes';
-import { STEP_EVENT_TYPES, StepKeyNumbers, stepReaches, stepSummaryRowsJson } from '../steps/step-marks';
+import {
+  STEP_EVENT_TYPES,
+  StepKeyNumbers,
+  stepMarks,
+  stepReaches,
+  stepSummaryRowsJson,
+} from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
@@ -173,7 +179,9 @@ export class EventsService {
 
   /**
    * Stores the events, then in the funnel's turn merges the sessions and adds the rollups of those
-   * that were new; returns their ids, or `all`.
+   * that were new; returns their ids, or `all`. What the new events decide alone (their rollups,
+   * question titles, step marks, the sessions they touch) is computed before the turn, which a
+   * funnel's batches take one at a time: the turn is spent on what needs the stored sessions.
    */
   private async store(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<Set<string> | 'all'> {
     const inserted = await insertEvents(sql, funnelId, events);
@@ -183,17 +191,21 @@ export class EventsService {
     // The sessions the events change, and those whose step summaries they add to (which copy the
     // session's start and filter attributes).
     const sessionIds = new Set<string>();
-    for (const e of fresh)
-      if (SESSION_SCOPED.has(e.type) || STEP_EVENT_TYPES.has(e.type)) sessionIds.add(e.sessionId);
-    const sessions = await lockFunnelAndReadSessions(sql, funnelId, [...sessionIds]);
-
     const bySession = new Map<string, TrackedEvent[]>();
     for (const e of fresh) {
+      if (STEP_EVENT_TYPES.has(e.type)) sessionIds.add(e.sessionId);
       if (!SESSION_SCOPED.has(e.type)) continue;
+      sessionIds.add(e.sessionId);
       const list = bySession.get(e.sessionId);
       if (list) list.push(e);
       else bySession.set(e.sessionId, [e]);
     }
+    const reaches = stepReaches(fresh);
+    const knownMarks = stepMarks(reaches, this.stepKeys.known(funnelId));
+    const eventRollups = eventRollupDeltas(fresh);
+    const questions = latestQuestionTitles(fresh);
+
+    const sessions = await lockFunnelAndReadSessions(sql, funnelId, [...sessionIds]);
     const changes: { before: SessionState; after: SessionState }[] = [];
     for (const [sessionId, sessionEvents] of bySession) {
       const before = sessions.get(sessionId) ?? emptySession(sessionId);
@@ -201,17 +213,18 @@ export class EventsService {
       if (!sameSession(before, after)) changes.push({ before, after });
     }
     const messages = await saveMessages(sql, funnelId, fresh);
-    const reaches = stepReaches(fresh);
-    const numbers = await this.stepKeys.of(sql, funnelId, new Set(reaches.map((r) => r.key)));
+    const marks =
+      knownMarks ??
+      stepMarks(reaches, await this.stepKeys.of(sql, funnelId, new Set(reaches.map((r) => r.key))));
     const after = new Map(changes.map((c) => [c.after.sessionId, c.after]));
     const stateOf = (id: string) => after.get(id) ?? sessions.get(id) ?? emptySession(id);
     await writeBatch(sql, funnelId, {
       sessions: changes.map((c) => c.after),
-      eventRollups: [...eventRollupDeltas(fresh), ...messageRollupDeltas(messages)],
+      eventRollups: messages.length ? [...eventRollups, ...messageRollupDeltas(messages)] : eventRollups,
       sessionRollups: sessionRollupDeltas(changes),
-      questions: latestQuestionTitles(fresh),
+      questions,
       segmentChanges: segmentChanges(fresh, changes),
-      stepSummaries: stepSummaryRowsJson(reaches, changes, stateOf, numbers),
+      stepSummaries: stepSummaryRowsJson(marks ?? new Map(), changes, stateOf),
     });
     return inserted;
   }

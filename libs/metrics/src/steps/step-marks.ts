@@ -98,7 +98,17 @@ export class StepKeyNumbers {
     }
     return numbers;
   }
+
+  /**
+   * The numbers this process holds of a funnel's keys, all committed: a batch can use them
+   * before its turn, and asks `of` in its turn only for keys missing here.
+   */
+  known(funnelId: string): ReadonlyMap<string, number> {
+    return this.funnels.get(funnelId) ?? NO_KEYS;
+  }
 }
+
+const NO_KEYS: ReadonlyMap<string, number> = new Map();
 
 /** An event that reaches a step: its session, the step key and when (epoch ms). */
 export interface StepReach {
@@ -143,44 +153,62 @@ export function markText(id: number, ms: number): string {
 const FILTER_MEMBERS = FILTER_COLUMNS.map((column) => `,${JSON.stringify(column)}:`);
 
 /**
- * A batch's step summary rows (the JSON parameter of stepSummaryUpsertSql): for each session whose
- * events reached a step, its new marks (sorted, distinct), and for each session whose start
- * changed, none; with the start and filter attributes of the session as it is after the batch.
+ * Each session's new marks (sorted, distinct) as the members of a JSON array, from a batch's step
+ * events; null when a key has no number in `numbers`. It needs the keys' numbers but not the
+ * sessions, so a batch computes it before its funnel's turn with the numbers this process holds
+ * (StepKeyNumbers.known), and again in the turn only when a key is new.
  */
-export function stepSummaryRowsJson(
+export function stepMarks(
   reaches: StepReach[],
-  changed: { before: SessionState; after: SessionState }[],
-  stateOf: (sessionId: string) => SessionState,
   numbers: ReadonlyMap<string, number>,
-): string {
+): Map<string, string> | null {
   // Per session: the marks as (key number, ms since MARK_EPOCH_MS) pairs, which sort as the marks do.
-  const marks = new Map<string, [number, number][]>();
+  const pairs = new Map<string, [number, number][]>();
   for (const r of reaches) {
-    const id = numbers.get(r.key) as number;
+    const id = numbers.get(r.key);
+    if (id === undefined) return null;
     if (id > MAX_MARK_KEY_ID) continue;
-    let list = marks.get(r.sessionId);
-    if (!list) marks.set(r.sessionId, (list = []));
+    let list = pairs.get(r.sessionId);
+    if (!list) pairs.set(r.sessionId, (list = []));
     list.push([id, r.at - MARK_EPOCH_MS]);
   }
-  for (const c of changed)
-    if (c.before.startedAt !== c.after.startedAt || c.before.startEventId !== c.after.startEventId)
-      if (!marks.has(c.after.sessionId)) marks.set(c.after.sessionId, []);
-  const rows: string[] = [];
-  for (const [sessionId, list] of marks) {
+  const marks = new Map<string, string>();
+  for (const [sessionId, list] of pairs) {
     list.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const texts: string[] = [];
+    let text = '';
     for (let i = 0; i < list.length; i++)
       if (i === 0 || list[i][0] !== list[i - 1][0] || list[i][1] !== list[i - 1][1])
-        texts.push(markText(list[i][0], list[i][1]));
+        text += (text ? ',' : '') + markText(list[i][0], list[i][1]);
+    marks.set(sessionId, text);
+  }
+  return marks;
+}
+
+/**
+ * A batch's step summary rows (the JSON parameter of stepSummaryUpsertSql): for each session with
+ * new marks (stepMarks), those, and for each session whose start changed, none; with the start and
+ * filter attributes of the session as it is after the batch.
+ */
+export function stepSummaryRowsJson(
+  marks: ReadonlyMap<string, string>,
+  changed: { before: SessionState; after: SessionState }[],
+  stateOf: (sessionId: string) => SessionState,
+): string {
+  const rows: string[] = [];
+  const row = (sessionId: string, texts: string) => {
     const state = stateOf(sessionId);
     const started = state.startedAt === null ? 'null' : String(state.startedAt - MARK_EPOCH_MS);
     let filters = '';
     for (let i = 0; i < FILTER_NAMES.length; i++)
       filters += FILTER_MEMBERS[i] + JSON.stringify(state[FILTER_NAMES[i]]);
     rows.push(
-      `{"session_id":${JSON.stringify(sessionId)},"started_ms":${started}${filters},"marks":[${texts.join(',')}]}`,
+      `{"session_id":${JSON.stringify(sessionId)},"started_ms":${started}${filters},"marks":[${texts}]}`,
     );
-  }
+  };
+  for (const [sessionId, texts] of marks) row(sessionId, texts);
+  for (const c of changed)
+    if (c.before.startedAt !== c.after.startedAt || c.before.startEventId !== c.after.startEventId)
+      if (!marks.has(c.after.sessionId)) row(c.after.sessionId, '');
   return `[${rows.join(',')}]`;
 }
 
