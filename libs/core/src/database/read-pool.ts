@@ -124,11 +124,18 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     await this.replica?.end().catch(() => undefined);
   }
 
+  /** Whether reads are routed at all: a replica is configured. Without one every read is the primary's. */
+  get routing(): boolean {
+    return this.replica !== undefined;
+  }
+
   /**
    * Runs `work` (and everything it calls) as a request of `tenant` (e.g. a company id). A request
    * that may write reads only from the primary: it may read back what it has just written.
+   * Without a replica there is nothing to route, and `work` runs as it is.
    */
   within<T>(tenant: string, writing: boolean, work: () => T): T {
+    if (!this.replica) return work();
     return this.caller.run({ tenant, writing }, work);
   }
 
@@ -140,6 +147,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
    * is ahead of it.
    */
   onOneServer<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.replica) return work();
     const caller = this.caller.getStore() ?? { tenant: '', writing: false };
     return this.caller.run({ ...caller, server: this.server() }, work);
   }
