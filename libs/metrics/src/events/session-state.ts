@@ -137,14 +137,14 @@ export function sessionContributions(
   declared: readonly (readonly [string, SessionDimension])[] = DECLARED_DIMENSIONS,
 ): SessionContribution[] {
   if (state.startedAt === null) return [];
-  return declared.flatMap(([name, definition]) =>
-    keysOf(state, name, definition).map(([dimension, key]) => ({
-      dimension,
-      key,
-      sessions: 1,
-      ...(countsOutcomes(definition) ? outcomes(state) : NO_OUTCOMES),
-    })),
-  );
+  const counted = outcomes(state);
+  const contributions: SessionContribution[] = [];
+  for (const [name, definition] of declared) {
+    const { conversions, completions, completionMs } = countsOutcomes(definition) ? counted : NO_OUTCOMES;
+    for (const [dimension, key] of keysOf(state, name, definition))
+      contributions.push({ dimension, key, sessions: 1, conversions, completions, completionMs });
+  }
+  return contributions;
 }
 
 const NO_OUTCOMES = { conversions: 0, completions: 0, completionMs: 0 };

@@ -42,10 +42,10 @@ export interface RollupRow<C> {
 }
 
 // Aggregation is done per bucket of the finest grain first (each fact or session falls in one),
-// then those sums are folded into every grain: far fewer map operations than one per fact and
-// grain.
+// then each coarser grain is summed from the rows of the grain below it (each grain is a multiple
+// of the next): far fewer map operations than one per fact and grain.
 class FinestSums<C> {
-  readonly buckets = new Map<number, Map<string, { dimension: string; key: string; counts: C }>>();
+  readonly buckets = new Map<number, Map<string, Sum<C>>>();
 
   constructor(
     readonly grains: readonly number[],
@@ -59,33 +59,53 @@ class FinestSums<C> {
     if (!sums) this.buckets.set(start, (sums = new Map()));
     const id = `${dimension}\u0000${key}`;
     let entry = sums.get(id);
-    if (!entry) sums.set(id, (entry = { dimension, key, counts: this.empty() }));
+    if (!entry) sums.set(id, (entry = { id, dimension, key, counts: this.empty() }));
     return entry.counts;
   }
 }
 
-/** The sums at every grain. */
+/** A dimension and key's counters in one bucket; `id` names the pair. */
+interface Sum<C> {
+  id: string;
+  dimension: string;
+  key: string;
+  counts: C;
+}
+
+/** The sums at every grain, coarsest first. */
 function foldGrains<C>(finest: FinestSums<C>, merge: (into: C, from: C) => void): RollupRow<C>[] {
-  const rows: RollupRow<C>[] = [];
-  for (const grain of finest.grains) {
-    const buckets = new Map<number, Map<string, RollupRow<C>>>();
-    for (const [start, sums] of finest.buckets) {
-      const bucket = bucketStart(start, grain);
-      let inBucket = buckets.get(bucket);
-      if (!inBucket) buckets.set(bucket, (inBucket = new Map()));
-      for (const [id, sum] of sums) {
-        let row = inBucket.get(id);
-        if (!row)
-          inBucket.set(
-            id,
-            (row = { dimension: sum.dimension, grain, bucket, key: sum.key, counts: finest.empty() }),
-          );
-        merge(row.counts, sum.counts);
+  const { grains } = finest;
+  let below = finest.buckets;
+  const levels: RollupRow<C>[][] = [];
+  for (let g = grains.length - 1; g >= 0; g--) {
+    const grain = grains[g];
+    const level: RollupRow<C>[] = [];
+    if (g === grains.length - 1) {
+      // The finest grain's rows are the sums themselves.
+      for (const [bucket, sums] of below)
+        for (const sum of sums.values())
+          level.push({ dimension: sum.dimension, grain, bucket, key: sum.key, counts: sum.counts });
+    } else {
+      const buckets = new Map<number, Map<string, Sum<C>>>();
+      for (const [start, sums] of below) {
+        const bucket = bucketStart(start, grain);
+        let inBucket = buckets.get(bucket);
+        if (!inBucket) buckets.set(bucket, (inBucket = new Map()));
+        for (const sum of sums.values()) {
+          let into = inBucket.get(sum.id);
+          if (!into) {
+            into = { id: sum.id, dimension: sum.dimension, key: sum.key, counts: finest.empty() };
+            inBucket.set(sum.id, into);
+            level.push({ dimension: sum.dimension, grain, bucket, key: sum.key, counts: into.counts });
+          }
+          merge(into.counts, sum.counts);
+        }
       }
+      below = buckets;
     }
-    for (const inBucket of buckets.values()) rows.push(...inBucket.values());
+    levels.push(level);
   }
-  return rows;
+  return levels.reverse().flat();
 }
 
 /** Newer label wins; equal times keep the greater label so the result does not depend on order. */

@@ -26,8 +26,7 @@ export function columnArrays<T>(columns: readonly ArrayColumn<T>[]) {
         .map(([name]) => name)
         .join(', ')})`,
     /** The parameters: one array literal per column, in order. */
-    values: (rows: readonly T[]): string[] =>
-      columns.map(([, type, value]) => arrayLiteral(type, rows.map(value))),
+    values: (rows: readonly T[]): string[] => columns.map(([, type, value]) => literal(type, rows, value)),
   };
 }
 
@@ -40,9 +39,18 @@ const NEEDS_ESCAPE = /["\\]/;
  * PostgreSQL refuses anything else for int and bigint); null as NULL.
  */
 export function arrayLiteral(type: ArrayColumnType, values: readonly (string | number | null)[]): string {
+  return literal(type, values, (v) => v);
+}
+
+/** arrayLiteral of `value` of each of `items`, without an array of the values in between. */
+function literal<T>(
+  type: ArrayColumnType,
+  items: readonly T[],
+  value: (item: T) => string | number | null,
+): string {
   let text = '{';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
+  for (let i = 0; i < items.length; i++) {
+    const v = value(items[i]);
     if (i) text += ',';
     if (v === null) text += 'NULL';
     else if (type !== 'text') text += typeof v === 'number' ? String(v) : numberText(v);
