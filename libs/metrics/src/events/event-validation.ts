@@ -13,7 +13,9 @@ const MAX_DETAILS = 20;
 /** The members that are set, in reader order (an absent optional member is left out, not null). */
 function withoutUndefined(fields: EventFields): EventFields {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  const members = fields as Record<string, unknown>;
+  // Own members only: the readers build plain objects. Same order as Object.entries.
+  for (const key in members) if (members[key] !== undefined) out[key] = members[key];
   return out as EventFields;
 }
 
