@@ -33,7 +33,7 @@ export class AppModule {
         ObservabilityModule.forRoot(options.logger ?? createRootLogger(env)),
         // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
         RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),
-        ApiKeyAuthModule,
+        ApiKeyAuthModule.forRoot({ readRouting: Boolean(env.DATABASE_READ_URL) }),
         WorkspacesModule,
         ContactsModule,
         ContactPropertyValuesFillerModule,

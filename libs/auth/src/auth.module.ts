@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyLookup } from './api-key-lookup';
@@ -18,14 +18,22 @@ import { ReadYourWritesInterceptor } from './read-your-writes.interceptor';
 export class AuthModule {}
 
 /**
- * AuthModule plus the global deny-by-default API-key guard and the read-your-writes routing of
- * each caller's reads (the HTTP app only).
+ * AuthModule plus the global deny-by-default API-key guard and, when reads may go to a replica
+ * (`readRouting`: DATABASE_READ_URL is set), the read-your-writes routing of each caller's reads
+ * (the HTTP app only). Without a replica every read is the primary's, and requests pass no
+ * interceptor at all: an interceptor, even one that only hands on, costs each request an rxjs
+ * pipeline.
  */
-@Module({
-  imports: [AuthModule],
-  providers: [
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
-  ],
-})
-export class ApiKeyAuthModule {}
+@Module({})
+export class ApiKeyAuthModule {
+  static forRoot(options: { readRouting: boolean }): DynamicModule {
+    return {
+      module: ApiKeyAuthModule,
+      imports: [AuthModule],
+      providers: [
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        ...(options.readRouting ? [{ provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor }] : []),
+      ],
+    };
+  }
+}

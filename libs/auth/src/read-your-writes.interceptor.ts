@@ -10,14 +10,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Runs each authenticated request as its company's, so the read pool can send a company that
  * just wrote to the primary. A request that may write (any method but GET, HEAD and OPTIONS,
  * MCP calls included) reads from the primary and records its company's write when it ends.
- * Without a replica every read is the primary's: requests pass through untouched.
+ * Registered only when a replica is configured (ApiKeyAuthModule.forRoot).
  */
 @Injectable()
 export class ReadYourWritesInterceptor implements NestInterceptor {
   constructor(private readonly reads: ReadPool) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http' || !this.reads.routing) return next.handle();
+    if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const companyId = request.principal?.companyId;
     if (!companyId) return next.handle();

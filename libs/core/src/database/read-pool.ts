@@ -124,11 +124,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     await this.replica?.end().catch(() => undefined);
   }
 
-  /** Whether reads are routed at all: a replica is configured. Without one every read is the primary's. */
-  get routing(): boolean {
-    return this.replica !== undefined;
-  }
-
   /**
    * Runs `work` (and everything it calls) as a request of `tenant` (e.g. a company id). A request
    * that may write reads only from the primary: it may read back what it has just written.
