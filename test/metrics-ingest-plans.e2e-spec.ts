@@ -10,7 +10,6 @@ import {
   segmentChanges,
   Sql,
   StepKeyNumbers,
-  stepMarks,
   stepReaches,
   stepSummaryRowsJson,
   writeBatch,
@@ -51,15 +50,14 @@ describe('Ingestion statements on a grown funnel', () => {
   // what this suite checks of them. Its step keys are numbered first (kept in memory by a new
   // StepKeyNumbers each time, so the numbering statement runs on every batch).
   const writeChanges = async (run: Sql, events: TrackedEvent[], sessions: string[]) => {
-    const reaches = stepReaches(events);
-    const numbers = await new StepKeyNumbers().of(run, acme.funnelId, new Set(reaches.map((r) => r.key)));
+    const marks = await new StepKeyNumbers().marks(run, acme.funnelId, stepReaches(events));
     await writeBatch(run, acme.funnelId, {
       sessions: [],
       eventRollups: [],
       sessionRollups: [],
       questions: [],
       segmentChanges: { ...segmentChanges(events, []), sessions },
-      stepSummaries: stepSummaryRowsJson(stepMarks(reaches, numbers) ?? new Map(), [], emptySession),
+      stepSummaries: stepSummaryRowsJson(marks, [], emptySession),
     });
   };
 

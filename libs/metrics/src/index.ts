@@ -27,7 +27,7 @@ export type { AbTestFilter, MetricWindow } from './query/metric-query';
 export { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions } from './events/event-store';
 export type { Sql } from './events/event-store';
 export { saveMessages } from './events/message-store';
-export { StepKeyNumbers, stepMarks, stepReaches, stepSummaryRowsJson } from './steps/step-marks';
+export { StepKeyNumbers, stepReaches, stepSummaryRowsJson } from './steps/step-marks';
 export { writeBatch } from './events/batch-writes';
 export { segmentChanges } from './segments/segment-changes';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';

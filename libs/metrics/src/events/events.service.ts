@@ -213,18 +213,16 @@ export class EventsService {
       if (!sameSession(before, after)) changes.push({ before, after });
     }
     const messages = await saveMessages(sql, funnelId, fresh);
-    const marks =
-      knownMarks ??
-      stepMarks(reaches, await this.stepKeys.of(sql, funnelId, new Set(reaches.map((r) => r.key))));
+    const marks = knownMarks ?? (await this.stepKeys.marks(sql, funnelId, reaches));
     const after = new Map(changes.map((c) => [c.after.sessionId, c.after]));
     const stateOf = (id: string) => after.get(id) ?? sessions.get(id) ?? emptySession(id);
     await writeBatch(sql, funnelId, {
       sessions: changes.map((c) => c.after),
-      eventRollups: messages.length ? [...eventRollups, ...messageRollupDeltas(messages)] : eventRollups,
+      eventRollups: [...eventRollups, ...messageRollupDeltas(messages)],
       sessionRollups: sessionRollupDeltas(changes),
       questions,
       segmentChanges: segmentChanges(fresh, changes),
-      stepSummaries: stepSummaryRowsJson(marks ?? new Map(), changes, stateOf),
+      stepSummaries: stepSummaryRowsJson(marks, changes, stateOf),
     });
     return inserted;
   }

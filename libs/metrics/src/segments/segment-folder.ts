@@ -45,14 +45,14 @@ export interface ChunkSize {
 }
 
 /** A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its minutes. */
-export const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 2000 };
+const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 2000 };
 /**
  * A chunk while this process ingests: a quarter hour, and as many changes (each names a minute at
  * most). The fold yields a share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk
  * must be short beside a burst: an hour of 10,000,000 events a month took 110 to 190 ms at full
  * speed, a core taken from batches for as long, once in a burst of a few seconds.
  */
-export const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, changes: 15 };
+const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, changes: 15 };
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
 /**

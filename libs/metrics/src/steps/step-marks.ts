@@ -106,6 +106,14 @@ export class StepKeyNumbers {
   known(funnelId: string): ReadonlyMap<string, number> {
     return this.funnels.get(funnelId) ?? NO_KEYS;
   }
+
+  /** The marks of `reaches` (stepMarks), numbering their new keys; in the funnel's turn. */
+  async marks(sql: Sql, funnelId: string, reaches: StepReach[]): Promise<Map<string, string>> {
+    const numbers = await this.of(sql, funnelId, new Set(reaches.map((r) => r.key)));
+    const marks = stepMarks(reaches, numbers);
+    if (!marks) throw new Error('a step key was left without a number');
+    return marks;
+  }
 }
 
 const NO_KEYS: ReadonlyMap<string, number> = new Map();
