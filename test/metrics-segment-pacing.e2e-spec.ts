@@ -14,7 +14,8 @@ import { randomTraffic, T0 } from './support/random-traffic';
 // While the process ingests, the segment fold works a share of the time (SHARE_WHILE_INGESTING),
 // in chunks of a quarter hour (CHUNK_WHILE_INGESTING): after each chunk it waits 1 / share − 1
 // times as long as the chunk took, less once ingestion is quiet. Without ingestion it folds an
-// hour per chunk without waiting. Either way it folds the same rows.
+// hour per chunk without waiting. Either way it folds the same rows. A scheduled round starts
+// once ingestion pauses, or after one poll interval.
 
 jest.setTimeout(300_000);
 
@@ -184,5 +185,70 @@ describe('segment folds yield to ingestion', () => {
     const [a, b] = [await rollups(idle.funnelId), await rollups(ingesting.funnelId)];
     expect(a.length).toBeGreaterThan(0);
     expect(b).toEqual(a.map((r: Record<string, unknown>) => ({ ...r })));
+  });
+
+  describe('a scheduled round', () => {
+    let drains: number[];
+    let drain: jest.SpyInstance;
+    beforeEach(() => {
+      drains = [];
+      const real = folder.drain.bind(folder);
+      drain = jest.spyOn(folder, 'drain').mockImplementation((now?: number) => {
+        drains.push(performance.now());
+        return real(now);
+      });
+    });
+    afterEach(async () => {
+      await folder.stop();
+      drain.mockRestore();
+    });
+
+    it('starts once this process has not ingested for a second, then folds', async () => {
+      busy.mockRestore();
+      try {
+        const tenant = await createTenant(t.app);
+        await t.app
+          .get(EventsService)
+          .record(tenant.funnelId, parseEventBatch({ events: randomTraffic(15, 20) }));
+        const answered = performance.now();
+        folder.start(60_000);
+        await folder.idle();
+        expect(drains.length).toBe(1);
+        // Ingestion counts as busy for a second after its last batch (the test above).
+        expect(drains[0] - answered).toBeGreaterThanOrEqual(990);
+        expect(drains[0] - answered).toBeLessThan(60_000);
+        expect(pauses.length).toBeGreaterThanOrEqual(9);
+        const [fold] = await db.query('SELECT folded_to FROM metric_segment_folds WHERE funnel_id = $1', [
+          tenant.funnelId,
+        ]);
+        expect(fold.folded_to).not.toBeNull();
+      } finally {
+        busy = jest.spyOn(activity, 'busy');
+      }
+    });
+
+    it('waits one poll interval at most while ingestion never pauses', async () => {
+      busy.mockReturnValue(true);
+      // The round itself is not run (nor the next, which the interval would start right after).
+      drain.mockImplementation(() => {
+        drains.push(performance.now());
+        void folder.stop();
+        return Promise.resolve();
+      });
+      const yieldedBefore = await counter('segment_fold_yield_seconds_total');
+      const started = performance.now();
+      folder.start(400);
+      await folder.idle();
+      expect(drains.length).toBe(1);
+      expect(drains[0] - started).toBeGreaterThanOrEqual(399);
+      expect(drains[0] - started).toBeLessThan(1_400);
+      // Asked for in steps of 100 ms, 400 in all (and each millisecond a pause ended early, asked
+      // for again); the wait counts as yielded to ingestion.
+      expect(Math.max(...pauses)).toBeLessThanOrEqual(100);
+      expect(pauses.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(400 + pauses.length);
+      expect((await counter('segment_fold_yield_seconds_total')) - yieldedBefore).toBeGreaterThanOrEqual(
+        0.399,
+      );
+    });
   });
 });

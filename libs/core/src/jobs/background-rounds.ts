@@ -13,6 +13,7 @@ export abstract class BackgroundRounds {
   private active = false;
   private ended = false;
   private timer?: NodeJS.Timeout;
+  private interval?: number;
   private readonly pauses = new Set<() => void>();
 
   protected abstract readonly logger: Logger;
@@ -21,6 +22,16 @@ export abstract class BackgroundRounds {
 
   /** One round: works until nothing is left that another process is not already working on. */
   abstract drain(): Promise<void>;
+
+  /** The poll interval `start` was given (ms), if any. */
+  protected get pollMs(): number | undefined {
+    return this.interval;
+  }
+
+  /** What a wake runs: the round, after whatever the job waits for first (nothing by default). */
+  protected scheduledRound(): Promise<void> {
+    return this.drain();
+  }
 
   /** Rounds run (between `start` and `stop`). */
   get started(): boolean {
@@ -36,6 +47,7 @@ export abstract class BackgroundRounds {
   start(pollMs?: number): void {
     this.active = true;
     this.ended = false;
+    this.interval = pollMs;
     if (pollMs !== undefined) {
       clearInterval(this.timer);
       this.timer = setInterval(() => this.wake(), pollMs);
@@ -51,7 +63,7 @@ export abstract class BackgroundRounds {
       this.again = true;
       return;
     }
-    this.running = this.drain()
+    this.running = this.scheduledRound()
       .catch((error: Error) => this.logger.warn(`${this.failure}: ${error.message}`))
       .finally(() => {
         this.running = undefined;

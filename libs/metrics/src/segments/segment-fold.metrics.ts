@@ -16,7 +16,7 @@ export class SegmentFoldMetrics {
     });
     this.yielded = new Counter({
       name: 'segment_fold_yield_seconds_total',
-      help: 'Seconds the segment fold waited between chunks because this process was ingesting',
+      help: 'Seconds the segment fold waited because this process was ingesting, before a round and between chunks',
       registers: [metrics.registry],
     });
   }

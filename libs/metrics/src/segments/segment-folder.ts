@@ -187,8 +187,9 @@ export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_
  * next round, so late traffic arriving in bulk has its minutes folded once a round, not again
  * after every batch.
  *
- * While the process ingests, the fold yields: it works a fiftieth of the time (yieldToIngestion),
- * in chunks of a quarter hour (CHUNK_WHILE_INGESTING).
+ * While the process ingests, the fold yields: a scheduled round first waits for ingestion to pause
+ * (waitForQuiet), and a round that folds while it ingests works a fiftieth of the time
+ * (yieldToIngestion), in chunks of a quarter hour (CHUNK_WHILE_INGESTING).
  */
 @Injectable()
 export class SegmentFolder extends BackgroundRounds {
@@ -205,6 +206,32 @@ export class SegmentFolder extends BackgroundRounds {
   ) {
     super();
     this.lagMs = config.get('SEGMENT_FOLD_LAG_SECONDS', { infer: true }) * SECOND_MS;
+  }
+
+  /** A scheduled round: once ingestion pauses (waitForQuiet), folds everything due. */
+  protected override async scheduledRound(): Promise<void> {
+    await this.waitForQuiet();
+    await this.drain();
+  }
+
+  /**
+   * While this process ingests, waits for it to pause (IngestionActivity: a second without
+   * batches), for one poll interval at most. A burst of a few seconds then keeps the CPUs and the
+   * funnel's turn it would share with the fold's seal, its first chunk and the changes batches
+   * record behind a new seal; traffic that never pauses delays each round by an interval, and the
+   * round then yields as it folds (yieldToIngestion). Reads are exact either way: minutes not yet
+   * folded are read raw.
+   */
+  private async waitForQuiet(): Promise<void> {
+    const started = performance.now();
+    let paused = false;
+    const most = this.pollMs ?? 0;
+    for (let left = most; left > 0 && !this.stopped && this.ingestion.busy();) {
+      await this.pause(Math.min(left, 100));
+      paused = true;
+      left = most - (performance.now() - started);
+    }
+    if (paused) this.metrics.waitedForIngestion(performance.now() - started);
   }
 
   /** Folds every funnel that needs it up to now less the lag, unless another process holds it. */
