@@ -211,16 +211,16 @@ export class SegmentFolder extends BackgroundRounds {
   /** A scheduled round: once ingestion pauses (waitForQuiet), folds everything due. */
   protected override async scheduledRound(): Promise<void> {
     await this.waitForQuiet();
-    await this.drain();
+    if (!this.stopped) await this.drain();
   }
 
   /**
    * While this process ingests, waits for it to pause (IngestionActivity: a second without
    * batches), for one poll interval at most. A burst of a few seconds then keeps the CPUs and the
-   * funnel's turn it would share with the fold's seal, its first chunk and the changes batches
-   * record behind a new seal; traffic that never pauses delays each round by an interval, and the
-   * round then yields as it folds (yieldToIngestion). Reads are exact either way: minutes not yet
-   * folded are read raw.
+   * funnel's turn it would share with the fold's seal and first chunk, and its batches record no
+   * changes behind a seal moved during it; traffic that never pauses delays each round by an
+   * interval, and the round then yields as it folds (yieldToIngestion). Reads are exact either
+   * way: minutes not yet folded are read raw.
    */
   private async waitForQuiet(): Promise<void> {
     const started = performance.now();
