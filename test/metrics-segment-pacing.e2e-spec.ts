@@ -187,6 +187,50 @@ describe('segment folds yield to ingestion', () => {
     expect(b).toEqual(a.map((r: Record<string, unknown>) => ({ ...r })));
   });
 
+  it('refolds at most an hour of changed minutes per chunk, and the same rows as folding them once', async () => {
+    // Traffic of three minutes every three minutes from 10:03 to 11:45, arriving after the funnel
+    // was folded and sealed to 13:00: a change per minute (per batch) to fold again. All at once,
+    // a day of such an import held every session of its minutes in the process's memory.
+    const shifted = (offset: number) =>
+      randomTraffic(16, 10).map((e) => ({
+        ...e,
+        sessionId: `${offset}-${e.sessionId as string}`,
+        occurredAt: new Date(Date.parse(e.occurredAt as string) + offset).toISOString(),
+      }));
+    const late = Array.from({ length: 34 }, (_, i) => shifted((i + 1) * 3 * 60_000)).flat();
+    const record = async (funnelId: string, events: Record<string, unknown>[]) => {
+      for (let i = 0; i < events.length; i += 1000)
+        await t.app
+          .get(EventsService)
+          .record(funnelId, parseEventBatch({ events: events.slice(i, i + 1000) }));
+    };
+    const twin = await createTenant(t.app);
+    const tenant = await createTenant(t.app);
+    await record(twin.funnelId, [...shifted(0), ...late]);
+    await record(tenant.funnelId, shifted(0));
+    await db.query('INSERT INTO metric_segment_folds (funnel_id) VALUES ($1), ($2)', [
+      twin.funnelId,
+      tenant.funnelId,
+    ]);
+    busy.mockReturnValue(false);
+    await folder.foldFunnel(twin.funnelId, T0 + 3 * HOUR);
+    await folder.foldFunnel(tenant.funnelId, T0 + 3 * HOUR);
+    await record(tenant.funnelId, late);
+    const [{ minutes, changes }] = await db.query(
+      `SELECT count(DISTINCT minute)::int AS minutes, count(*)::int AS changes
+       FROM metric_segment_changes WHERE funnel_id = $1`,
+      [tenant.funnelId],
+    );
+    expect(minutes).toBeGreaterThan(90);
+
+    chunks = [];
+    await folder.foldFunnel(tenant.funnelId, T0 + 3 * HOUR);
+    expect(chunks.length).toBe(Math.ceil(changes / 60));
+    const [a, b] = [await rollups(twin.funnelId), await rollups(tenant.funnelId)];
+    expect(a.length).toBeGreaterThan(0);
+    expect(b).toEqual(a.map((r: Record<string, unknown>) => ({ ...r })));
+  });
+
   describe('a scheduled round', () => {
     let drains: number[];
     let drain: jest.SpyInstance;

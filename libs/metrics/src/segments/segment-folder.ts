@@ -44,8 +44,14 @@ export interface ChunkSize {
   changes: number;
 }
 
-/** A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its minutes. */
-const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 2000 };
+/**
+ * A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its
+ * minutes, and as many changes (each names a minute at most). A chunk holds the sessions of its
+ * minutes in memory, so the minutes changes name are bounded like new minutes: with 2,000 changes
+ * a chunk, a day of past traffic imported into a folded funnel (320,000 events, 98,000 sessions)
+ * took the service past its 160 MB heap, and again at each restart.
+ */
+const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 60 };
 /**
  * A chunk while this process ingests: a quarter hour, and as many changes (each names a minute at
  * most). The fold yields a share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk
