@@ -21,6 +21,14 @@ jest.setTimeout(300_000);
 
 const HOUR = 3_600_000;
 
+/** randomTraffic's three minutes moved `offset` ms later, its session ids marked by the offset. */
+const shiftedTraffic = (seed: number, sessions: number, offset: number) =>
+  randomTraffic(seed, sessions).map((e) => ({
+    ...e,
+    sessionId: `${offset}-${e.sessionId as string}`,
+    occurredAt: new Date(Date.parse(e.occurredAt as string) + offset).toISOString(),
+  }));
+
 describe('segment folds yield to ingestion', () => {
   let t: TestApp;
   let db: DataSource;
@@ -36,13 +44,7 @@ describe('segment folds yield to ingestion', () => {
    */
   const funnelWithTraffic = async (seed: number, offsets = [0, HOUR, 2 * HOUR]): Promise<TenantFixture> => {
     const tenant = await createTenant(t.app);
-    const events = offsets.flatMap((offset) =>
-      randomTraffic(seed, 30).map((e) => ({
-        ...e,
-        sessionId: `${offset}-${e.sessionId as string}`,
-        occurredAt: new Date(Date.parse(e.occurredAt as string) + offset).toISOString(),
-      })),
-    );
+    const events = offsets.flatMap((offset) => shiftedTraffic(seed, 30, offset));
     await t.app.get(EventsService).record(tenant.funnelId, parseEventBatch({ events }));
     // The watermark row a round adds for every funnel first.
     await db.query('INSERT INTO metric_segment_folds (funnel_id) VALUES ($1)', [tenant.funnelId]);
@@ -191,12 +193,7 @@ describe('segment folds yield to ingestion', () => {
     // Traffic of three minutes every three minutes from 10:03 to 11:45, arriving after the funnel
     // was folded and sealed to 13:00: a change per minute (per batch) to fold again. All at once,
     // a day of such an import held every session of its minutes in the process's memory.
-    const shifted = (offset: number) =>
-      randomTraffic(16, 10).map((e) => ({
-        ...e,
-        sessionId: `${offset}-${e.sessionId as string}`,
-        occurredAt: new Date(Date.parse(e.occurredAt as string) + offset).toISOString(),
-      }));
+    const shifted = (offset: number) => shiftedTraffic(16, 10, offset);
     const late = Array.from({ length: 34 }, (_, i) => shifted((i + 1) * 3 * 60_000)).flat();
     const record = async (funnelId: string, events: Record<string, unknown>[]) => {
       for (let i = 0; i < events.length; i += 1000)

@@ -46,17 +46,17 @@ export interface ChunkSize {
 
 /**
  * A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its
- * minutes, and as many changes (each names a minute at most). A chunk holds the sessions of its
- * minutes in memory, so the minutes changes name are bounded like new minutes: with 2,000 changes
- * a chunk, a day of past traffic imported into a folded funnel (320,000 events, 98,000 sessions)
- * took the service past its 160 MB heap, and again at each restart.
+ * minutes, and as many changes (a minute each, or the few of a session). A chunk holds the
+ * sessions of its minutes in memory, so the minutes changes name are bounded like new minutes:
+ * with 2,000 changes a chunk, a day of past traffic imported into a folded funnel (320,000 events,
+ * 98,000 sessions) took the service past its 160 MB heap, and again at each restart.
  */
 const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 60 };
 /**
- * A chunk while this process ingests: a quarter hour, and as many changes (each names a minute at
- * most). The fold yields a share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk
- * must be short beside a burst: an hour of 10,000,000 events a month took 110 to 190 ms at full
- * speed, a core taken from batches for as long, once in a burst of a few seconds.
+ * A chunk while this process ingests: a quarter hour, and as many changes. The fold yields a
+ * share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk must be short beside a
+ * burst: an hour of 10,000,000 events a month took 110 to 190 ms at full speed, a core taken from
+ * batches for as long, once in a burst of a few seconds.
  */
 const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, changes: 15 };
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
@@ -228,16 +228,8 @@ export class SegmentFolder extends BackgroundRounds {
    * interval, and the round then yields as it folds (yieldToIngestion). Reads are exact either
    * way: minutes not yet folded are read raw.
    */
-  private async waitForQuiet(): Promise<void> {
-    const started = performance.now();
-    let paused = false;
-    const most = this.pollMs ?? 0;
-    for (let left = most; left > 0 && !this.stopped && this.ingestion.busy();) {
-      await this.pause(Math.min(left, 100));
-      paused = true;
-      left = most - (performance.now() - started);
-    }
-    if (paused) this.metrics.waitedForIngestion(performance.now() - started);
+  private waitForQuiet(): Promise<void> {
+    return this.waitWhileIngesting(this.pollMs ?? 0);
   }
 
   /** Folds every funnel that needs it up to now less the lag, unless another process holds it. */
@@ -304,11 +296,19 @@ export class SegmentFolder extends BackgroundRounds {
    * After a chunk that took `spentMs`, while this process ingests: waits until the chunk is
    * SHARE_WHILE_INGESTING of the time spent, or less once ingestion is quiet.
    */
-  private async yieldToIngestion(spentMs: number): Promise<void> {
+  private yieldToIngestion(spentMs: number): Promise<void> {
+    return this.waitWhileIngesting(spentMs * (1 / SHARE_WHILE_INGESTING - 1));
+  }
+
+  /**
+   * Waits up to `ms` while this process ingests, in pauses of 100 ms at most so that the wait ends
+   * soon after ingestion does; the time waited counts as yielded to ingestion.
+   */
+  private async waitWhileIngesting(ms: number): Promise<void> {
     const started = performance.now();
-    const until = started + spentMs * (1 / SHARE_WHILE_INGESTING - 1);
+    const until = started + ms;
     let paused = false;
-    for (let left = until - started; left > 0 && !this.stopped && this.ingestion.busy();) {
+    for (let left = ms; left > 0 && !this.stopped && this.ingestion.busy();) {
       await this.pause(Math.min(left, 100));
       paused = true;
       left = until - performance.now();
