@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { satisfies } from 'semver';
 import { ROOT } from './support/processes';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface LockEntry {
   version?: string;
@@ -26,6 +28,7 @@ describe('Install and runtime', () => {
   const pkg = JSON.parse(read('package.json')) as {
     engines: { node: string };
     optionalDependencies: Record<string, string>;
+    scripts: Record<string, string>;
   };
   const nvmrc = read('.nvmrc').trim();
 
@@ -57,6 +60,23 @@ describe('Install and runtime', () => {
       new Set([nvmrc]),
     );
     expect(installs(read('.ci/run'))).toEqual([nvmrc]);
+  });
+
+  it("CI runs the README's test command, and npm test brings what the suites need beyond npm", () => {
+    const testCommand = 'npx -y -p node@' + nvmrc + ' -- npm ci && npm test';
+    expect(read('README.md')).toContain(testCommand + ' ');
+    expect(read('.ci/run').split('\n')).toContainEqual(
+      expect.stringMatching(new RegExp(`^${escape(testCommand)}( |$)`)),
+    );
+    expect(pkg.scripts).toMatchObject({ pretest: 'bash scripts/test-setup.sh', test: 'jest --runInBand' });
+    expect(pkg.scripts['pretest:e2e']).toBe(pkg.scripts.pretest);
+    // This machine runs the suites, so it has all of it: the set-up finds nothing to do and says nothing.
+    const setup = spawnSync('bash', ['scripts/test-setup.sh'], { cwd: ROOT, encoding: 'utf8' });
+    expect({ status: setup.status, stdout: setup.stdout, stderr: setup.stderr }).toEqual({
+      status: 0,
+      stdout: '',
+      stderr: '',
+    });
   });
 
   it('installs with npm ci in both image stages', () => {

@@ -67,7 +67,7 @@ export async function startInspector(home: string): Promise<Inspector> {
 export async function launchChromium(userDataDir: string): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM))
     throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`,
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as npm test does as root`,
     );
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,

@@ -11,7 +11,7 @@ export const DEBIAN_PGBOUNCER = '/usr/sbin/pgbouncer';
 /**
  * A PgBouncer that keeps prepared statements across transactions (1.21 or later, whose
  * `max_prepared_statements` defaults to 200 from 1.22): Debian's 1.24 source built by
- * `scripts/build-pgbouncer.sh` (`.ci/run` runs it), or another at PGBOUNCER_PREPARED_BIN.
+ * `scripts/build-pgbouncer.sh` (`npm test` runs it), or another at PGBOUNCER_PREPARED_BIN.
  */
 export const PREPARED_PGBOUNCER =
   process.env.PGBOUNCER_PREPARED_BIN ?? '/usr/local/lib/funnel-crm/pgbouncer-1.24.1/bin/pgbouncer';
