@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { AppMetrics } from '@app/core';
+import { AppMetrics, MonotonicClock } from '@app/core';
 import {
   EventsService,
   IngestionActivity,
@@ -16,10 +16,15 @@ import { randomTraffic, T0 } from './support/random-traffic';
 // times as long as the chunk took, less once ingestion is quiet. Without ingestion it folds an
 // hour per chunk without waiting. Either way it folds the same rows. A scheduled round starts
 // once ingestion pauses, or after one poll interval.
+// The fold and the ingestion activity read time from MonotonicClock: here it moves only when a
+// chunk is folded (CHUNK_MS) or the fold pauses (by the pause asked for), so the waits are exact
+// whatever the machine's speed.
 
 jest.setTimeout(300_000);
 
 const HOUR = 3_600_000;
+/** How long each chunk of the fold takes on the test's clock. */
+const CHUNK_MS = 20;
 
 /** randomTraffic's three minutes moved `offset` ms later, its session ids marked by the offset. */
 const shiftedTraffic = (seed: number, sessions: number, offset: number) =>
@@ -37,6 +42,8 @@ describe('segment folds yield to ingestion', () => {
   let chunks: number[];
   let pauses: number[];
   let busy: jest.SpyInstance;
+  let clock: MonotonicClock;
+  let time = 1_000_000;
 
   /**
    * A funnel with the same three minutes of traffic at each of `offsets` (ms after T0): by
@@ -67,20 +74,23 @@ describe('segment folds yield to ingestion', () => {
     db = t.app.get(DataSource);
     folder = t.app.get(SegmentFolder);
     activity = t.app.get(IngestionActivity);
+    clock = t.app.get(MonotonicClock);
     await folder.idle();
-    // Each chunk's time, and each wait the folder makes.
+    jest.spyOn(clock, 'now').mockImplementation(() => time);
+    // Each chunk takes CHUNK_MS; each wait the folder makes moves the clock by what it asked for.
     const foldChunk = folder.foldChunk.bind(folder);
     jest.spyOn(folder, 'foldChunk').mockImplementation(async (...args) => {
-      const started = performance.now();
       const more = await foldChunk(...args);
-      if (more) chunks.push(performance.now() - started);
+      time += CHUNK_MS;
+      if (more) chunks.push(CHUNK_MS);
       return more;
     });
     const paused = folder as unknown as { pause(ms: number): Promise<void> };
     const pause = paused.pause.bind(folder);
     jest.spyOn(paused, 'pause').mockImplementation((ms: number) => {
       pauses.push(ms);
-      return pause(ms);
+      time += ms;
+      return pause(0);
     });
     busy = jest.spyOn(activity, 'busy');
   });
@@ -94,23 +104,29 @@ describe('segment folds yield to ingestion', () => {
   it('counts this process as ingesting while a batch is written and for a second after', async () => {
     busy.mockRestore();
     const tenant = await createTenant(t.app);
-    const before = performance.now();
-    expect(activity.busy(before + 10_000)).toBe(false);
+    time += 10_000;
+    expect(activity.busy()).toBe(false);
     const written = t.app
       .get(EventsService)
       .record(tenant.funnelId, parseEventBatch({ events: randomTraffic(3, 5) }));
     expect(activity.busy()).toBe(true);
+    // However long the batch takes, it counts as ingesting until it is answered.
+    time += 60_000;
+    expect(activity.busy()).toBe(true);
     await written;
-    const after = performance.now();
-    expect(activity.busy(after)).toBe(true);
-    expect(activity.busy(after + 1_100)).toBe(false);
+    expect(activity.busy()).toBe(true);
+    time += 999;
+    expect(activity.busy()).toBe(true);
+    time += 1;
+    expect(activity.busy()).toBe(false);
     // A batch that fails (a funnel that does not exist) ends its activity too.
     await expect(
       t.app
         .get(EventsService)
         .record('00000000-0000-4000-8000-000000000000', parseEventBatch({ events: randomTraffic(4, 2) })),
     ).rejects.toThrow('Funnel not found');
-    expect(activity.busy(performance.now() + 1_100)).toBe(false);
+    time += 1_000;
+    expect(activity.busy()).toBe(false);
     busy = jest.spyOn(activity, 'busy');
   });
 
@@ -139,18 +155,13 @@ describe('segment folds yield to ingestion', () => {
     expect((await counter('segment_fold_chunks_total')) - chunksBefore).toBe(4);
     const yielded = (await counter('segment_fold_yield_seconds_total')) - yieldedBefore;
     expect(chunks.length).toBe(4);
-    const waited = pauses.reduce((sum, ms) => sum + ms, 0);
-    const worked = chunks.reduce((sum, ms) => sum + ms, 0);
-    const times = 1 / SHARE_WHILE_INGESTING - 1;
-    // The seconds waited (the counter's, measured by the clock: a late timer counts too) cover
-    // 1 / share − 1 times each chunk; what the folder asked for, at most that, and the
-    // millisecond each pause may end early (below), which the next pause asks for again.
-    expect(yielded * 1000).toBeGreaterThanOrEqual(times * worked - 1);
-    expect(waited).toBeLessThanOrEqual(times * worked + pauses.length + 10);
-    expect(Math.max(...pauses)).toBeLessThanOrEqual(100);
-    // Timers fire on the event loop's millisecond clock: each pause may end up to 1 ms early.
-    expect(yielded * 1000).toBeGreaterThanOrEqual(waited - pauses.length);
-    expect(yielded * 1000).toBeLessThanOrEqual(waited * 1.2 + 200);
+    // After each chunk, 1 / share − 1 times as long as it took, in pauses of 100 ms at most; the
+    // counter has the seconds waited.
+    const wait = CHUNK_MS * (1 / SHARE_WHILE_INGESTING - 1);
+    expect(pauses.length).toBe(4 * Math.ceil(wait / 100));
+    expect(Math.max(...pauses)).toBe(100);
+    expect(pauses.reduce((sum, ms) => sum + ms, 0)).toBeCloseTo(4 * wait, 6);
+    expect(yielded * 1000).toBeCloseTo(4 * wait, 6);
 
     const [a, b] = [await rollups(idle.funnelId), await rollups(ingesting.funnelId)];
     expect(a.length).toBeGreaterThan(0);
@@ -235,7 +246,7 @@ describe('segment folds yield to ingestion', () => {
       drains = [];
       const real = folder.drain.bind(folder);
       drain = jest.spyOn(folder, 'drain').mockImplementation((now?: number) => {
-        drains.push(performance.now());
+        drains.push(clock.now());
         return real(now);
       });
     });
@@ -251,14 +262,14 @@ describe('segment folds yield to ingestion', () => {
         await t.app
           .get(EventsService)
           .record(tenant.funnelId, parseEventBatch({ events: randomTraffic(15, 20) }));
-        const answered = performance.now();
+        const answered = clock.now();
         folder.start(60_000);
         await folder.idle();
         expect(drains.length).toBe(1);
-        // Ingestion counts as busy for a second after its last batch (the test above).
-        expect(drains[0] - answered).toBeGreaterThanOrEqual(990);
-        expect(drains[0] - answered).toBeLessThan(60_000);
-        expect(pauses.length).toBeGreaterThanOrEqual(9);
+        // Ingestion counts as busy for a second after its last batch (the test above): the round
+        // waits that second in pauses of 100 ms, then folds without waiting.
+        expect(drains[0] - answered).toBe(1_000);
+        expect(pauses).toEqual(Array(10).fill(100));
         const [fold] = await db.query('SELECT folded_to FROM metric_segment_folds WHERE funnel_id = $1', [
           tenant.funnelId,
         ]);
@@ -272,24 +283,19 @@ describe('segment folds yield to ingestion', () => {
       busy.mockReturnValue(true);
       // The round itself is not run (nor the next, which the interval would start right after).
       drain.mockImplementation(() => {
-        drains.push(performance.now());
+        drains.push(clock.now());
         void folder.stop();
         return Promise.resolve();
       });
       const yieldedBefore = await counter('segment_fold_yield_seconds_total');
-      const started = performance.now();
+      const started = clock.now();
       folder.start(400);
       await folder.idle();
       expect(drains.length).toBe(1);
-      expect(drains[0] - started).toBeGreaterThanOrEqual(399);
-      expect(drains[0] - started).toBeLessThan(1_400);
-      // Asked for in steps of 100 ms, 400 in all (and each millisecond a pause ended early, asked
-      // for again); the wait counts as yielded to ingestion.
-      expect(Math.max(...pauses)).toBeLessThanOrEqual(100);
-      expect(pauses.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(400 + pauses.length);
-      expect((await counter('segment_fold_yield_seconds_total')) - yieldedBefore).toBeGreaterThanOrEqual(
-        0.399,
-      );
+      // The interval, in steps of 100 ms; the wait counts as yielded to ingestion.
+      expect(drains[0] - started).toBe(400);
+      expect(pauses).toEqual([100, 100, 100, 100]);
+      expect((await counter('segment_fold_yield_seconds_total')) - yieldedBefore).toBeCloseTo(0.4, 6);
     });
   });
 });

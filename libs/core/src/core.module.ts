@@ -25,6 +25,7 @@ import { AppMetrics } from './observability/app-metrics';
 import { DatabasePoolMetrics } from './observability/database-pool.metrics';
 import { HttpMetrics } from './observability/http-metrics';
 import { ShutdownState } from './observability/shutdown-state';
+import { MonotonicClock } from './jobs/monotonic-clock';
 
 export interface CoreModuleOptions {
   /**
@@ -81,6 +82,7 @@ export class CoreModule {
         ShutdownState,
         ChangeNotifications,
         ReadPool,
+        MonotonicClock,
       ],
       exports: [
         ConfigModule,
@@ -91,6 +93,7 @@ export class CoreModule {
         ShutdownState,
         ChangeNotifications,
         ReadPool,
+        MonotonicClock,
       ],
     };
   }

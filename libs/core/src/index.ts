@@ -30,4 +30,5 @@ export * from './validation/storable-text';
 export * from './validation/storable-text.zod';
 export * from './validation/uuid';
 export * from './jobs/background-rounds';
+export * from './jobs/monotonic-clock';
 export * from './observability';

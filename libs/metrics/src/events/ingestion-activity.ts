@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { MonotonicClock } from '@app/core';
 
 /** How long after its last batch was answered this process still counts as ingesting. */
 const QUIET_MS = 1000;
@@ -14,16 +15,18 @@ export class IngestionActivity {
   private writers = 0;
   private lastEnded = -Infinity;
 
+  constructor(private readonly clock: MonotonicClock) {}
+
   begin(): void {
     this.writers++;
   }
 
   end(): void {
     this.writers--;
-    this.lastEnded = performance.now();
+    this.lastEnded = this.clock.now();
   }
 
-  busy(now = performance.now()): boolean {
+  busy(now = this.clock.now()): boolean {
     return this.writers > 0 || now - this.lastEnded < QUIET_MS;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource, EntityManager } from 'typeorm';
-import { BackgroundRounds, EnvironmentVariables } from '@app/core';
+import { BackgroundRounds, EnvironmentVariables, MonotonicClock } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { monthPartition } from '../events/event-partitions';
 import { EventRetention } from '../events/event-retention';
@@ -208,6 +208,7 @@ export class SegmentFolder extends BackgroundRounds {
     private readonly retention: EventRetention,
     private readonly ingestion: IngestionActivity,
     private readonly metrics: SegmentFoldMetrics,
+    private readonly clock: MonotonicClock,
     config: ConfigService<EnvironmentVariables, true>,
   ) {
     super();
@@ -283,11 +284,11 @@ export class SegmentFolder extends BackgroundRounds {
     const lastSeq = await this.seal(funnelId, target);
     if (lastSeq === null) return false;
     while (!this.stopped) {
-      const started = performance.now();
+      const started = this.clock.now();
       const size = this.ingestion.busy() ? CHUNK_WHILE_INGESTING : WHOLE_CHUNK;
       if (!(await this.foldChunk(funnelId, lastSeq, size))) break;
       this.metrics.chunkFolded();
-      await this.yieldToIngestion(performance.now() - started);
+      await this.yieldToIngestion(this.clock.now() - started);
     }
     return true;
   }
@@ -305,15 +306,15 @@ export class SegmentFolder extends BackgroundRounds {
    * soon after ingestion does; the time waited counts as yielded to ingestion.
    */
   private async waitWhileIngesting(ms: number): Promise<void> {
-    const started = performance.now();
+    const started = this.clock.now();
     const until = started + ms;
     let paused = false;
     for (let left = ms; left > 0 && !this.stopped && this.ingestion.busy();) {
       await this.pause(Math.min(left, 100));
       paused = true;
-      left = until - performance.now();
+      left = until - this.clock.now();
     }
-    if (paused) this.metrics.waitedForIngestion(performance.now() - started);
+    if (paused) this.metrics.waitedForIngestion(this.clock.now() - started);
   }
 
   /**
