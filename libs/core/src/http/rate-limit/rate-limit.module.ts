@@ -11,6 +11,7 @@ import {
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { normalizeIp, ThrottlerModule } from '@nestjs/throttler';
 import type { Request } from 'express';
+import { AUTH_FAILURES_PER_MINUTE, AuthFailureLimiter, RATE_LIMIT_STORAGE } from './auth-failure-limiter';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
 import {
   API_THROTTLER,
@@ -23,8 +24,6 @@ import type { RateLimitStorage } from './rate-limit-storage';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
-export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
-
 // Same metadata key as `@Public()` in libs/auth (core cannot import auth).
 const IS_PUBLIC = 'auth:public';
 const API_KEY_HEADER = 'x-service-api-key';
@@ -34,6 +33,8 @@ const MCP_ROUTE = '/mcp';
 export interface RateLimitOptions {
   /** RATE_LIMIT_PER_MINUTE: requests a minute per API key across all /v1 routes, and per token on /mcp. */
   perMinute: number;
+  /** AUTH_FAILURES_PER_MINUTE: refused keys and tokens a minute per client address (see AuthFailureLimiter). */
+  authFailuresPerMinute: number;
   /** REDIS_URL: shared counts for several replicas; unset = counts in this process. */
   redisUrl?: string;
 }
@@ -129,6 +130,8 @@ export class RateLimitModule {
 
     return {
       module: RateLimitModule,
+      // Global: the auth guards of every module consult the failed-authentication count.
+      global: true,
       imports: [
         ThrottlerModule.forRoot({
           storage,
@@ -159,10 +162,12 @@ export class RateLimitModule {
       ],
       providers: [
         { provide: RATE_LIMIT_STORAGE, useValue: storage },
+        { provide: AUTH_FAILURES_PER_MINUTE, useValue: options.authFailuresPerMinute },
+        AuthFailureLimiter,
         StorageLifecycle,
         { provide: APP_GUARD, useClass: RateLimitGuard },
       ],
-      exports: [RATE_LIMIT_STORAGE],
+      exports: [RATE_LIMIT_STORAGE, AuthFailureLimiter],
     };
   }
 }
