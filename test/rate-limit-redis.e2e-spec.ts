@@ -48,6 +48,17 @@ describe('Rate limits shared through Redis (REDIS_URL)', () => {
       });
     });
 
+    it('answers the open window without counting (peek)', async () => {
+      expect(await storage.peek('unit:peek')).toBeUndefined();
+      await storage.increment('unit:peek', 60_000, 5);
+      await storage.increment('unit:peek', 60_000, 5);
+      const window = await storage.peek('unit:peek');
+      expect(window?.hits).toBe(2);
+      expect(window?.msLeft).toBeGreaterThan(0);
+      expect(window?.msLeft).toBeLessThanOrEqual(60_000);
+      expect((await storage.peek('unit:peek'))?.hits).toBe(2);
+    });
+
     it('counts concurrent hits exactly once each', async () => {
       const records = await Promise.all(
         Array.from({ length: 50 }, () => storage.increment('unit:b', 60_000, 100)),

@@ -46,6 +46,14 @@ describe('Rate limits (in-process counts)', () => {
     expectLimitHeaders(refused, 3, 0);
   });
 
+  it('counts the spellings Express routes to the same handler as one route', async () => {
+    const api = httpClient(t.baseUrl, await acme.keyFor('crm:read'));
+    const statuses = [];
+    for (const path of ['/V1/workspaces', '/v1/workspaces/', '/v1/WorkSpaces/', '/v1/workspaces'])
+      statuses.push((await api.get(path)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
   it('gives every key its own count', async () => {
     const other = httpClient(t.baseUrl, await acme.keyFor('crm:read'));
     expect((await other.get('/v1/workspaces')).status).toBe(200);
@@ -82,8 +90,8 @@ describe('Rate limits (in-process counts)', () => {
   });
 
   it('counts /mcp requests per bearer token, before the token is checked', async () => {
-    const post = (token: string) =>
-      fetch(`${t.baseUrl}/mcp`, {
+    const post = (token: string, path = '/mcp') =>
+      fetch(`${t.baseUrl}${path}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -93,7 +101,8 @@ describe('Rate limits (in-process counts)', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await post('not-a-jwt')).status);
+    for (const path of ['/mcp', '/MCP', '/mcp/', '/Mcp/'])
+      statuses.push((await post('not-a-jwt', path)).status);
     // This app has no identity provider configured (503), which does not matter to the count.
     expect(statuses).toEqual([503, 503, 503, 429]);
     const refused = await post('not-a-jwt');

@@ -23,12 +23,14 @@ export async function startTestApp(
   logDestination?: DestinationStream,
 ): Promise<TestApp> {
   const db = databaseUrl ? { url: databaseUrl, drop: async () => undefined } : await createTestDatabase();
-  // Suites send far more than 100 requests a minute with one key; the rate-limit suites set their own limit.
+  // Suites send far more than 100 requests a minute with one key, and refused keys from one address;
+  // the rate-limit suites set their own limits.
   const raw = {
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     RATE_LIMIT_PER_MINUTE: '100000',
+    AUTH_FAILURES_PER_MINUTE: '100000',
     METRICS_PORT: '0',
     ...overrides,
   };

@@ -32,7 +32,11 @@ export class AppModule {
         CoreModule.forRoot({ ...options, timeouts: env, pooling: env }, databaseSchema),
         ObservabilityModule.forRoot(options.logger ?? createRootLogger(env)),
         // Before the API-key guard, so a request is counted (and refused) before its key is looked up.
-        RateLimitModule.forRoot({ perMinute: env.RATE_LIMIT_PER_MINUTE, redisUrl: env.REDIS_URL }),
+        RateLimitModule.forRoot({
+          perMinute: env.RATE_LIMIT_PER_MINUTE,
+          authFailuresPerMinute: env.AUTH_FAILURES_PER_MINUTE,
+          redisUrl: env.REDIS_URL,
+        }),
         ApiKeyAuthModule.forRoot({ readRouting: Boolean(env.DATABASE_READ_URL) }),
         WorkspacesModule,
         ContactsModule,

@@ -3,10 +3,15 @@ import { ChangeNotifications, NotifiedCache } from '@app/core';
 import { ApiKeysRepository } from './api-keys.repository';
 import type { Permission } from './entities/api-key.entity';
 
-/** The trigger on api_keys notifies this channel with the key's prefix (see the ApiKeyExpiry migration). */
+/**
+ * The trigger on api_keys notifies this channel with the key's prefix on every insert, change and
+ * delete (see the ApiKeyExpiry and ApiKeyInsertNotifications migrations).
+ */
 export const API_KEYS_CHANNEL = 'api_keys_changed';
 // Notifications make changes visible at once; the age limit only bounds a missed one.
 export const API_KEY_CACHE_TTL_MS = 60_000;
+/** Prefixes known to have no key, remembered per process (oldest forgotten first). */
+export const UNKNOWN_PREFIXES_KEPT = 10_000;
 /** `lastUsedAt` is written at most this often per key. */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -24,7 +29,8 @@ export interface StoredKey {
 /**
  * API keys by lookup prefix, from memory: every REST request needs its key, and keys change
  * rarely. A revocation, expiry change or deletion committed anywhere drops the entry on every
- * replica as soon as PostgreSQL delivers the trigger's notification (see NotifiedCache).
+ * replica as soon as PostgreSQL delivers the trigger's notification (see NotifiedCache). A prefix
+ * without a key is remembered too, until a key with it is inserted anywhere.
  */
 @Injectable()
 export class ApiKeyLookup {
@@ -39,6 +45,8 @@ export class ApiKeyLookup {
       channel: API_KEYS_CHANNEL,
       ttlMs: API_KEY_CACHE_TTL_MS,
       maxEntries: 10_000,
+      // Each miss is one lookup, then none until a key with that prefix is inserted.
+      maxMisses: UNKNOWN_PREFIXES_KEPT,
     });
   }
 

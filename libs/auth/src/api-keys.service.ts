@@ -57,6 +57,8 @@ export class ApiKeysService {
       permissions: [...new Set(permissions)] as Permission[],
       expiresAt: options.expiresInMs === undefined ? null : new Date(Date.now() + options.expiresInMs),
     });
+    // A request may have tried the prefix before it existed; other processes hear of it from the trigger.
+    this.lookup.forget(generated.prefix);
     const created = { id: saved.id, key: generated.key };
     return saved.expiresAt ? { ...created, expiresAt: saved.expiresAt.toISOString() } : created;
   }

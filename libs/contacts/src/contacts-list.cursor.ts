@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { isUuid, ValidationError } from '@app/core';
-import type { NormalisedFilters, SortField, SortOrder } from './contacts-list.query';
+import {
+  type NormalisedFilters,
+  type SortField,
+  type SortOrder,
+  TIMESTAMP_SORT_FIELDS,
+} from './contacts-list.query';
 
 /** What a cursor's query filters on: the list's filters, or a search's filters as canonical text. */
 export type CursorFilters = NormalisedFilters | { search: string };
@@ -67,11 +72,45 @@ export function decodeCursor(
     isUuid(body.i) &&
     Number.isSafeInteger(body.p) &&
     body.p! > 0 &&
-    (body.v === null || (typeof body.v === 'string' && body.v.length <= 400));
+    (body.v === null || sortValueValid(sortField, body.v));
   if (!valid) throw new ValidationError(INVALID);
   if (body.f !== sortField || body.o !== sortOrder || body.h !== filtersHash(filters))
     throw new ValidationError(MISMATCH);
   return { value: body.v!, id: body.i!, page: body.p! };
+}
+
+// timestamptz as PostgreSQL prints it (DateStyle ISO): `2026-01-31 12:00:00.123456+00`.
+const PRINTED_TIMESTAMP =
+  /^(\d{4,6})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?[+-](\d{2})(?::[0-5]\d){0,2}( BC)?$/;
+const MAX_YEAR = 294_276;
+
+/**
+ * Whether a cursor's sort value is one PostgreSQL can compare with the sort column: text without
+ * NUL for the text fields, a real calendar time for the timestamp ones. Anything else would fail
+ * in the database as a 500, carrying the caller's text into the error log.
+ */
+function sortValueValid(sortField: SortField, value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 400 || value.includes('\u0000')) return false;
+  if (!TIMESTAMP_SORT_FIELDS.includes(sortField)) return true;
+  const parts = PRINTED_TIMESTAMP.exec(value);
+  if (!parts) return false;
+  const [year, month, day, hour, minute, second, offsetHours] = parts.slice(1, 8).map(Number);
+  // The proleptic Gregorian calendar repeats every 400 years (1 BC is year 0); shifting into
+  // 2000–2399 keeps Date.UTC away from its two-digit years.
+  const astronomical = parts[8] ? 1 - year : year;
+  const daysInMonth = new Date(Date.UTC(2000 + (((astronomical % 400) + 400) % 400), month, 0)).getUTCDate();
+  return (
+    year >= 1 &&
+    year <= MAX_YEAR &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHours <= 15
+  );
 }
 
 function filtersHash(filters: CursorFilters): string {

@@ -3,6 +3,8 @@ import { MAX_LENGTH } from './contact-rules';
 
 export const SORT_FIELDS = ['ps_converted_at', 'email', 'firstName', 'lastName', 'updatedAt'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
+/** The sort fields over a timestamp column: their cursor values are timestamps. */
+export const TIMESTAMP_SORT_FIELDS: readonly SortField[] = ['ps_converted_at', 'updatedAt'];
 export const SORT_ORDERS = [-1, 1] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 export const DEFAULT_SORT_FIELD: SortField = 'ps_converted_at';

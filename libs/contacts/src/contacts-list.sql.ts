@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ListPosition } from './contacts-list.cursor';
-import type { ListContactsQuery, SortField } from './contacts-list.query';
+import { type ListContactsQuery, type SortField, TIMESTAMP_SORT_FIELDS } from './contacts-list.query';
 import { type ContactsWhere, type Placeholder, whereConditions } from './contacts-search.sql';
 
 export { PHONE_DIGITS_SQL } from './contacts-search.sql';
@@ -85,7 +85,7 @@ export function pageQueries(
   // The missing values form their own run of the order (first ascending, last descending). A row
   // comparison is one index range but never matches NULL, so the NULL run is read separately: two
   // range scans, the second only when the first ends within the page.
-  const cast = column.endsWith('_at') ? 'timestamptz' : 'text';
+  const cast = TIMESTAMP_SORT_FIELDS.includes(query.sortField) ? 'timestamptz' : 'text';
   const comparison = ascending ? '>' : '<';
   const valuesAfter = (p: Placeholder) =>
     `(${column}, id) ${comparison} (${p(after.value)}::${cast}, ${p(after.id)}::uuid)`;

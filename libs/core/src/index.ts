@@ -22,6 +22,7 @@ export * from './http/json-depth';
 export * from './http/json-text';
 export * from './http/swagger';
 export * from './http/openapi-errors';
+export * from './http/outbound-address';
 export * from './http/rate-limit';
 export * from './http/validation.pipe';
 export * from './database/run-migrations';

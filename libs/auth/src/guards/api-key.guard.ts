@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { AuthFailureLimiter } from '@app/core';
 import { ApiKeysService } from '../api-keys.service';
 import { BEARER_AUTH } from '../decorators/bearer-auth.decorator';
 import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
@@ -19,13 +20,14 @@ export const API_KEY_HEADER = 'x-service-api-key';
 /**
  * Global guard: a route is refused unless it is `@Public()`, `@BearerAuth()` or declares
  * `@RequirePermissions`; the latter need a valid, unrevoked, unexpired key holding every listed
- * permission.
+ * permission. Refused keys count against the client address (AuthFailureLimiter).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -44,8 +46,12 @@ export class ApiKeyGuard implements CanActivate {
     const header = request.headers[API_KEY_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
     if (!presented) throw new ApiKeyRequiredError();
+    await this.failures.refuseIfBlocked(request, context.switchToHttp().getResponse<Response>());
     const check = await this.apiKeys.authenticate(presented.trim());
-    if ('refused' in check) throw new ApiKeyRefusedError(check.refused);
+    if ('refused' in check) {
+      await this.failures.recordFailure(request);
+      throw new ApiKeyRefusedError(check.refused);
+    }
     const { principal } = check;
     request.principal = principal;
     const missing = required.filter((p) => !principal.permissions.includes(p));

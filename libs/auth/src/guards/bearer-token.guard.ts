@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import passport from 'passport';
 import type { Strategy } from 'passport-jwt';
-import type { AppConfigService } from '@app/core';
+import { AuthFailureLimiter, type AppConfigService } from '@app/core';
 import { CompaniesService } from '../companies.service';
 import type { AuthenticatedRequest } from '../decorators/current-company.decorator';
 import {
@@ -33,6 +33,7 @@ export class BearerTokenGuard implements CanActivate {
   constructor(
     @Inject(ConfigService) private readonly config: AppConfigService,
     private readonly companies: CompaniesService,
+    private readonly failures: AuthFailureLimiter,
   ) {
     const settings = oauthSettingsFromConfig(config);
     this.strategy =
@@ -52,6 +53,8 @@ export class BearerTokenGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const response = context.switchToHttp().getResponse<Response>();
     if (!this.strategy) throw new OAuthNotConfiguredError();
+    const tokenSent = bearerTokenFrom(request) !== null;
+    if (tokenSent) await this.failures.refuseIfBlocked(request, response);
 
     const { principal, failure } = await this.authenticate(this.strategy, request, response);
     if (principal) {
@@ -62,7 +65,7 @@ export class BearerTokenGuard implements CanActivate {
       this.logger.warn(`JWKS unavailable: ${(failure as Error).message}`);
       throw new IdentityProviderUnavailableError();
     }
-    const tokenSent = bearerTokenFrom(request) !== null;
+    if (tokenSent) await this.failures.recordFailure(request);
     response.setHeader('WWW-Authenticate', this.challenge(request, tokenSent));
     throw new BearerTokenRefusedError(tokenSent);
   }

@@ -1,5 +1,5 @@
 import { validateEnv } from '@app/core';
-import { addressProblem, checkTargetUrl, resolveTarget, TargetRefusedError } from './webhook-target';
+import { checkTargetUrl, resolveTarget, TargetRefusedError } from './webhook-target';
 
 const production = { production: true, allowLoopback: false };
 const development = { production: false, allowLoopback: false };
@@ -14,19 +14,23 @@ describe('webhook targets', () => {
   });
 
   it.each([
-    ['127.0.0.1', 'loopback'],
-    ['::1', 'loopback'],
-    ['10.1.1.1', 'private'],
-    ['fe80::1', 'link-local'],
-    ['169.254.169.254', 'cloud metadata'],
-    ['224.0.0.1', 'non-public (multicast)'],
-  ])('refuses %s as %s', (address, problem) => expect(addressProblem(address, development)).toBe(problem));
+    'http://[::169.254.169.254]/latest/meta-data',
+    'http://[::127.0.0.1]/h',
+    'http://[::ffff:10.0.0.1]/h',
+    'http://[64:ff9b::a9fe:a9fe]/h',
+    'http://[2002:7f00:1::]/h',
+    'http://[64:ff9b:1::8.8.8.8]/h',
+  ])('refuses %s, an IPv4 address it must not reach written as IPv6', async (url) => {
+    await expect(resolveTarget(url, development)).rejects.toThrow(TargetRefusedError);
+  });
 
-  it('allows loopback only with the development allowance, and public addresses always', () => {
-    expect(addressProblem('127.0.0.1', { production: false, allowLoopback: true })).toBeUndefined();
-    expect(addressProblem('10.0.0.1', { production: false, allowLoopback: true })).toBe('private');
-    expect(addressProblem('93.184.216.34', production)).toBeUndefined();
-    expect(addressProblem('2606:4700::1111', production)).toBeUndefined();
+  it('takes a public IPv4 address however it is written', async () => {
+    for (const url of [
+      'http://93.184.216.34/h',
+      'http://[::ffff:93.184.216.34]/h',
+      'http://[64:ff9b::5db8:d822]/h',
+    ])
+      expect((await resolveTarget(url, development)).url.href).toBe(new URL(url).href);
   });
 
   it('resolves a name once and answers the address to pin', async () => {

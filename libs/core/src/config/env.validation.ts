@@ -127,6 +127,12 @@ export class EnvironmentVariables {
   @Min(1, { message: 'RATE_LIMIT_PER_MINUTE must be a positive integer' })
   RATE_LIMIT_PER_MINUTE: number = 100;
 
+  // Refused keys and tokens a minute per client address; past it, 429 before any lookup.
+  @Transform(toInt)
+  @IsInt({ message: 'AUTH_FAILURES_PER_MINUTE must be a positive integer' })
+  @Min(1, { message: 'AUTH_FAILURES_PER_MINUTE must be a positive integer' })
+  AUTH_FAILURES_PER_MINUTE: number = 30;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsUrl(URL_OPTIONS, { message: 'IDP_URL must be an http(s) URL of the identity provider tenant' })

@@ -62,4 +62,22 @@ describe(safeFetch.name, () => {
       `${base}/doc is not an allowed URL`,
     );
   });
+
+  it('refuses an IPv4 address it must not reach written as IPv6, as webhook targets do', async () => {
+    const port = new URL(base).port;
+    for (const host of [
+      '[::127.0.0.1]',
+      '[::ffff:127.0.0.1]',
+      '[::169.254.169.254]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[2002:a9fe:a9fe::]',
+      '[64:ff9b:1::808:808]',
+    ]) {
+      const message = await safeFetch(new URL(`http://${host}:${port}/doc`), {
+        ...limits,
+        allowPrivateAddresses: false,
+      }).catch((error: Error) => error.message);
+      expect(message).toMatch(/ is a private address$/);
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { refusedAddress } from '@app/core';
 
 export interface SafeFetchLimits {
   /** Largest body accepted, in bytes. */
@@ -23,29 +24,9 @@ export interface SafeFetchResponse {
 
 export class SafeFetchError extends Error {}
 
-// Addresses a URL from a client must never make this server call (SSRF): private, loopback,
-// link-local (cloud metadata), carrier-grade NAT and unspecified ranges.
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['::ffff:0:0', 96],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv6');
-
-const isPrivate = (address: string) => PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+// Addresses a URL from a client must never make this server call (SSRF): the rule webhook
+// targets follow too, IPv4 embedded in IPv6 judged as itself.
+const isPrivate = (address: string) => refusedAddress(address, { allowLoopback: false }) !== undefined;
 
 type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
 

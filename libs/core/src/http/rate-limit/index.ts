@@ -1,3 +1,4 @@
+export * from './auth-failure-limiter';
 export * from './rate-limit.constants';
 export * from './memory-rate-limit.storage';
 export * from './rate-limit-storage';

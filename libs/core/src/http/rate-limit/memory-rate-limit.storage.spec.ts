@@ -39,4 +39,14 @@ describe(MemoryRateLimitStorage.name, () => {
     now += 59_999;
     expect((await hit()).timeToExpire).toBe(1);
   });
+
+  it('answers the open window without counting, and nothing once it ended', async () => {
+    expect(await storage.peek('k')).toBeUndefined();
+    await hit();
+    now += 10_000;
+    expect(await storage.peek('k')).toEqual({ hits: 1, msLeft: 50_000 });
+    expect(await storage.peek('k')).toEqual({ hits: 1, msLeft: 50_000 });
+    now += 50_000;
+    expect(await storage.peek('k')).toBeUndefined();
+  });
 });

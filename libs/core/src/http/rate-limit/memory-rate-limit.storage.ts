@@ -26,6 +26,12 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     return windowRecord(window.hits, window.resetAt - now, limit);
   }
 
+  async peek(key: string): Promise<{ hits: number; msLeft: number } | undefined> {
+    const window = this.windows.get(key);
+    const msLeft = window ? window.resetAt - this.now() : 0;
+    return window && msLeft > 0 ? { hits: window.hits, msLeft } : undefined;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.sweeper = undefined;

@@ -8,6 +8,8 @@ export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increm
  * process, Redis) answer the same way, so headers and 429s do not depend on the deployment.
  */
 export interface RateLimitStorage extends ThrottlerStorage {
+  /** The hits of a key's open window and the ms left in it, without counting; undefined when none is open. */
+  peek(key: string): Promise<{ hits: number; msLeft: number } | undefined>;
   /** Forgets every count (tests) and releases connections. */
   close(): Promise<void>;
 }

@@ -5,3 +5,5 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const API_THROTTLER = 'api';
 export const PUBLIC_THROTTLER = 'public';
 export const MCP_THROTTLER = 'mcp';
+/** The failed-authentication count per client address (AuthFailureLimiter). */
+export const AUTH_FAILURES_THROTTLER = 'auth-failures';

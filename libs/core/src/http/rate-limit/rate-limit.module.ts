@@ -11,6 +11,7 @@ import {
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { normalizeIp, ThrottlerModule } from '@nestjs/throttler';
 import type { Request } from 'express';
+import { AUTH_FAILURES_PER_MINUTE, AuthFailureLimiter, RATE_LIMIT_STORAGE } from './auth-failure-limiter';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
 import {
   API_THROTTLER,
@@ -23,19 +24,29 @@ import type { RateLimitStorage } from './rate-limit-storage';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
-export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
-
 // Same metadata key as `@Public()` in libs/auth (core cannot import auth).
 const IS_PUBLIC = 'auth:public';
 const API_KEY_HEADER = 'x-service-api-key';
-const VERSIONED_PATH = /^\/v\d+\//;
-const MCP_PATH = '/mcp';
+const VERSIONED_ROUTE = /^\/v\d+\//;
+const MCP_ROUTE = '/mcp';
 
 export interface RateLimitOptions {
   /** RATE_LIMIT_PER_MINUTE: requests a minute per API key across all /v1 routes, and per token on /mcp. */
   perMinute: number;
+  /** AUTH_FAILURES_PER_MINUTE: refused keys and tokens a minute per client address (see AuthFailureLimiter). */
+  authFailuresPerMinute: number;
   /** REDIS_URL: shared counts for several replicas; unset = counts in this process. */
   redisUrl?: string;
+}
+
+/**
+ * The route pattern the router matched (`/v1/funnels/:funnelId/contacts`), never the path as sent:
+ * Express matches `/V1/…`, a trailing slash and percent-encoded parameters to the same handler, so
+ * a limit that read the path could be stepped around by spelling it differently.
+ */
+export function matchedRoute(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route;
+  return typeof route?.path === 'string' ? route.path : req.path.toLowerCase();
 }
 
 const clientAddress = (req: Request) =>
@@ -52,11 +63,23 @@ export function apiKeyTracker(req: Request): string {
   return `key:${createHash('sha256').update(presented).digest('hex')}`;
 }
 
-/** The bearer token as presented, hashed, like API keys: counted before the token is checked. */
+/**
+ * The bearer token, hashed like API keys and counted before it is checked, in its canonical
+ * spelling: the last base64url character of a signature carries bits the decoder drops, so
+ * several texts verify as one token; re-encoding the decoded signature makes them one count.
+ */
 export function bearerTracker(req: Request): string {
   const token = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
   if (!token) return clientAddress(req);
-  return `token:${createHash('sha256').update(token).digest('hex')}`;
+  return `token:${createHash('sha256').update(canonicalJws(token)).digest('hex')}`;
+}
+
+/** `header.payload.signature` with the signature as its bytes encode; anything else as it is. */
+export function canonicalJws(token: string): string {
+  const parts = token.split('.');
+  if (parts.length !== 3) return token;
+  const [header, payload, signature] = parts;
+  return `${header}.${payload}.${Buffer.from(signature, 'base64url').toString('base64url')}`;
 }
 
 class StorageLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -102,11 +125,13 @@ export class RateLimitModule {
     const reflector = new Reflector();
     const isPublic = (context: ExecutionContext) =>
       !!reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    const path = (context: ExecutionContext) => context.switchToHttp().getRequest<Request>().path;
-    const isVersioned = (context: ExecutionContext) => VERSIONED_PATH.test(path(context));
+    const route = (context: ExecutionContext) => matchedRoute(context.switchToHttp().getRequest<Request>());
+    const isVersioned = (context: ExecutionContext) => VERSIONED_ROUTE.test(route(context));
 
     return {
       module: RateLimitModule,
+      // Global: the auth guards of every module consult the failed-authentication count.
+      global: true,
       imports: [
         ThrottlerModule.forRoot({
           storage,
@@ -123,7 +148,7 @@ export class RateLimitModule {
               limit: options.perMinute,
               ttl: RATE_LIMIT_WINDOW_MS,
               getTracker: (req) => bearerTracker(req as Request),
-              skipIf: (context) => context.getType() !== 'http' || path(context) !== MCP_PATH,
+              skipIf: (context) => context.getType() !== 'http' || route(context) !== MCP_ROUTE,
             },
             {
               name: PUBLIC_THROTTLER,
@@ -137,10 +162,12 @@ export class RateLimitModule {
       ],
       providers: [
         { provide: RATE_LIMIT_STORAGE, useValue: storage },
+        { provide: AUTH_FAILURES_PER_MINUTE, useValue: options.authFailuresPerMinute },
+        AuthFailureLimiter,
         StorageLifecycle,
         { provide: APP_GUARD, useClass: RateLimitGuard },
       ],
-      exports: [RATE_LIMIT_STORAGE],
+      exports: [RATE_LIMIT_STORAGE, AuthFailureLimiter],
     };
   }
 }

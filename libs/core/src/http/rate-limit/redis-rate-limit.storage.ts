@@ -53,6 +53,15 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     return windowRecord(Number(hits), Number(msLeft), limit);
   }
 
+  async peek(key: string): Promise<{ hits: number; msLeft: number } | undefined> {
+    const replies = await this.redis.multi().get(key).pttl(key).exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (!replies || failed) throw failed ?? new Error('Redis transaction aborted');
+    const hits = replies[0][1] as string | null;
+    const msLeft = Number(replies[1][1]);
+    return hits === null || msLeft <= 0 ? undefined : { hits: Number(hits), msLeft };
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }
