@@ -19,6 +19,7 @@ import {
   DatabaseTimeouts,
 } from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
+import { LongWork } from './database/long-work';
 import { ReadPool } from './database/read-pool';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { AppMetrics } from './observability/app-metrics';
@@ -81,6 +82,7 @@ export class CoreModule {
         ShutdownState,
         ChangeNotifications,
         ReadPool,
+        LongWork,
       ],
       exports: [
         ConfigModule,
@@ -91,6 +93,7 @@ export class CoreModule {
         ShutdownState,
         ChangeNotifications,
         ReadPool,
+        LongWork,
       ],
     };
   }
