@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
-import { LONG_WORK_APPLICATION_NAME } from '@app/core';
+import { LONG_WORK_APPLICATION_NAME, sqlPool } from '@app/core';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, seedBulkContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -152,6 +152,17 @@ describe('long-running requests of one company (DATABASE_LONG_WORK_PER_COMPANY)'
     expect(refused.body.error).toMatch(/busy/);
     expect((await globexApi.get(`/v1/funnels/${globex.funnelId}/contacts`)).status).toBe(200);
     expect((await httpClient(t.baseUrl).get('/health')).status).toBe(200);
+  });
+
+  it('answers readiness over a connection of its own, even with every pooled connection held', async () => {
+    const pool = sqlPool(t.app.get(DataSource));
+    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    try {
+      expect(pool.idleCount).toBe(0);
+      expect((await httpClient(t.baseUrl).get('/health')).status).toBe(200);
+    } finally {
+      held.forEach((client) => client.release());
+    }
   });
 
   it("gives a company's places back when its exports end", async () => {
