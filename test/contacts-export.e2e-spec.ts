@@ -3,39 +3,10 @@ import { gunzipSync } from 'node:zlib';
 import { DataSource, type DeepPartial } from 'typeorm';
 import type { Contact } from '@app/contacts';
 import { startTestApp, TestApp } from './support/app';
-import { insertContacts, insertMessage } from './support/contacts';
+import { insertContacts, insertMessage, seedBulkContacts as seed } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
-import { rawRequest } from './support/raw-request';
-
-/** Bulk contacts by set-based SQL, for exports larger than one batch. */
-async function seed(
-  ds: Pick<DataSource, 'query'>,
-  tenant: TenantFixture,
-  count: number,
-  filler = 0,
-): Promise<void> {
-  await ds.query(
-    `INSERT INTO contacts (funnel_id, company_id, status, email, first_name, properties, created_at)
-     SELECT $1, $2, 'lead', 'bulk' || n || '@example.com', 'Bulk', jsonb_build_object('blob', repeat('x', $4::int)),
-            now() - interval '1 day' + n * interval '1 ms'
-     FROM generate_series(1, $3::int) n`,
-    [tenant.funnelId, tenant.companyId, count, filler],
-  );
-}
-
-/** A GET whose response is handed over unread, so the test controls the pace. */
-function openStream(
-  baseUrl: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${baseUrl}${path}`, { headers }, resolve);
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { openStream, rawRequest } from './support/raw-request';
 
 const readAll = (res: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {

@@ -39,3 +39,19 @@ export async function insertMessage(
     }),
   );
 }
+
+/** Bulk contacts by set-based SQL (each with a `blob` property of `filler` characters). */
+export async function seedBulkContacts(
+  ds: Pick<DataSource, 'query'>,
+  tenant: TenantFixture,
+  count: number,
+  filler = 0,
+): Promise<void> {
+  await ds.query(
+    `INSERT INTO contacts (funnel_id, company_id, status, email, first_name, properties, created_at)
+     SELECT $1, $2, 'lead', 'bulk' || n || '@example.com', 'Bulk', jsonb_build_object('blob', repeat('x', $4::int)),
+            now() - interval '1 day' + n * interval '1 ms'
+     FROM generate_series(1, $3::int) n`,
+    [tenant.funnelId, tenant.companyId, count, filler],
+  );
+}

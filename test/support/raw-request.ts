@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 
 export interface RawReply {
   status: number;
@@ -29,5 +29,18 @@ export function rawRequest(
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** A GET whose response is handed over unread, so the test controls the pace. */
+export function openStream(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${baseUrl}${path}`, { headers }, resolve);
+    req.on('error', reject);
+    req.end();
   });
 }

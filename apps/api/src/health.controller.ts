@@ -1,8 +1,15 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
-import { ApiErrorResponses, DomainException, ShutdownState } from '@app/core';
+import {
+  ApiErrorResponses,
+  DomainException,
+  EnvironmentVariables,
+  ProbeConnection,
+  ShutdownState,
+} from '@app/core';
 
 const SHUTTING_DOWN = 'Shutting down';
 const DATABASE_UNAVAILABLE = 'Database unavailable';
@@ -10,11 +17,25 @@ const DATABASE_UNAVAILABLE = 'Database unavailable';
 /** Probes for orchestrators: liveness (the process answers) and readiness (the database too). */
 @ApiTags('Health')
 @Controller('health')
-export class HealthController {
+export class HealthController implements OnModuleDestroy {
+  // A connection of its own: readiness says whether the database answers, not whether a pool
+  // shared with every company's requests has a free connection this instant.
+  private readonly probe: ProbeConnection;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly shutdown: ShutdownState,
-  ) {}
+    config: ConfigService<EnvironmentVariables, true>,
+  ) {
+    this.probe = new ProbeConnection(
+      (dataSource.options as { url?: string }).url ?? '',
+      config.get('DATABASE_POOL_TIMEOUT_MS', { infer: true }),
+    );
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.probe.close();
+  }
 
   // Probes come often and, behind a proxy, from one address: they must never be rate limited.
   @Get('live')
@@ -42,7 +63,7 @@ export class HealthController {
     // Stopping: load balancers must send new requests elsewhere while these ones finish.
     if (this.shutdown.draining) throw new DomainException(503, SHUTTING_DOWN);
     try {
-      await this.dataSource.query('SELECT 1');
+      await this.probe.query('SELECT 1');
     } catch {
       throw new DomainException(503, DATABASE_UNAVAILABLE);
     }

@@ -2059,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More than RATE_LIMIT_PER_MINUTE requests a minute with this API key; or this company already runs DATABASE_LONG_WORK_PER_COMPANY (default 2) long-running requests (exports, searches, property definition changes), or every place for them is taken: send it again after Retry-After */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2202,7 +2202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More than RATE_LIMIT_PER_MINUTE requests a minute with this API key; or this company already runs DATABASE_LONG_WORK_PER_COMPANY (default 2) long-running requests (exports, searches, property definition changes), or every place for them is taken: send it again after Retry-After */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3528,7 +3528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More than RATE_LIMIT_PER_MINUTE requests a minute with this API key; or this company already runs DATABASE_LONG_WORK_PER_COMPANY (default 2) long-running requests (exports, searches, property definition changes), or every place for them is taken: send it again after Retry-After */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3941,7 +3941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More than RATE_LIMIT_PER_MINUTE requests a minute with this API key; or this company already runs DATABASE_LONG_WORK_PER_COMPANY (default 2) long-running requests (exports, searches, property definition changes), or every place for them is taken: send it again after Retry-After */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */

@@ -7,7 +7,7 @@ import {
   ApiOperation,
   ApiParam,
 } from '@nestjs/swagger';
-import { ApiErrorResponses, ErrorResponseDoc } from '@app/core';
+import { ApiErrorResponses, ErrorResponseDoc, LONG_WORK_REFUSED } from '@app/core';
 import { ApiFunnelIdParam } from '@app/workspaces';
 import {
   CreatePropertyDefinitionDto,
@@ -81,6 +81,7 @@ export const CreatePropertyDocs = () =>
     ApiBody({ type: CreatePropertyDefinitionDto }),
     ApiCreatedResponse({ type: PropertyDefinitionResponse }),
     ApiErrorResponses({
+      429: LONG_WORK_REFUSED,
       400: {
         description: 'An invalid definition or funnelId',
         examples: ['name is required', ...BAD_DEFINITION],
@@ -103,6 +104,7 @@ export const UpdatePropertyDocs = () =>
     ApiBody({ type: UpdatePropertyDefinitionDto }),
     ApiOkResponse({ type: PropertyDefinitionResponse }),
     ApiErrorResponses({
+      429: LONG_WORK_REFUSED,
       400: {
         description: 'An invalid change or funnelId',
         examples: ['name cannot be changed', ...BAD_DEFINITION],

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, NotFoundError } from '@app/core';
+import { ConflictError, LongWork, NotFoundError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { assertIds } from './contact-ids';
 import { ContactPropertiesRepository, PropertyDefinitions } from './contact-properties.repository';
@@ -45,6 +45,7 @@ export class ContactPropertiesService {
     private readonly funnels: FunnelsService,
     private readonly repository: ContactPropertiesRepository,
     private readonly filler: ContactPropertyValuesFiller,
+    private readonly longWork: LongWork,
   ) {}
 
   /**
@@ -89,8 +90,9 @@ export class ContactPropertiesService {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);
     const { name, fields } = validatePropertyDefinition(input);
-    return this.dataSource
-      .transaction(async (manager) => {
+    // Checking and retyping the stored values reads every contact of the funnel: long work.
+    return this.longWork
+      .transaction(companyId, async (manager) => {
         const definitions = await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
         if (definitions.has(name!)) throw new ConflictError(`property ${name} is already defined`);
         await this.assertFits(manager, funnelId, name!, fields);
@@ -117,8 +119,8 @@ export class ContactPropertiesService {
   ): Promise<PropertyDefinitionView> {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);
-    return this.dataSource
-      .transaction(async (manager) => {
+    return this.longWork
+      .transaction(companyId, async (manager) => {
         const current = (await this.repository.definitions(manager, funnelId, { lock: 'exclusive' })).get(
           name,
         );

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { finished, pipeline, type Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
+import { ConfigService } from '@nestjs/config';
 import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
-import { isUuid, ReadPool, ValidationError } from '@app/core';
+import { EnvironmentVariables, isUuid, LongWork, LongWorkSession, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
 import { NdjsonLines } from './contacts-export.ndjson';
@@ -48,10 +48,17 @@ export interface ContactExport {
  */
 @Injectable()
 export class ContactsExportService {
+  private readonly stallMs: number;
+  private readonly timeoutMs: number;
+
   constructor(
-    private readonly reads: ReadPool,
+    private readonly longWork: LongWork,
     private readonly funnels: FunnelsService,
-  ) {}
+    config: ConfigService<EnvironmentVariables, true>,
+  ) {
+    this.stallMs = config.get('EXPORT_STALL_TIMEOUT_MS', { infer: true });
+    this.timeoutMs = config.get('EXPORT_TIMEOUT_MS', { infer: true });
+  }
 
   /**
    * Opens the export: checks the request, takes the snapshot, counts, (CSV) finds the property
@@ -85,9 +92,10 @@ export class ContactsExportService {
       ...whereConditions(where, p),
     ].join(' AND ');
 
-    // The replica when it is fresh enough for this company, as for every read (see ReadPool).
-    const client = await this.reads.session();
-    const session = new ExportSession(client);
+    // A long-work connection (one of the company's few), on the replica when it is fresh enough.
+    const lease = await this.longWork.session(companyId);
+    const { client } = lease;
+    const session = new ExportSession(lease);
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       await client.query(EXPORT_SESSION_SETTINGS);
@@ -102,9 +110,9 @@ export class ContactsExportService {
       // In no particular order: the table is read as it lies (a sorted walk of the funnel's
       // contacts jumps around the heap, several times slower for the whole funnel).
       const csv = columns && csvSelect(columns);
-      // The COPY is the whole export, as long as the client takes to read it: the statement
-      // timeout bounds the statements above, not this one.
-      await client.query('SET LOCAL statement_timeout = 0');
+      // The COPY is the whole export, as long as the client takes to read it: it has a bound of
+      // its own, and a client that stops reading is cut off sooner (cutWhenStalled).
+      await client.query(`SET LOCAL statement_timeout = ${this.timeoutMs}`);
       const copy: CopyQuery = Object.assign(
         copyTo(
           csv
@@ -121,7 +129,8 @@ export class ContactsExportService {
       await once(copy, 'readable');
       // A failure on either side destroys both, so the body ends in the error too.
       const lines = columns ? new CsvRecordEnds(csvLine(columns)) : new NdjsonLines();
-      return { count: Number(rows[0].count), body: pipeline(copy, lines, () => undefined) };
+      const body = pipeline(copy, lines, () => undefined);
+      return { count: Number(rows[0].count), body: cutWhenStalled(body, this.stallMs) };
     } catch (error) {
       session.drop();
       throw error;
@@ -133,7 +142,11 @@ export class ContactsExportService {
 class ExportSession {
   private ended = false;
 
-  constructor(private readonly client: PoolClient) {}
+  private readonly client: LongWorkSession['client'];
+
+  constructor(private readonly lease: LongWorkSession) {
+    this.client = lease.client;
+  }
 
   /**
    * Read to the end, `copy` commits the snapshot and frees the connection. Stopped early (the
@@ -165,6 +178,28 @@ class ExportSession {
   private release(broken?: boolean): void {
     if (this.ended) return;
     this.ended = true;
-    this.client.release(broken);
+    this.lease.release(broken);
   }
+}
+
+/** Why an export was cut off: its client took nothing for EXPORT_STALL_TIMEOUT_MS. */
+export class ExportStalledError extends Error {
+  readonly code = 'EXPORT_STALLED';
+}
+
+/**
+ * Cuts `body` off (destroys it, which frees its connection) once it has waited `stallMs` on a
+ * client that takes nothing: the stream is paused by backpressure, every buffer to the client full.
+ * A slow reader resumes it now and then and is not cut; a slow query never pauses it.
+ */
+function cutWhenStalled(body: Readable, stallMs: number): Readable {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => clearTimeout(timer);
+  body.on('pause', () => {
+    stop();
+    timer = setTimeout(() => body.destroy(new ExportStalledError('the client stopped reading')), stallMs);
+  });
+  body.on('resume', stop);
+  body.once('close', stop);
+  return body;
 }

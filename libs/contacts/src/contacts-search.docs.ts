@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery } from '@nestjs/swagger';
-import { ApiErrorResponses } from '@app/core';
+import { ApiErrorResponses, LONG_WORK_REFUSED } from '@app/core';
 import { ApiFunnelIdParam } from '@app/workspaces';
 import { ContactSearchResponse, SearchContactsDto } from './dto/search-contacts.dto';
 import { MAX_FILTER_GROUPS, MAX_FILTERS_PER_GROUP } from './contacts-search.query';
@@ -24,6 +24,7 @@ export const SearchContactsDocs = () =>
     ApiBody({ type: SearchContactsDto }),
     ApiOkResponse({ type: ContactSearchResponse, description: 'One page of matching contacts' }),
     ApiErrorResponses({
+      429: LONG_WORK_REFUSED,
       400: {
         description:
           'An unknown field or operator, an operator the field does not take, a value of the wrong type',
@@ -65,6 +66,7 @@ export const ExportContactsDocs = () =>
       },
     }),
     ApiErrorResponses({
+      429: LONG_WORK_REFUSED,
       400: {
         description: 'An unknown format or an invalid filter',
         examples: ['format must be ndjson or csv'],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid, ValidationError } from '@app/core';
+import { isUuid, LongWork, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import type { ContactView } from './contact.presenter';
 import { ContactPropertiesService } from './contact-properties.service';
@@ -43,6 +43,7 @@ export class ContactsSearchService {
     private readonly rows: ContactsRepository,
     private readonly contacts: ContactsService,
     private readonly properties: ContactPropertiesService,
+    private readonly longWork: LongWork,
   ) {}
 
   async search(companyId: string, funnelId: string, input: SearchContactsInput): Promise<ContactSearchPage> {
@@ -57,13 +58,19 @@ export class ContactsSearchService {
     const { groups, sortField, sortOrder, limit, cursor } = validateSearch(input, types, copies);
     const hashed = { search: canonicalGroups(groups) };
     const after = cursor ? decodeCursor(cursor, sortField, sortOrder, hashed) : undefined;
-    // Where ReadPool sends the list's reads (a fresh enough replica, else the primary).
-    const manager = this.rows.reader;
     const query = { sortField, sortOrder, limit, page: 0 };
-    const [total, refs] = await Promise.all([
-      groups.length ? countMatching(manager, funnelId, groups) : this.rows.count(funnelId),
-      listPageRows(manager, funnelId, query, groups, after),
-    ]);
+    // A search may scan the whole funnel: one of the company's long-work connections runs it.
+    const { total, refs } = await this.longWork.read(companyId, async (client) => {
+      const manager = {
+        query: async <T>(text: string, values?: unknown[]) => (await client.query(text, values)).rows as T,
+      };
+      return {
+        total: groups.length
+          ? await countMatching(manager, funnelId, groups)
+          : await this.rows.count(funnelId),
+        refs: await listPageRows(manager, funnelId, query, groups, after),
+      };
+    });
     const hasNext = refs.length > limit;
     const shown = await this.contacts.contactsJson(companyId, refs.slice(0, limit));
     const meta: ContactSearchPage['meta'] = { limit, total, hasNext };

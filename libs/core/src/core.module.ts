@@ -19,6 +19,7 @@ import {
   DatabaseTimeouts,
 } from './database/data-source-options';
 import { guardPoolClients } from './database/pool-client-errors';
+import { LongWork } from './database/long-work';
 import { ReadPool } from './database/read-pool';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { AppMetrics } from './observability/app-metrics';
@@ -83,6 +84,7 @@ export class CoreModule {
         ChangeNotifications,
         ReadPool,
         MonotonicClock,
+        LongWork,
       ],
       exports: [
         ConfigModule,
@@ -94,6 +96,7 @@ export class CoreModule {
         ChangeNotifications,
         ReadPool,
         MonotonicClock,
+        LongWork,
       ],
     };
   }

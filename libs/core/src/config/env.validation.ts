@@ -117,6 +117,36 @@ export class EnvironmentVariables {
   @Min(100, { message: 'DATABASE_POOL_TIMEOUT_MS must be an integer of at least 100' })
   DATABASE_POOL_TIMEOUT_MS: number = 5_000;
 
+  // Long work (exports, searches, property-definition changes, large event batches) has a pool of its own.
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_LONG_WORK_CONNECTIONS must be an integer from 1 to 100' })
+  @Min(1, { message: 'DATABASE_LONG_WORK_CONNECTIONS must be an integer from 1 to 100' })
+  @Max(100, { message: 'DATABASE_LONG_WORK_CONNECTIONS must be an integer from 1 to 100' })
+  DATABASE_LONG_WORK_CONNECTIONS: number = 4;
+
+  // How many of those one company may hold at once; more is a 429 with Retry-After.
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_LONG_WORK_PER_COMPANY must be a positive integer' })
+  @Min(1, { message: 'DATABASE_LONG_WORK_PER_COMPANY must be a positive integer' })
+  DATABASE_LONG_WORK_PER_COMPANY: number = 2;
+
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_LONG_WORK_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })
+  @Min(100, { message: 'DATABASE_LONG_WORK_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })
+  DATABASE_LONG_WORK_STATEMENT_TIMEOUT_MS: number = 60_000;
+
+  // An export whose client takes nothing for this long is cut off and frees its connection.
+  @Transform(toInt)
+  @IsInt({ message: 'EXPORT_STALL_TIMEOUT_MS must be an integer of at least 100' })
+  @Min(100, { message: 'EXPORT_STALL_TIMEOUT_MS must be an integer of at least 100' })
+  EXPORT_STALL_TIMEOUT_MS: number = 30_000;
+
+  // The longest an export may stream, however steadily its client reads.
+  @Transform(toInt)
+  @IsInt({ message: 'EXPORT_TIMEOUT_MS must be an integer of at least 1000' })
+  @Min(1_000, { message: 'EXPORT_TIMEOUT_MS must be an integer of at least 1000' })
+  EXPORT_TIMEOUT_MS: number = 900_000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })

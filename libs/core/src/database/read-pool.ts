@@ -178,7 +178,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
         const code = (error as { code?: string }).code;
         const lost = isDatabaseUnavailable(error) && code !== '57014';
         if (!lost && code !== RECOVERY_CONFLICT) throw error;
-        if (lost) this.markDown(error);
+        if (lost) this.replicaFailed(error);
       }
     }
     const result = await sqlPool(this.dataSource).query<R>(config as QueryConfig, values);
@@ -199,7 +199,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
         return client;
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
-        this.markDown(error);
+        this.replicaFailed(error);
       }
     }
     const client = await sqlPool(this.dataSource).connect();
@@ -212,7 +212,13 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     return (await this.query<R>(text, values)).rows;
   }
 
-  private markDown(error: unknown): void {
+  /** Counts a read another pool of the service served (db_read_queries_total). */
+  counted(server: ReadServer): void {
+    this.reads.inc({ server });
+  }
+
+  /** The replica failed a read or a connection: reads go to the primary for a while. */
+  replicaFailed(error: unknown): void {
     if (Date.now() >= this.downUntil) {
       this.logger.warn(`read replica unavailable (${(error as Error).message}); reads go to the primary`);
     }
@@ -232,13 +238,13 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
       const replica = await this.probes.replica
         .query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn')
         .catch((error: unknown) => {
-          this.markDown(error);
+          this.replicaFailed(error);
           return undefined;
         });
       if (!replica) return;
       const replayed = replica[0].lsn;
       // A server that is not in recovery (a promoted or unrelated one) is never read from.
-      if (replayed === null) return this.markDown(new Error('DATABASE_READ_URL is not a standby'));
+      if (replayed === null) return this.replicaFailed(new Error('DATABASE_READ_URL is not a standby'));
       this.downUntil = 0;
       this.freshness.replayedUpTo(parseLsn(replayed));
       this.forgetHeldWrites();

@@ -54,6 +54,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
     }
     if (response.headersSent) return;
+    // A refusal that says when to come back (429s) says it in the header too.
+    if (body.retryAfter !== undefined) response.setHeader('Retry-After', String(body.retryAfter));
     response.status(body.status).json(body);
   }
 

@@ -88,6 +88,14 @@ export interface ErrorResponseDoc {
   type?: Type<unknown>;
 }
 
+/** The 429 of a route whose work is long work (LongWork): the company's places, or all of them, are taken. */
+export const LONG_WORK_REFUSED: ErrorResponseDoc = {
+  description:
+    'More than RATE_LIMIT_PER_MINUTE requests a minute with this API key; or this company already runs ' +
+    'DATABASE_LONG_WORK_PER_COMPANY (default 2) long-running requests (exports, searches, property ' +
+    'definition changes), or every place for them is taken: send it again after Retry-After',
+};
+
 /**
  * The one way a route declares its error responses, by status. Without examples or schema the
  * response gets the standard body and a generic example when the document is completed.
