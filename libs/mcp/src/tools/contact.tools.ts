@@ -42,7 +42,7 @@ const STANDARD_FIELDS_TEXT = STANDARD_FIELDS.map((field) => {
   return aliases.length ? `${field} (${aliases.join(', ')} is an alias)` : field;
 }).join(', ');
 const address = z
-  .object(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, storableString().optional()])))
+  .strictObject(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, storableString().optional()])))
   .optional()
   .describe('Postal address; every part optional');
 const propertyValue = z.union([storableString(), z.number(), z.boolean()]);
@@ -73,7 +73,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
           .describe(`Page size, 1 to ${MAX_LIMIT}`),
         sortField: z.enum(SORT_FIELDS).default(DEFAULT_SORT_FIELD).describe('Field to sort by'),
         sortOrder: z
-          .union(SORT_ORDERS.map((order) => z.literal(order)))
+          .literal([...SORT_ORDERS])
           .default(DEFAULT_SORT_ORDER)
           .describe('-1 descending, 1 ascending (missing values sort lowest)'),
         cursor: z
@@ -221,7 +221,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
         funnelId,
         contacts: z
           .array(
-            z.object({
+            z.strictObject({
               email: optionalText('Email address (a new contact needs an email or a phone)'),
               phone: optionalText('Phone number, E.164 when possible'),
               firstName: optionalText('Given name'),
@@ -277,7 +277,7 @@ export function registerContactTools({ server, companyId }: ToolContext, contact
   );
 }
 
-const searchFilter = z.object({
+const searchFilter = z.strictObject({
   field: z
     .string()
     .describe(
@@ -313,13 +313,13 @@ export function registerContactSearchTool(
       inputSchema: {
         funnelId,
         filterGroups: z
-          .array(z.object({ filters: z.array(searchFilter).min(1).max(MAX_FILTERS_PER_GROUP) }))
+          .array(z.strictObject({ filters: z.array(searchFilter).min(1).max(MAX_FILTERS_PER_GROUP) }))
           .max(MAX_FILTER_GROUPS)
           .default([])
           .describe('Groups OR-ed; filters in a group AND-ed; none: every contact'),
         sortField: z.enum(SORT_FIELDS).default(DEFAULT_SORT_FIELD).describe('Field to sort by'),
         sortOrder: z
-          .union(SORT_ORDERS.map((order) => z.literal(order)))
+          .literal([...SORT_ORDERS])
           .default(DEFAULT_SORT_ORDER)
           .describe('-1 descending, 1 ascending (missing values sort lowest)'),
         limit: z
