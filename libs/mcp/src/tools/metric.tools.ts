@@ -66,10 +66,17 @@ const bulletList = (entries: Record<string, string>) =>
     .join('\n');
 
 export function registerMetricTools(
-  { server, companyId }: ToolContext,
+  context: ToolContext,
   metrics: MetricsService,
   stepFunnels: StepFunnelsService,
 ): void {
+  registerChartTool(context, metrics);
+  registerKpiTool(context, metrics);
+  registerInsightTool(context, metrics);
+  registerStepFunnelTool(context, stepFunnels);
+}
+
+function registerChartTool({ server, companyId }: ToolContext, metrics: MetricsService): void {
   server.registerTool(
     'get_chart_metrics',
     {
@@ -94,7 +101,9 @@ export function registerMetricTools(
     ({ funnelId, subtype, ...query }) =>
       toolResult(async () => ({ data: await metrics.chart(companyId, funnelId, subtype, query) })),
   );
+}
 
+function registerKpiTool({ server, companyId }: ToolContext, metrics: MetricsService): void {
   server.registerTool(
     'get_kpi_metrics',
     {
@@ -119,7 +128,9 @@ export function registerMetricTools(
     },
     ({ funnelId, subtype, ...query }) => toolResult(() => metrics.kpi(companyId, funnelId, subtype, query)),
   );
+}
 
+function registerInsightTool({ server, companyId }: ToolContext, metrics: MetricsService): void {
   server.registerTool(
     'get_insight_metrics',
     {
@@ -138,7 +149,9 @@ export function registerMetricTools(
     ({ funnelId, insightId, ...query }) =>
       toolResult(() => metrics.insight(companyId, funnelId, insightId, query)),
   );
+}
 
+function registerStepFunnelTool({ server, companyId }: ToolContext, stepFunnels: StepFunnelsService): void {
   server.registerTool(
     'get_step_funnel',
     {
