@@ -70,16 +70,23 @@ describe('MCP tool definitions', () => {
   let token: string;
   let contactId: string;
 
-  const connect = async (negotiation?: (typeof REVISIONS)[number][1]) => {
+  /** The v2 client; `rewrite` may change the headers of each request it sends. */
+  const connect = async (
+    negotiation?: (typeof REVISIONS)[number][1],
+    rewrite: (headers: Headers) => void = () => undefined,
+  ) => {
     const client = new Client(
       { name: 'tool-definitions-e2e', version: '1.0.0' },
-      negotiation && {
-        versionNegotiation: negotiation,
-      },
+      negotiation && { versionNegotiation: negotiation },
     );
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: (url, init) => {
+          const headers = new Headers(init?.headers);
+          rewrite(headers);
+          return fetch(url, { ...init, headers });
+        },
       }),
     );
     return client;
@@ -157,6 +164,34 @@ describe('MCP tool definitions', () => {
     });
   });
 
+  it('mirrors funnelId into Mcp-Param-Funnel-Id on every funnel tool in 2026-07-28, and the server refuses a header that disagrees', async () => {
+    const sent: string[] = [];
+    let forged: string | undefined;
+    const client = await connect(REVISIONS[1][1], (headers) => {
+      const header = headers.get('mcp-param-funnel-id');
+      if (header === null) return;
+      sent.push(header);
+      if (forged) headers.set('mcp-param-funnel-id', forged);
+    });
+    try {
+      const { tools } = await client.listTools();
+      const funnelTools = tools.filter((tool) => 'funnelId' in (tool.inputSchema.properties ?? {}));
+      expect(funnelTools).toHaveLength(tools.length - 1);
+      // An unknown funnel: the header check comes first, so nothing is read or written.
+      const args = { funnelId: '00000000-0000-4000-8000-000000000000' };
+      for (const tool of funnelTools) {
+        forged = undefined;
+        sent.length = 0;
+        await client.callTool({ name: tool.name, arguments: args });
+        expect([tool.name, sent]).toEqual([tool.name, [args.funnelId]]);
+        forged = acme.funnelId;
+        await expect(client.callTool({ name: tool.name, arguments: args })).rejects.toThrow(/Funnel-Id/i);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   describe('answers to arguments outside the schema', () => {
     let client: Client;
     let tools: Tool[];
@@ -228,6 +263,21 @@ describe('MCP tool definitions', () => {
       });
       expect(text).toContain('filterGroups.0.filters.0.operator');
       for (const operator of ['"eq"', '"contains"', '"not_exists"']) expect(text).toContain(operator);
+    });
+
+    it('names the types a contact value may have', async () => {
+      for (const value of [null, { a: 1 }, ['x']])
+        expect(
+          await errorText('update_contact_value', {
+            funnelId: acme.funnelId,
+            contactId,
+            fieldName: 'plan',
+            value,
+          }),
+        ).toContain('value: expected a string, a number or a boolean');
+      expect(
+        await errorText('update_contact', { funnelId: acme.funnelId, contactId, properties: { plan: [1] } }),
+      ).toContain('properties.plan: expected a string, a number or a boolean');
     });
 
     it('refuses an argument the tool does not take, naming it, as REST refuses an unknown property', async () => {

@@ -27,7 +27,10 @@ export const address = z
   .strictObject(Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, storableString().optional()])))
   .optional()
   .describe('Postal address; every part optional');
-export const propertyValue = z.union([storableString(), z.number(), z.boolean()]);
+// A value of another type is answered with the types a value may have, not zod's "Invalid input".
+export const propertyValue = z.union([storableString(), z.number(), z.boolean()], {
+  error: 'expected a string, a number or a boolean',
+});
 export const skipAutomationTrigger = z
   .boolean()
   .optional()

@@ -73,9 +73,9 @@ function registerUpdateContactValue({ server, companyId }: ToolContext, contacts
         funnelId,
         contactId,
         fieldName: storableString().describe('The field or custom property to set'),
-        value: z
-          .union([storableString(), z.number(), z.boolean()])
-          .describe('The new value; a number or boolean is stored as its string form (42 as "42")'),
+        value: propertyValue.describe(
+          'The new value; a number or boolean is stored as its string form (42 as "42")',
+        ),
         skipAutomationTrigger,
       },
       outputSchema: CONTACT_VALUE,
