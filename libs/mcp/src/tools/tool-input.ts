@@ -14,6 +14,8 @@ const TYPE_KEYWORDS: Record<string, readonly string[]> = {
 
 const isSchema = (value: unknown): value is JsonSchema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+const saysOnlyString = (value: unknown) =>
+  isSchema(value) && value.type === 'string' && Object.keys(value).length === 1;
 
 /**
  * A tool's input schema as every host accepts it: hosts that forward schemas to Gemini refuse
@@ -29,13 +31,7 @@ export function hostSafeJsonSchema(schema: JsonSchema): JsonSchema {
 function clean(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (
-      key === 'propertyNames' &&
-      isSchema(value) &&
-      value.type === 'string' &&
-      Object.keys(value).length === 1
-    )
-      continue;
+    if (key === 'propertyNames' && saysOnlyString(value)) continue;
     if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
     if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
     out[key] = cleanValue(key, value);
