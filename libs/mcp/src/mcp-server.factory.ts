@@ -8,6 +8,7 @@ import { registerMetricGlossary } from './resources/metric-glossary.resource';
 import { registerContactSearchTool, registerContactTools } from './tools/contact.tools';
 import { registerDashboardTools } from './tools/dashboard.tools';
 import { registerMetricTools } from './tools/metric.tools';
+import { enforceToolInputRules } from './tools/tool-input';
 import { enforceToolScopes } from './tools/tool-scopes';
 import { registerWorkspaceTools } from './tools/workspace.tools';
 
@@ -48,6 +49,7 @@ export class McpServerFactory {
       },
     });
     enforceToolScopes(server);
+    enforceToolInputRules(server);
     const context = { server, companyId };
     registerWorkspaceTools(context, this.workspaces, this.funnels);
     registerContactTools(context, this.contacts);

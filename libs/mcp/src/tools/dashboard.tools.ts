@@ -17,6 +17,7 @@ import { FUNNEL_DASHBOARD } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
 import { toolResult } from './tool-result';
+import { funnelIdInput } from './funnel-id.input';
 
 const DEFAULT_PRESET: PeriodPreset = 'last_7_days';
 
@@ -52,7 +53,7 @@ export function registerDashboardTools(
         'answer it. The period is a preset (today and the days before it, in the time zone; default ' +
         `${DEFAULT_PRESET}) or from and to. Hosts that render MCP Apps draw it as charts.`,
       inputSchema: {
-        funnelId: z.string().describe('The funnel (campaign) id from list_workspaces'),
+        funnelId: funnelIdInput,
         period: z
           .enum(PERIOD_PRESET_NAMES)
           .optional()

@@ -15,6 +15,7 @@ import {
   STEP_FORMS,
   StepFunnelsService,
 } from '@app/metrics';
+import { METRIC_GLOSSARY_URI } from '../resources/metric-glossary.resource';
 import { CHART, INSIGHT, KPI, STEP_FUNNEL } from './output-schemas';
 import { READS } from './tool-annotations';
 import type { ToolContext } from './tool-context';
@@ -65,22 +66,30 @@ const bulletList = (entries: Record<string, string>) =>
     .join('\n');
 
 export function registerMetricTools(
-  { server, companyId }: ToolContext,
+  context: ToolContext,
   metrics: MetricsService,
   stepFunnels: StepFunnelsService,
 ): void {
+  registerChartTool(context, metrics);
+  registerKpiTool(context, metrics);
+  registerInsightTool(context, metrics);
+  registerStepFunnelTool(context, stepFunnels);
+}
+
+function registerChartTool({ server, companyId }: ToolContext, metrics: MetricsService): void {
   server.registerTool(
     'get_chart_metrics',
     {
       title: 'Chart data of a funnel',
       description:
-        'Data points {data: [{key, value, name?, relativeValue?, previousValue?, previousRelativeValue?}]} of one chart over a period, optionally of the sessions matching filters. Subtypes:\n' +
-        bulletList(CHART_DESCRIPTIONS),
+        'Data points {data: [{key, value, name?, relativeValue?, previousValue?, previousRelativeValue?}]} of one chart over a period, ' +
+        `optionally of the sessions matching filters. subtype names the chart; its description says what each chart's points are ` +
+        `(as does the ${METRIC_GLOSSARY_URI} resource).`,
       inputSchema: {
         ...period,
         ...filters,
         compare,
-        subtype: z.enum(CHART_SUBTYPES).describe('Which chart'),
+        subtype: z.enum(CHART_SUBTYPES).describe(`Which chart:\n${bulletList(CHART_DESCRIPTIONS)}`),
         abTest: z
           .enum(AB_TEST_FILTERS)
           .optional()
@@ -92,15 +101,16 @@ export function registerMetricTools(
     ({ funnelId, subtype, ...query }) =>
       toolResult(async () => ({ data: await metrics.chart(companyId, funnelId, subtype, query) })),
   );
+}
 
+function registerKpiTool({ server, companyId }: ToolContext, metrics: MetricsService): void {
   server.registerTool(
     'get_kpi_metrics',
     {
       title: 'A KPI of a funnel',
       description:
         'One figure {type, value, count?, previousValue?, breakdown?} over a period; rates are percentages 0-100 and carry count, ' +
-        'their denominator. Subtypes:\n' +
-        bulletList(KPI_DESCRIPTIONS),
+        `their denominator. subtype names the KPI; its description says what each KPI counts (as does the ${METRIC_GLOSSARY_URI} resource).`,
       inputSchema: {
         ...period,
         ...filters,
@@ -111,14 +121,16 @@ export function registerMetricTools(
           .describe(
             'The KPI per value of this session attribute ({key, value, count}, largest count first, at most 20 keys plus "(other)" and "(none)"); KPIs over sessions or page views only',
           ),
-        subtype: z.enum(KPI_SUBTYPES).describe('Which KPI'),
+        subtype: z.enum(KPI_SUBTYPES).describe(`Which KPI:\n${bulletList(KPI_DESCRIPTIONS)}`),
       },
       outputSchema: KPI,
       annotations: READS,
     },
     ({ funnelId, subtype, ...query }) => toolResult(() => metrics.kpi(companyId, funnelId, subtype, query)),
   );
+}
 
+function registerInsightTool({ server, companyId }: ToolContext, metrics: MetricsService): void {
   server.registerTool(
     'get_insight_metrics',
     {
@@ -137,7 +149,9 @@ export function registerMetricTools(
     ({ funnelId, insightId, ...query }) =>
       toolResult(() => metrics.insight(companyId, funnelId, insightId, query)),
   );
+}
 
+function registerStepFunnelTool({ server, companyId }: ToolContext, stepFunnels: StepFunnelsService): void {
   server.registerTool(
     'get_step_funnel',
     {

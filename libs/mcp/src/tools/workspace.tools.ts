@@ -19,6 +19,7 @@ export function registerWorkspaceTools(
         "Lists the company's workspaces, each with its campaigns (funnels): id, name and status " +
         '(online/offline). Call this first: a campaign id is the funnelId every other tool needs. ' +
         'Returns {data: Workspace[]}.',
+      inputSchema: {},
       outputSchema: WORKSPACE_LIST,
       annotations: READS,
     },
