@@ -81,6 +81,8 @@ describe('issuer mode', () => {
       authorization_endpoint: `${base}/oauth/authorize`,
       token_endpoint: `${base}/oauth/token`,
       registration_endpoint: `${base}/oauth/register`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      revocation_endpoint_auth_methods_supported: ['none'],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -226,23 +228,20 @@ describe('issuer mode', () => {
     });
   });
 
-  it('sends a request without PKCE back to the client with invalid_request, its state and iss', async () => {
+  it('answers a request without PKCE with 400 and redirects nowhere (RFC 9700 §4.11.2)', async () => {
     const res = await fetch(
       authorizeUrl({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', state: 'x' }),
       { redirect: 'manual' },
     );
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get('location')!);
-    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
-    expect(Object.fromEntries(location.searchParams)).toEqual({
-      error: 'invalid_request',
-      error_description: 'code_challenge (PKCE) is required',
-      state: 'x',
-      iss: base,
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.json()).toEqual({
+      error: 'invalid_request: code_challenge (PKCE) is required',
+      status: 400,
     });
   });
 
-  it('sends a state or scope holding a NUL character back to the client with invalid_request', async () => {
+  it('answers a state or scope holding a NUL character with 400 invalid_request, no redirect', async () => {
     for (const [name, extra] of [
       ['state', { state: 'a\u0000b' }],
       ['scope', { state: 'x', scope: 'mcp\u0000' }],
@@ -258,13 +257,11 @@ describe('issuer mode', () => {
         }),
         { redirect: 'manual' },
       );
-      expect(res.status).toBe(302);
-      const location = new URL(res.headers.get('location')!);
-      expect(Object.fromEntries(location.searchParams)).toEqual({
-        error: 'invalid_request',
-        error_description: `${name} must not contain NUL characters or unpaired surrogates`,
-        state: extra.state,
-        iss: base,
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.json()).toEqual({
+        error: `invalid_request: ${name} must not contain NUL characters or unpaired surrogates`,
+        status: 400,
       });
     }
   });

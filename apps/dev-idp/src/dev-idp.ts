@@ -88,7 +88,12 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     adapter: devIdpStore(),
     scopes: ['openid', 'offline_access'],
-    routes: { authorization: '/authorize', token: '/oauth/token', jwks: '/.well-known/jwks.json' },
+    routes: {
+      authorization: '/authorize',
+      token: '/oauth/token',
+      jwks: '/.well-known/jwks.json',
+      revocation: '/oauth/revoke',
+    },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },

@@ -13,6 +13,7 @@ import {
 } from '../errors/auth.errors';
 import { MCP_SCOPES, tokenScopesOf } from '../oauth-scopes';
 import { bearerResourceMetadataUrl, oauthSettingsFromConfig } from '../oauth-settings';
+import { RevokedAccessTokens } from '../revoked-access-tokens.repository';
 import {
   bearerTokenFrom,
   createBearerTokenStrategy,
@@ -33,6 +34,7 @@ export class BearerTokenGuard implements CanActivate {
   constructor(
     @Inject(ConfigService) private readonly config: AppConfigService,
     private readonly companies: CompaniesService,
+    private readonly revoked: RevokedAccessTokens,
   ) {
     const settings = oauthSettingsFromConfig(config);
     this.strategy =
@@ -54,7 +56,8 @@ export class BearerTokenGuard implements CanActivate {
     if (!this.strategy) throw new OAuthNotConfiguredError();
 
     const { principal, failure } = await this.authenticate(this.strategy, request, response);
-    if (principal) {
+    // A revoked token (RFC 7009) is refused like an invalid one, from the next request on.
+    if (principal && !(await this.revoked.isRevoked(bearerTokenFrom(request)!))) {
       request.principal = principal;
       return true;
     }
