@@ -79,8 +79,15 @@ describe(validateEnv.name, () => {
       OAUTH_CLIENT_ID: 'client',
       OAUTH_AUDIENCE: 'https://api.example',
       OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+      BASE_URL: 'https://api.example',
     });
     expect(env.NODE_ENV).toBe('production');
+  });
+
+  it('requires BASE_URL in production, so no document reflects the request Host', () => {
+    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(
+      /BASE_URL is required when NODE_ENV=production/,
+    );
   });
 
   it('defaults OAUTH_MODE to proxy in production and issuer elsewhere, and refuses other values', () => {
@@ -94,12 +101,32 @@ describe(validateEnv.name, () => {
       OAUTH_CLIENT_ID: 'client',
       OAUTH_AUDIENCE: 'https://api.example',
       OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+      BASE_URL: 'https://api.example',
     };
     expect(validateEnv(production).OAUTH_MODE).toBe('proxy');
     expect(validateEnv({ ...production, OAUTH_MODE: 'issuer' }).OAUTH_MODE).toBe('issuer');
     expect(() => validateEnv({ OAUTH_MODE: 'gateway' })).toThrow(
       /^Invalid configuration:\n  - OAUTH_MODE must be proxy or issuer$/,
     );
+  });
+
+  it('refuses unscoped tokens by default in production issuer mode only, unless configured', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u:p@db:5432/crm',
+      IDP_URL: 'https://tenant.idp.example',
+      OAUTH_CLIENT_ID: 'client',
+      OAUTH_AUDIENCE: 'https://api.example',
+      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+      BASE_URL: 'https://api.example',
+    };
+    expect(validateEnv({ ...production, OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('refuse');
+    expect(validateEnv(production).MCP_UNSCOPED_TOKENS).toBe('full-access');
+    expect(validateEnv({ OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('full-access');
+    expect(
+      validateEnv({ ...production, OAUTH_MODE: 'issuer', MCP_UNSCOPED_TOKENS: 'full-access' })
+        .MCP_UNSCOPED_TOKENS,
+    ).toBe('full-access');
   });
 
   it('reads MCP_ALLOWED_ORIGINS as a comma-separated list of origins', () => {
