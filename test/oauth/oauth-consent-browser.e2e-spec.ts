@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import type { BrowserContext, Page } from 'playwright-core';
 import { httpClient } from '../support/http-client';
 import { launchChromium } from '../support/inspector';
-import { OAuthStack, startOAuthStack } from '../support/oauth-issuer';
+import { mcpStatusWith, OAuthStack, startOAuthStack } from '../support/oauth-issuer';
 
 jest.setTimeout(180_000);
 
@@ -175,16 +175,7 @@ describe('issuer mode consent page in Chromium', () => {
     });
     expect(token.status).toBe(200);
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
-    const tools = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-    });
-    expect(tools.status).toBe(200);
+    expect(await mcpStatusWith(base, accessToken)).toBe(200);
     expect(await consentRows(clientId)).toEqual([
       { subject: stack.tenant.companyId, scopes: 'crm:read metrics:read offline_access' },
     ]);

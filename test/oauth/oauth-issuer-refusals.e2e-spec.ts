@@ -277,6 +277,60 @@ describe('issuer mode', () => {
     expect(empty.body).toEqual({ error: 'redirect_uris must be a non-empty array' });
   });
 
+  it('registers up to 32 redirect URIs and a confidential-client request as a public client', async () => {
+    const http = httpClient(base);
+    const uris = (n: number) => Array.from({ length: n }, (_, i) => `http://127.0.0.1/callback/${i}`);
+    const many = await http.post('/oauth/register', {
+      redirect_uris: uris(32),
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+    expect(many.status).toBe(201);
+    expect(many.body.redirect_uris).toEqual(uris(32));
+    expect(many.body.token_endpoint_auth_method).toBe('none');
+    expect(many.body.client_secret).toBeUndefined();
+    const tooMany = await http.post('/oauth/register', { redirect_uris: uris(33) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: 'at most 32 redirect_uris',
+    });
+    const odd = await http.post('/oauth/register', {
+      redirect_uris: uris(1),
+      token_endpoint_auth_method: 7,
+    });
+    expect(odd.status).toBe(400);
+    expect(odd.body).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+
+  it('refuses a consent answer without its token and decision, or with a forged token', async () => {
+    const forms: Record<string, string>[] = [
+      {},
+      { consent_token: 'x' },
+      { consent_token: 'forged', decision: 'approve' },
+    ];
+    for (const form of forms) {
+      const res = await fetch(`${base}/oauth/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    }
+    // Revocation needs the token and the client it was issued to; an unknown token is still 200.
+    const revoke = (form: Record<string, string>) =>
+      fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    const missing = await revoke({ token: 'x' });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: 'invalid_request' });
+    expect((await revoke({ token: 'not-a-token', client_id: clientId })).status).toBe(200);
+  });
+
   it('refuses an unknown grant type and an unknown callback state', async () => {
     expect(await redeem('x', newVerifier(), { grant_type: 'password' })).toEqual({
       status: 400,

@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { followAuthorization } from '../support/oauth-browser';
 import {
   DocumentServer,
+  mcpStatusWith,
   OAUTH,
   OAuthStack,
   serveClientDocuments,
@@ -164,18 +165,7 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     await revokeAndSignInAgain(as, client, refreshed);
   }
 
-  async function mcpStatus(accessToken: string): Promise<number> {
-    const response = await fetch(`${stack.t.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-    });
-    return response.status;
-  }
+  const mcpStatus = (accessToken: string) => mcpStatusWith(stack.t.baseUrl, accessToken);
 
   /**
    * Sign-out as RFC 7009 has it: the access token is refused by /mcp from the next request on, the

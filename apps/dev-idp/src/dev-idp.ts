@@ -97,7 +97,11 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // Only the client a token was issued to may revoke it (the service, as the shared client).
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => Promise.resolve(token.clientId === client.clientId),
+      },
       resourceIndicators: {
         enabled: true,
         // Clients that send no `resource` still get a JWT for the API.

@@ -1,5 +1,16 @@
 import { ConfigValidationError, validateEnv } from './env.validation';
 
+/** A complete production configuration. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://u:p@db:5432/crm',
+  IDP_URL: 'https://tenant.idp.example',
+  OAUTH_CLIENT_ID: 'client',
+  OAUTH_AUDIENCE: 'https://api.example',
+  OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+  BASE_URL: 'https://api.example',
+};
+
 describe(validateEnv.name, () => {
   it('applies the documented defaults', () => {
     const env = validateEnv({});
@@ -72,15 +83,7 @@ describe(validateEnv.name, () => {
   });
 
   it('accepts a complete production configuration', () => {
-    const env = validateEnv({
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://u:p@db:5432/crm',
-      IDP_URL: 'https://tenant.idp.example',
-      OAUTH_CLIENT_ID: 'client',
-      OAUTH_AUDIENCE: 'https://api.example',
-      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
-      BASE_URL: 'https://api.example',
-    });
+    const env = validateEnv(PRODUCTION);
     expect(env.NODE_ENV).toBe('production');
   });
 
@@ -94,37 +97,19 @@ describe(validateEnv.name, () => {
     expect(validateEnv({}).OAUTH_MODE).toBe('issuer');
     expect(validateEnv({ NODE_ENV: 'test' }).OAUTH_MODE).toBe('issuer');
     expect(validateEnv({ OAUTH_MODE: 'proxy' }).OAUTH_MODE).toBe('proxy');
-    const production = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://u:p@db:5432/crm',
-      IDP_URL: 'https://tenant.idp.example',
-      OAUTH_CLIENT_ID: 'client',
-      OAUTH_AUDIENCE: 'https://api.example',
-      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
-      BASE_URL: 'https://api.example',
-    };
-    expect(validateEnv(production).OAUTH_MODE).toBe('proxy');
-    expect(validateEnv({ ...production, OAUTH_MODE: 'issuer' }).OAUTH_MODE).toBe('issuer');
+    expect(validateEnv(PRODUCTION).OAUTH_MODE).toBe('proxy');
+    expect(validateEnv({ ...PRODUCTION, OAUTH_MODE: 'issuer' }).OAUTH_MODE).toBe('issuer');
     expect(() => validateEnv({ OAUTH_MODE: 'gateway' })).toThrow(
       /^Invalid configuration:\n  - OAUTH_MODE must be proxy or issuer$/,
     );
   });
 
   it('refuses unscoped tokens by default in production issuer mode only, unless configured', () => {
-    const production = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://u:p@db:5432/crm',
-      IDP_URL: 'https://tenant.idp.example',
-      OAUTH_CLIENT_ID: 'client',
-      OAUTH_AUDIENCE: 'https://api.example',
-      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
-      BASE_URL: 'https://api.example',
-    };
-    expect(validateEnv({ ...production, OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('refuse');
-    expect(validateEnv(production).MCP_UNSCOPED_TOKENS).toBe('full-access');
+    expect(validateEnv({ ...PRODUCTION, OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('refuse');
+    expect(validateEnv(PRODUCTION).MCP_UNSCOPED_TOKENS).toBe('full-access');
     expect(validateEnv({ OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('full-access');
     expect(
-      validateEnv({ ...production, OAUTH_MODE: 'issuer', MCP_UNSCOPED_TOKENS: 'full-access' })
+      validateEnv({ ...PRODUCTION, OAUTH_MODE: 'issuer', MCP_UNSCOPED_TOKENS: 'full-access' })
         .MCP_UNSCOPED_TOKENS,
     ).toBe('full-access');
   });

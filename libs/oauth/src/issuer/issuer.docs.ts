@@ -9,6 +9,15 @@ import {
 import { ApiErrorResponses } from '@app/core';
 import { CODE_TTL_MS } from './consent.service';
 
+/** The body of an RFC 6749 §5.2 error. */
+const OAUTH_ERROR = {
+  schema: {
+    type: 'object' as const,
+    required: ['error'],
+    properties: { error: { type: 'string' as const }, error_description: { type: 'string' as const } },
+  },
+};
+
 export const CallbackDocs = () =>
   applyDecorators(
     ApiOperation({
@@ -42,14 +51,7 @@ export const TokenDocs = () =>
     }),
     ApiOkResponse({ description: 'access_token, token_type, expires_in, refresh_token, scope' }),
     ApiErrorResponses({
-      400: {
-        description: 'An RFC 6749 §5.2 error (invalid_request, invalid_grant, ...)',
-        schema: {
-          type: 'object',
-          required: ['error'],
-          properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-        },
-      },
+      400: { ...OAUTH_ERROR, description: 'An RFC 6749 §5.2 error (invalid_request, invalid_grant, ...)' },
       404: { description: 'proxy mode', examples: ['Cannot POST /oauth/token'] },
     }),
   );
@@ -88,14 +90,7 @@ export const RevokeDocs = () =>
     }),
     ApiOkResponse({ description: 'Revoked (or nothing to revoke): `{}`' }),
     ApiErrorResponses({
-      400: {
-        description: 'An RFC 6749 §5.2 error (invalid_request)',
-        schema: {
-          type: 'object',
-          required: ['error'],
-          properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-        },
-      },
+      400: { ...OAUTH_ERROR, description: 'An RFC 6749 §5.2 error (invalid_request)' },
       404: { description: 'proxy mode', examples: ['Cannot POST /oauth/revoke'] },
     }),
   );
