@@ -87,8 +87,10 @@ describe('MCP Inspector 2.x in Chromium against npm start', () => {
       // The switch's label is what a user clicks; the input itself is hidden by the UI library.
       const toggle = page.getByRole('switch', { name: 'Connect or disconnect "funnel-crm"' });
       await page.locator(`label[for="${await toggle.getAttribute('id')}"]`).click();
-      // 401, discovery, registration, the identity provider and back, all in this browser tab. The
-      // Inspector reports it once it has also listed the tools, prompts, resources and templates:
+      await page.locator('#approve').click({ timeout: 3 * STEP_MS });
+      // 401, discovery, registration, the identity provider, then this service's consent page for
+      // the newly registered Inspector, where the user allows it, and back, all in this browser
+      // tab. The Inspector reports it once it has also listed the tools, prompts, resources and templates:
       // four more requests, slow on a loaded machine, hence the longer wait.
       await page.getByText('Authorization complete').waitFor({ timeout: 3 * STEP_MS });
       await page.getByText('Connected', { exact: true }).waitFor();

@@ -143,8 +143,10 @@ describe.each(['proxy', 'issuer'] as const)(
         expect(steps.at(-1)).toBe(`POST ${idpAt('/oauth/token')} 200`);
         expect(provider.client?.client_id).toBe(OAUTH.OAUTH_CLIENT_ID);
       } else {
-        // The provider comes back to this service, which hands the client a code of its own.
-        expect(steps).toContain(`GET ${t.baseUrl}/oauth/callback 302`);
+        // The provider comes back to this service, which asks the user's consent to this new
+        // client, then hands it a code of its own.
+        expect(steps).toContain(`GET ${t.baseUrl}/oauth/callback 200`);
+        expect(steps).toContain(`POST ${t.baseUrl}/oauth/consent 303`);
         expect(steps.at(-1)).toBe('POST /oauth/token 200');
         expect(provider.client?.client_id).toEqual(expect.any(String));
         expect(provider.client?.client_id).not.toBe(OAUTH.OAUTH_CLIENT_ID);

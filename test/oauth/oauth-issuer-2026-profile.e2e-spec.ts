@@ -77,26 +77,29 @@ describe('issuer mode, 2026 authorization profile', () => {
     [{ response_type: 'token' }, 'unsupported_response_type'],
     [{ resource: 'https://elsewhere.example/mcp' }, 'invalid_target'],
     [{ code_challenge_method: 'plain' }, 'invalid_request'],
-  ])('names itself as iss on an authorization error (%o)', async (change, error) => {
-    const client = (await register({ redirect_uris: [LOOPBACK] })).body.client_id as string;
-    const url = new URL(`${base}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: client,
-      redirect_uri: LOOPBACK,
-      response_type: 'code',
-      state: 'st',
-      code_challenge: 'c'.repeat(43),
-      code_challenge_method: 'S256',
-      ...change,
-    }).toString();
-    const res = await fetch(url, { redirect: 'manual' });
-    expect(res.status).toBe(302);
-    const back = new URL(res.headers.get('location')!);
-    expect(Object.fromEntries(back.searchParams)).toEqual({
-      error,
-      error_description: expect.any(String),
-      state: 'st',
-      iss: base,
-    });
-  });
+  ])(
+    'answers an invalid authorization request (%o) with 400, never a redirect to the client',
+    async (change, error) => {
+      const client = (await register({ redirect_uris: [LOOPBACK] })).body.client_id as string;
+      const url = new URL(`${base}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        client_id: client,
+        redirect_uri: LOOPBACK,
+        response_type: 'code',
+        state: 'st',
+        code_challenge: 'c'.repeat(43),
+        code_challenge_method: 'S256',
+        ...change,
+      }).toString();
+      // No user has approved this client, and none is known before sign-in: redirecting the error
+      // would make the endpoint an open redirector for any registered URI (RFC 9700 §4.11.2).
+      const res = await fetch(url, { redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect((await res.json()) as { error: string }).toEqual({
+        error: expect.stringMatching(new RegExp(`^${error}: `)),
+        status: 400,
+      });
+    },
+  );
 });

@@ -81,6 +81,8 @@ describe('issuer mode', () => {
       authorization_endpoint: `${base}/oauth/authorize`,
       token_endpoint: `${base}/oauth/token`,
       registration_endpoint: `${base}/oauth/register`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      revocation_endpoint_auth_methods_supported: ['none'],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -226,23 +228,20 @@ describe('issuer mode', () => {
     });
   });
 
-  it('sends a request without PKCE back to the client with invalid_request, its state and iss', async () => {
+  it('answers a request without PKCE with 400 and redirects nowhere (RFC 9700 §4.11.2)', async () => {
     const res = await fetch(
       authorizeUrl({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', state: 'x' }),
       { redirect: 'manual' },
     );
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get('location')!);
-    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
-    expect(Object.fromEntries(location.searchParams)).toEqual({
-      error: 'invalid_request',
-      error_description: 'code_challenge (PKCE) is required',
-      state: 'x',
-      iss: base,
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.json()).toEqual({
+      error: 'invalid_request: code_challenge (PKCE) is required',
+      status: 400,
     });
   });
 
-  it('sends a state or scope holding a NUL character back to the client with invalid_request', async () => {
+  it('answers a state or scope holding a NUL character with 400 invalid_request, no redirect', async () => {
     for (const [name, extra] of [
       ['state', { state: 'a\u0000b' }],
       ['scope', { state: 'x', scope: 'mcp\u0000' }],
@@ -258,13 +257,11 @@ describe('issuer mode', () => {
         }),
         { redirect: 'manual' },
       );
-      expect(res.status).toBe(302);
-      const location = new URL(res.headers.get('location')!);
-      expect(Object.fromEntries(location.searchParams)).toEqual({
-        error: 'invalid_request',
-        error_description: `${name} must not contain NUL characters or unpaired surrogates`,
-        state: extra.state,
-        iss: base,
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.json()).toEqual({
+        error: `invalid_request: ${name} must not contain NUL characters or unpaired surrogates`,
+        status: 400,
       });
     }
   });
@@ -278,6 +275,60 @@ describe('issuer mode', () => {
     expect(refused.body).toMatchObject({ error: 'invalid_redirect_uri' });
     const empty = await http.post('/oauth/register', { redirect_uris: [] });
     expect(empty.body).toEqual({ error: 'redirect_uris must be a non-empty array' });
+  });
+
+  it('registers up to 32 redirect URIs and a confidential-client request as a public client', async () => {
+    const http = httpClient(base);
+    const uris = (n: number) => Array.from({ length: n }, (_, i) => `http://127.0.0.1/callback/${i}`);
+    const many = await http.post('/oauth/register', {
+      redirect_uris: uris(32),
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+    expect(many.status).toBe(201);
+    expect(many.body.redirect_uris).toEqual(uris(32));
+    expect(many.body.token_endpoint_auth_method).toBe('none');
+    expect(many.body.client_secret).toBeUndefined();
+    const tooMany = await http.post('/oauth/register', { redirect_uris: uris(33) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: 'at most 32 redirect_uris',
+    });
+    const odd = await http.post('/oauth/register', {
+      redirect_uris: uris(1),
+      token_endpoint_auth_method: 7,
+    });
+    expect(odd.status).toBe(400);
+    expect(odd.body).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+
+  it('refuses a consent answer without its token and decision, or with a forged token', async () => {
+    const forms: Record<string, string>[] = [
+      {},
+      { consent_token: 'x' },
+      { consent_token: 'forged', decision: 'approve' },
+    ];
+    for (const form of forms) {
+      const res = await fetch(`${base}/oauth/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    }
+    // Revocation needs the token and the client it was issued to; an unknown token is still 200.
+    const revoke = (form: Record<string, string>) =>
+      fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    const missing = await revoke({ token: 'x' });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: 'invalid_request' });
+    expect((await revoke({ token: 'not-a-token', client_id: clientId })).status).toBe(200);
   });
 
   it('refuses an unknown grant type and an unknown callback state', async () => {

@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { followAuthorization } from '../support/oauth-browser';
 import {
   DocumentServer,
+  mcpStatusWith,
   OAUTH,
   OAuthStack,
   serveClientDocuments,
@@ -76,8 +77,11 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     return as;
   }
 
-  /** Authorize (PKCE), sign in at the identity provider, validate the callback, exchange the code. */
-  async function signIn(as: oauth.AuthorizationServer, client: oauth.Client) {
+  /**
+   * Authorize (PKCE), sign in at the identity provider, approve the consent page (the client's first
+   * sign-in only: the approval is remembered), validate the callback, exchange the code.
+   */
+  async function signIn(as: oauth.AuthorizationServer, client: oauth.Client, firstTime = true) {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const authorize = new URL(as.authorization_endpoint!);
@@ -94,7 +98,12 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     const steps: string[] = [];
     const callback = await followAuthorization(authorize, REDIRECT_URI, (step) => steps.push(step));
     expect(steps[0]).toBe(`GET ${stack.t.baseUrl}/oauth/authorize 302`);
-    expect(steps).toContain(`GET ${stack.t.baseUrl}/oauth/callback 302`);
+    if (firstTime)
+      expect(steps.slice(-2)).toEqual([
+        `GET ${stack.t.baseUrl}/oauth/callback 200`,
+        `POST ${stack.t.baseUrl}/oauth/consent 303`,
+      ]);
+    else expect(steps.at(-1)).toBe(`GET ${stack.t.baseUrl}/oauth/callback 302`);
     expect(callback.searchParams.get('iss')).toBe(stack.t.baseUrl);
 
     const params = oauth.validateAuthResponse(as, client, callback, state);
@@ -153,6 +162,48 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     expect((await callListWorkspaces(refreshed.access_token)).map((w) => w.id)).toEqual([
       stack.tenant.workspaceId,
     ]);
+    await revokeAndSignInAgain(as, client, refreshed);
+  }
+
+  const mcpStatus = (accessToken: string) => mcpStatusWith(stack.t.baseUrl, accessToken);
+
+  /**
+   * Sign-out as RFC 7009 has it: the access token is refused by /mcp from the next request on, the
+   * refresh token no longer refreshes; another client cannot use or revoke a client's refresh token.
+   */
+  async function revokeAndSignInAgain(
+    as: oauth.AuthorizationServer,
+    client: oauth.Client,
+    tokens: oauth.TokenEndpointResponse,
+  ) {
+    expect(as.revocation_endpoint).toBe(`${stack.t.baseUrl}/oauth/revoke`);
+    const stranger: oauth.Client = { client_id: 'another-client', token_endpoint_auth_method: 'none' };
+    const refreshAs = (who: oauth.Client) =>
+      oauth.refreshTokenGrantRequest(as, who, oauth.None(), tokens.refresh_token!, insecure);
+    const strangerRefresh = await refreshAs(stranger);
+    expect(strangerRefresh.status).toBe(400);
+    expect(await strangerRefresh.json()).toMatchObject({ error: 'invalid_grant' });
+    // Revocation by another client leaves the token working (RFC 7009 §2.1: still 200).
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, stranger, oauth.None(), tokens.refresh_token!, insecure),
+    );
+
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, insecure),
+    );
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
+
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    const refused = await refreshAs(client);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
+
+    // Signing in again needs no consent: the user approved this client for these scopes.
+    const again = await signIn(as, client, false);
+    expect(await mcpStatus(again.access_token)).toBe(200);
   }
 
   it('signs in a Client ID Metadata Document client, calls a tool and refreshes', async () => {

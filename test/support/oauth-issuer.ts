@@ -74,3 +74,18 @@ export async function serveClientDocuments(
     },
   };
 }
+
+/** The HTTP status of a `tools/list` on `/mcp` with `accessToken`: 200, or 401 for a refused token. */
+export async function mcpStatusWith(baseUrl: string, accessToken: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}

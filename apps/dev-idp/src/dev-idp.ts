@@ -88,11 +88,20 @@ function configuration(options: DevIdpOptions, signingKey: JWK): Configuration {
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     adapter: devIdpStore(),
     scopes: ['openid', 'offline_access'],
-    routes: { authorization: '/authorize', token: '/oauth/token', jwks: '/.well-known/jwks.json' },
+    routes: {
+      authorization: '/authorize',
+      token: '/oauth/token',
+      jwks: '/.well-known/jwks.json',
+      revocation: '/oauth/revoke',
+    },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // Only the client a token was issued to may revoke it (the service, as the shared client).
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => Promise.resolve(token.clientId === client.clientId),
+      },
       resourceIndicators: {
         enabled: true,
         // Clients that send no `resource` still get a JWT for the API.

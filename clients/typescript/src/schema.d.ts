@@ -506,7 +506,7 @@ export interface paths {
         };
         /**
          * Authorization redirect
-         * @description proxy mode: forwards every query parameter unchanged (repeated ones too) to `{idp_url}/authorize` and adds `audience` (`OAUTH_AUDIENCE`) and, when configured, `connection` (`OAUTH_CONNECTION`); configured values replace any the client sent. issuer mode: checks the client (registered, or a Client ID Metadata Document URL) and its `redirect_uri`, then sends the browser to the identity provider with this service's callback and PKCE; an unknown client or redirect URI gets 400 and no redirect.
+         * @description proxy mode: forwards every query parameter unchanged (repeated ones too) to `{idp_url}/authorize` and adds `audience` (`OAUTH_AUDIENCE`) and, when configured, `connection` (`OAUTH_CONNECTION`); configured values replace any the client sent. issuer mode: checks the client (registered, or a Client ID Metadata Document URL) and its `redirect_uri`, then sends the browser to the identity provider with this service's callback and PKCE; after sign-in the user approves the client on a consent page (once per client and scopes). Any invalid request (unknown client or redirect URI, `response_type` other than `code`, no S256 PKCE, a foreign `resource`) gets 400 and no redirect. A loopback http `redirect_uri` matches its registered one on any port (RFC 8252 §7.3).
          */
         get: operations["OAuthController_authorize"];
         put?: never;
@@ -528,7 +528,7 @@ export interface paths {
         put?: never;
         /**
          * Dynamic client registration (RFC 7591)
-         * @description proxy mode: every registration receives the same public client id (`OAUTH_CLIENT_ID`). issuer mode: each registration gets a client id of its own, its redirect URIs stored and matched exactly (https, http on loopback, or an app scheme; otherwise 400 `invalid_redirect_uri`). No secret is issued. A missing or empty `redirect_uris` gets exactly `{"error":"redirect_uris must be a non-empty array"}`.
+         * @description proxy mode: every registration receives the same public client id (`OAUTH_CLIENT_ID`). issuer mode: each registration gets a client id of its own, up to 32 redirect URIs stored and matched exactly, loopback ones on any port (https, http on loopback, or an app scheme; otherwise 400 `invalid_redirect_uri`). No secret is issued: a request for a confidential client (`client_secret_post`, `client_secret_basic`, ...) is registered as a public one and answered `token_endpoint_auth_method: "none"`. A missing or empty `redirect_uris` gets exactly `{"error":"redirect_uris must be a non-empty array"}`.
          */
         post: operations["OAuthController_register"];
         delete?: never;
@@ -546,11 +546,31 @@ export interface paths {
         };
         /**
          * Return from the identity provider (issuer mode)
-         * @description Exchanges the provider's code, then redirects to the client's `redirect_uri` with a code of this service (single use, valid 60 s), the client's `state` and `iss` = {base_url}.
+         * @description Exchanges the provider's code. When the signed-in user has approved the client for the scopes asked, redirects to the client's `redirect_uri` with a code of this service (single use, valid 60 s), the client's `state` and `iss` = {base_url}; otherwise answers the consent page (HTML, never framed) and a SameSite=Strict cookie binding it to this browser.
          */
         get: operations["IssuerController_callback"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The consent page's answer (issuer mode)
+         * @description The form of the consent page: `consent_token` (from the page) and `decision` (`approve` or `deny`), with the page's consent cookie. `approve` remembers the approval for this user, client and scopes and redirects to the client with its code; `deny` redirects with `error=access_denied`. A request without the page's token and the same browser's cookie is refused and changes nothing.
+         */
+        post: operations["IssuerController_decide"];
         delete?: never;
         options?: never;
         head?: never;
@@ -571,6 +591,26 @@ export interface paths {
          * @description `authorization_code` (with `client_id`, `redirect_uri` and the PKCE `code_verifier`) answers the identity provider's tokens; `refresh_token` is passed through to it. Errors follow RFC 6749 §5.2: `{"error":"invalid_grant","error_description":"..."}`.
          */
         post: operations["IssuerController_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009, issuer mode)
+         * @description `token` (a refresh or access token), optional `token_type_hint`, and the `client_id` the token was issued to. A refresh token can no longer be refreshed; an access token is refused by `/mcp` from the next request on. Both are also revoked at the identity provider. An unknown or invalid token is answered 200 as well (RFC 7009 §2.2).
+         */
+        post: operations["IssuerController_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1654,6 +1694,18 @@ export interface components {
              * @example https://api.example.com/oauth/register
              */
             registration_endpoint: string;
+            /**
+             * @description issuer mode only: {base_url}/oauth/revoke (RFC 7009)
+             * @example https://api.example.com/oauth/revoke
+             */
+            revocation_endpoint?: string;
+            /**
+             * @description issuer mode only: public clients
+             * @example [
+             *       "none"
+             *     ]
+             */
+            revocation_endpoint_auth_methods_supported?: string[];
             /**
              * @example [
              *       "code"
@@ -5678,7 +5730,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description issuer mode: unknown client or unregistered redirect_uri */
+            /** @description issuer mode: unknown client, unregistered redirect_uri or an invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5848,6 +5900,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The consent page (text/html) */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Redirect to the client's redirect_uri */
             302: {
                 headers: {
@@ -5862,6 +5927,87 @@ export interface operations {
                 content?: never;
             };
             /** @description Unknown or expired authorization request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description proxy mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More than 60 requests a minute from this client address */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    IssuerController_decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the client's redirect_uri */
+            303: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, forged, used or expired consent */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5943,6 +6089,90 @@ export interface operations {
                 content?: never;
             };
             /** @description An RFC 6749 §5.2 error (invalid_request, invalid_grant, ...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description proxy mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More than 60 requests a minute from this client address */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    IssuerController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or nothing to revoke): `{}` */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An RFC 6749 §5.2 error (invalid_request) */
             400: {
                 headers: {
                     [name: string]: unknown;

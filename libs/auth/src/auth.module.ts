@@ -9,11 +9,19 @@ import { CompaniesService } from './companies.service';
 import { authEntities } from './entities';
 import { ApiKeyGuard } from './guards/api-key.guard';
 import { ReadYourWritesInterceptor } from './read-your-writes.interceptor';
+import { RevokedAccessTokens } from './revoked-access-tokens.repository';
 
 @Module({
   imports: [TypeOrmModule.forFeature(authEntities)],
-  providers: [ApiKeysService, ApiKeyLookup, CompaniesService, ApiKeysRepository, CompaniesRepository],
-  exports: [ApiKeysService, CompaniesService],
+  providers: [
+    ApiKeysService,
+    ApiKeyLookup,
+    CompaniesService,
+    ApiKeysRepository,
+    CompaniesRepository,
+    RevokedAccessTokens,
+  ],
+  exports: [ApiKeysService, CompaniesService, RevokedAccessTokens],
 })
 export class AuthModule {}
 

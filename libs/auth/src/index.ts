@@ -13,5 +13,6 @@ export * from './guards/api-key.guard';
 export * from './guards/bearer-token.guard';
 export * from './oauth-scopes';
 export * from './oauth-settings';
+export * from './revoked-access-tokens.repository';
 export * from './strategies/bearer-token.strategy';
 export * from './api-key.secret';

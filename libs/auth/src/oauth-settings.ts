@@ -11,6 +11,8 @@ export interface OAuthSettings {
   authorizationEndpoint: string;
   tokenEndpoint: string;
   jwksUri: string;
+  /** RFC 7009, where revoked tokens are passed on (`{idp_url}/oauth/revoke`). */
+  revocationEndpoint: string;
   clientId: string;
   audience: string;
   connection?: string;
@@ -35,6 +37,7 @@ export function oauthSettingsFrom(env: OAuthEnv): OAuthSettings | undefined {
     authorizationEndpoint: `${idpUrl}/authorize`,
     tokenEndpoint: `${idpUrl}/oauth/token`,
     jwksUri: `${idpUrl}/.well-known/jwks.json`,
+    revocationEndpoint: `${idpUrl}/oauth/revoke`,
     clientId: env.OAUTH_CLIENT_ID,
     audience: env.OAUTH_AUDIENCE,
     connection: env.OAUTH_CONNECTION,

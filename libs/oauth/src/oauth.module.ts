@@ -1,9 +1,13 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '@app/auth';
 import { allowBrowserClients } from './browser-clients.middleware';
 import { oauthEntities } from './entities';
 import { AuthorizationService } from './issuer/authorization.service';
 import { AuthorizationRepository } from './issuer/authorization.repository';
+import { ConsentRepository } from './issuer/consent.repository';
+import { ConsentService } from './issuer/consent.service';
+import { RevocationService } from './issuer/revocation.service';
 import { IssuerRegistrationService } from './issuer/issuer-registration.service';
 import { IssuerController } from './issuer/issuer.controller';
 import { OAuthClientsRepository } from './issuer/oauth-clients.repository';
@@ -17,7 +21,7 @@ import { WellKnownController } from './well-known.controller';
  * issuer mode also the callback from the identity provider and the token endpoint.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(oauthEntities)],
+  imports: [TypeOrmModule.forFeature(oauthEntities), AuthModule],
   controllers: [WellKnownController, OAuthController, IssuerController],
   providers: [
     OAuthConfigService,
@@ -26,6 +30,9 @@ import { WellKnownController } from './well-known.controller';
     OAuthClientsRepository,
     AuthorizationService,
     IssuerRegistrationService,
+    ConsentRepository,
+    ConsentService,
+    RevocationService,
   ],
   exports: [OAuthConfigService],
 })
@@ -41,6 +48,7 @@ export class OAuthModule implements NestModule {
           '.well-known/oauth-authorization-server',
           'oauth/register',
           'oauth/token',
+          'oauth/revoke',
         ].map((path) => ({ path, method: RequestMethod.ALL })),
       );
   }

@@ -13,6 +13,7 @@ import {
 } from '../errors/auth.errors';
 import { MCP_SCOPES, tokenScopesOf } from '../oauth-scopes';
 import { bearerResourceMetadataUrl, oauthSettingsFromConfig } from '../oauth-settings';
+import { RevokedAccessTokens } from '../revoked-access-tokens.repository';
 import {
   bearerTokenFrom,
   createBearerTokenStrategy,
@@ -34,6 +35,7 @@ export class BearerTokenGuard implements CanActivate {
     @Inject(ConfigService) private readonly config: AppConfigService,
     private readonly companies: CompaniesService,
     private readonly failures: AuthFailureLimiter,
+    private readonly revoked: RevokedAccessTokens,
   ) {
     const settings = oauthSettingsFromConfig(config);
     this.strategy =
@@ -57,7 +59,8 @@ export class BearerTokenGuard implements CanActivate {
     if (tokenSent) await this.failures.refuseIfBlocked(request, response);
 
     const { principal, failure } = await this.authenticate(this.strategy, request, response);
-    if (principal) {
+    // A revoked token (RFC 7009) is refused like an invalid one, from the next request on.
+    if (principal && !(await this.revoked.isRevoked(bearerTokenFrom(request)!))) {
       request.principal = principal;
       return true;
     }

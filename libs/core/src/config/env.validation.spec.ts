@@ -1,5 +1,16 @@
 import { ConfigValidationError, validateEnv } from './env.validation';
 
+/** A complete production configuration. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://u:p@db:5432/crm',
+  IDP_URL: 'https://tenant.idp.example',
+  OAUTH_CLIENT_ID: 'client',
+  OAUTH_AUDIENCE: 'https://api.example',
+  OAUTH_CLAIM_NAMESPACE: 'https://example.com',
+  BASE_URL: 'https://api.example',
+};
+
 describe(validateEnv.name, () => {
   it('applies the documented defaults', () => {
     const env = validateEnv({});
@@ -72,34 +83,35 @@ describe(validateEnv.name, () => {
   });
 
   it('accepts a complete production configuration', () => {
-    const env = validateEnv({
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://u:p@db:5432/crm',
-      IDP_URL: 'https://tenant.idp.example',
-      OAUTH_CLIENT_ID: 'client',
-      OAUTH_AUDIENCE: 'https://api.example',
-      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
-    });
+    const env = validateEnv(PRODUCTION);
     expect(env.NODE_ENV).toBe('production');
+  });
+
+  it('requires BASE_URL in production, so no document reflects the request Host', () => {
+    expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(
+      /BASE_URL is required when NODE_ENV=production/,
+    );
   });
 
   it('defaults OAUTH_MODE to proxy in production and issuer elsewhere, and refuses other values', () => {
     expect(validateEnv({}).OAUTH_MODE).toBe('issuer');
     expect(validateEnv({ NODE_ENV: 'test' }).OAUTH_MODE).toBe('issuer');
     expect(validateEnv({ OAUTH_MODE: 'proxy' }).OAUTH_MODE).toBe('proxy');
-    const production = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://u:p@db:5432/crm',
-      IDP_URL: 'https://tenant.idp.example',
-      OAUTH_CLIENT_ID: 'client',
-      OAUTH_AUDIENCE: 'https://api.example',
-      OAUTH_CLAIM_NAMESPACE: 'https://example.com',
-    };
-    expect(validateEnv(production).OAUTH_MODE).toBe('proxy');
-    expect(validateEnv({ ...production, OAUTH_MODE: 'issuer' }).OAUTH_MODE).toBe('issuer');
+    expect(validateEnv(PRODUCTION).OAUTH_MODE).toBe('proxy');
+    expect(validateEnv({ ...PRODUCTION, OAUTH_MODE: 'issuer' }).OAUTH_MODE).toBe('issuer');
     expect(() => validateEnv({ OAUTH_MODE: 'gateway' })).toThrow(
       /^Invalid configuration:\n  - OAUTH_MODE must be proxy or issuer$/,
     );
+  });
+
+  it('refuses unscoped tokens by default in production issuer mode only, unless configured', () => {
+    expect(validateEnv({ ...PRODUCTION, OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('refuse');
+    expect(validateEnv(PRODUCTION).MCP_UNSCOPED_TOKENS).toBe('full-access');
+    expect(validateEnv({ OAUTH_MODE: 'issuer' }).MCP_UNSCOPED_TOKENS).toBe('full-access');
+    expect(
+      validateEnv({ ...PRODUCTION, OAUTH_MODE: 'issuer', MCP_UNSCOPED_TOKENS: 'full-access' })
+        .MCP_UNSCOPED_TOKENS,
+    ).toBe('full-access');
   });
 
   it('reads MCP_ALLOWED_ORIGINS as a comma-separated list of origins', () => {

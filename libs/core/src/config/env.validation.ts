@@ -194,9 +194,14 @@ export class EnvironmentVariables {
   @IsIn(OAUTH_MODES, { message: 'OAUTH_MODE must be proxy or issuer' })
   OAUTH_MODE!: OAuthMode;
 
-  /** What a bearer token carrying none of the MCP scopes may do (identity providers that issue none). */
+  /**
+   * What a bearer token carrying none of the MCP scopes may do (identity providers that issue none).
+   * Defaults to `refuse` in production issuer mode and `full-access` elsewhere (see validateEnv).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
   @IsIn(UNSCOPED_TOKEN_POLICIES, { message: 'MCP_UNSCOPED_TOKENS must be full-access or refuse' })
-  MCP_UNSCOPED_TOKENS: UnscopedTokenPolicy = 'full-access';
+  MCP_UNSCOPED_TOKENS!: UnscopedTokenPolicy;
 
   /** Origins allowed to call /mcp, comma-separated; unset = the base URL's (plus loopback outside production). */
   @Transform(emptyToUndefined)
@@ -365,6 +370,8 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
       'OAUTH_CLIENT_ID',
       'OAUTH_AUDIENCE',
       'OAUTH_CLAIM_NAMESPACE',
+      // The discovery documents and WWW-Authenticate name the service's URL: never the request's Host.
+      'BASE_URL',
     ] as const;
     for (const name of required) {
       if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
@@ -391,5 +398,8 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
   }
   if (problems.length) throw new ConfigValidationError(problems);
   env.OAUTH_MODE ??= env.NODE_ENV === 'production' ? 'proxy' : 'issuer';
+  // In production issuer mode the scopes are this service's to grant: a token naming none gets none.
+  env.MCP_UNSCOPED_TOKENS ??=
+    env.NODE_ENV === 'production' && env.OAUTH_MODE === 'issuer' ? 'refuse' : 'full-access';
   return env;
 }

@@ -50,6 +50,16 @@ export class AuthorizationServerMetadataDto {
   })
   registration_endpoint: string;
 
+  @ApiProperty({
+    description: 'issuer mode only: {base_url}/oauth/revoke (RFC 7009)',
+    example: 'https://api.example.com/oauth/revoke',
+    required: false,
+  })
+  revocation_endpoint?: string;
+
+  @ApiProperty({ description: 'issuer mode only: public clients', example: ['none'], required: false })
+  revocation_endpoint_auth_methods_supported?: string[];
+
   @ApiProperty({ example: ['code'] })
   response_types_supported: string[];
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { OAuthAuthorizationCode, OAuthPendingAuthorization } from '../entities';
+import { OAuthAuthorizationCode, OAuthPendingAuthorization, OAuthRefreshToken } from '../entities';
 
 type Pending = Omit<OAuthPendingAuthorization, 'createdAt'>;
 type Code = Omit<OAuthAuthorizationCode, 'createdAt'>;
@@ -65,6 +65,30 @@ export class AuthorizationRepository {
         live: row.live as boolean,
       }
     );
+  }
+
+  /** Records which client a refresh token was handed to (by its hash). */
+  async bindRefreshToken(tokenHash: string, clientId: string): Promise<void> {
+    await this.dataSource.getRepository(OAuthRefreshToken).upsert({ tokenHash, clientId }, ['tokenHash']);
+  }
+
+  async refreshTokenClient(tokenHash: string): Promise<string | undefined> {
+    const row = await this.dataSource.getRepository(OAuthRefreshToken).findOneBy({ tokenHash });
+    return row?.clientId;
+  }
+
+  /** The provider rotated a refresh token: the new one belongs to the same client, the old one to none. */
+  async rotateRefreshToken(oldHash: string, newHash: string, clientId: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.delete(OAuthRefreshToken, { tokenHash: oldHash });
+      await manager.upsert(OAuthRefreshToken, { tokenHash: newHash, clientId }, ['tokenHash']);
+    });
+  }
+
+  /** Forgets a client's refresh token (revocation); true when it was that client's. */
+  async forgetRefreshToken(tokenHash: string, clientId: string): Promise<boolean> {
+    const result = await this.dataSource.getRepository(OAuthRefreshToken).delete({ tokenHash, clientId });
+    return Boolean(result.affected);
   }
 
   private async take<T>(table: string, key: string, value: string, includeExpired = false): Promise<T[]> {

@@ -4,6 +4,7 @@ import { OAuthProtocolError } from '../oauth-protocol-error';
 import type { AuthorizationRepository } from './authorization.repository';
 import { AuthorizationService } from './authorization.service';
 import { ClientRejectedError } from './client-metadata-document';
+import type { ConsentService } from './consent.service';
 import type { OAuthClientsService } from './oauth-clients.service';
 import { hashSecret, providerCodeVerifier, s256, sealWithCode } from './oauth-secrets';
 
@@ -14,6 +15,7 @@ const settings: OAuthSettings = {
   authorizationEndpoint: 'https://idp.example/authorize',
   tokenEndpoint: 'https://idp.example/oauth/token',
   jwksUri: 'https://idp.example/.well-known/jwks.json',
+  revocationEndpoint: 'https://idp.example/oauth/revoke',
   clientId: 'shared-client',
   audience: 'https://crm.example/mcp',
   userMetadataClaim: 'https://crm.example/claims',
@@ -37,6 +39,7 @@ function setup() {
       pending.delete(hash);
       return Promise.resolve(row && row.expiresAt > new Date() ? row : undefined);
     },
+    bindRefreshToken: () => Promise.resolve(),
     saveCode: (row: Code) => void codes.set(row.codeHash, { ...row, createdAt: new Date() }),
     takeCode: (hash: string) => {
       const row = codes.get(hash);
@@ -50,7 +53,11 @@ function setup() {
         ? Promise.resolve(client)
         : Promise.reject(new ClientRejectedError('unknown client_id')),
   } as unknown as OAuthClientsService;
-  return { service: new AuthorizationService(clients, repository), pending, codes };
+  return {
+    service: new AuthorizationService(clients, repository, {} as ConsentService),
+    pending,
+    codes,
+  };
 }
 
 const authorizeParams = (overrides: Record<string, string | null> = {}) => {
@@ -116,23 +123,29 @@ describe(AuthorizationService.name, () => {
         'invalid_target',
         'resource must be this service or its /mcp endpoint',
       ],
-    ])('redirects back to the client with an error for %s', async (_, overrides, error, description) => {
+    ])('answers 400 and never redirects to the client for %s', async (_, overrides, error, description) => {
       const { service, pending } = setup();
-      const url = new URL(await service.authorize(authorizeParams(overrides), issuer, settings));
-      expect(`${url.origin}${url.pathname}`).toBe(redirectUri);
-      expect(Object.fromEntries(url.searchParams)).toEqual({
-        error,
-        error_description: description,
-        state: 'client-state',
-        iss: issuer,
-      });
+      const refusal = service.authorize(authorizeParams(overrides), issuer, settings);
+      await expect(refusal).rejects.toThrow(BadRequestException);
+      await expect(refusal).rejects.toThrow(`${error}: ${description}`);
       expect(pending.size).toBe(0);
+    });
+
+    it.each([
+      ['another port', 'http://127.0.0.1:61234/cb'],
+      ['no port', 'http://127.0.0.1/cb'],
+    ])('accepts the registered loopback redirect URI on %s (RFC 8252 §7.3)', async (_, uri) => {
+      const { service, pending } = setup();
+      await service.authorize(authorizeParams({ redirect_uri: uri }), issuer, settings);
+      expect([...pending.values()][0].redirectUri).toBe(uri);
     });
 
     const repeated = authorizeParams();
     repeated.append('redirect_uri', redirectUri);
     it.each([
       ['an unregistered redirect_uri', authorizeParams({ redirect_uri: 'http://127.0.0.1:6274/other' })],
+      ['another loopback host', authorizeParams({ redirect_uri: 'http://localhost:6274/cb' })],
+      ['https on the loopback port', authorizeParams({ redirect_uri: 'https://127.0.0.1:6274/cb' })],
       ['an unknown client', authorizeParams({ client_id: 'client-2' })],
       ['a repeated redirect_uri', repeated],
     ])('never redirects for %s', async (_, params) => {

@@ -1,5 +1,5 @@
 import { metadataDocumentUrl } from './client-metadata-document';
-import { redirectUriAllowed } from './oauth-clients.service';
+import { redirectUriAllowed, redirectUriMatches } from './oauth-clients.service';
 import { openWithCode, sealWithCode } from './oauth-secrets';
 
 describe(metadataDocumentUrl.name, () => {
@@ -47,4 +47,27 @@ describe(sealWithCode.name, () => {
     expect(openWithCode('code-a', sealed)).toBe('{"access_token":"t"}');
     expect(() => openWithCode('code-b', sealed)).toThrow();
   });
+});
+
+describe(redirectUriMatches.name, () => {
+  it.each([
+    ['http://127.0.0.1:5533/callback', 'http://127.0.0.1:61234/callback'],
+    ['http://127.0.0.1/callback', 'http://127.0.0.1:61234/callback'],
+    ['http://[::1]:5533/cb?x=1', 'http://[::1]:40000/cb?x=1'],
+    ['http://localhost/cb', 'http://localhost:8080/cb'],
+    ['https://app.example/cb', 'https://app.example/cb'],
+  ])('lets %s match %s', (registered, requested) =>
+    expect(redirectUriMatches(registered, requested)).toBe(true),
+  );
+
+  it.each([
+    ['https://app.example/cb', 'https://app.example:8443/cb'],
+    ['http://127.0.0.1:5533/callback', 'http://localhost:5533/callback'],
+    ['http://127.0.0.1:5533/callback', 'http://127.0.0.1:5533/other'],
+    ['http://127.0.0.1:5533/callback', 'http://127.0.0.1:5533/callback?x=1'],
+    ['http://127.0.0.1:5533/callback', 'http://u:p@127.0.0.1:5533/callback'],
+    ['cursor://oauth/cb', 'cursor://oauth/cb2'],
+  ])('does not let %s match %s', (registered, requested) =>
+    expect(redirectUriMatches(registered, requested)).toBe(false),
+  );
 });

@@ -11,7 +11,8 @@ import {
   redirectUriFits,
 } from './oauth-clients.service';
 
-const MAX_REDIRECT_URIS = 10;
+/** Frameworks register a URI per port or host they may run on; 32 leaves room (RFC 7591 sets no limit). */
+export const MAX_REDIRECT_URIS = 32;
 const MAX_URI_LENGTH = 2000;
 
 /** Issuer mode's Dynamic Client Registration: a client id of its own per registration. */
@@ -36,11 +37,14 @@ export class IssuerRegistrationService {
       application_type?: unknown;
     };
     const applicationType = declaredApplicationType(requested.application_type, redirectUris);
-    if (requested.token_endpoint_auth_method !== undefined && requested.token_endpoint_auth_method !== 'none')
-      throw new OAuthProtocolError(
-        'invalid_client_metadata',
-        'only public clients (token_endpoint_auth_method "none")',
-      );
+    // A request for a confidential client (client_secret_post, client_secret_basic, ...) is
+    // registered as a public one: the answer says `none` and no secret, and the client follows it
+    // (RFC 7591 §3.2.1 lets the server replace requested metadata).
+    if (
+      requested.token_endpoint_auth_method !== undefined &&
+      typeof requested.token_endpoint_auth_method !== 'string'
+    )
+      throw new OAuthProtocolError('invalid_client_metadata', 'token_endpoint_auth_method must be a string');
     const clientName = typeof requested.client_name === 'string' ? requested.client_name : undefined;
     const client = await this.clients.register({ redirectUris, clientName });
     return {

@@ -33,6 +33,28 @@ export function redirectUriAllowed(value: string): boolean {
   return true;
 }
 
+/**
+ * Whether a requested redirect URI matches a registered one: exactly, except that a loopback http
+ * URI may come back on any port (RFC 8252 §7.3), since a native app listens on an ephemeral one.
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  let [a, b]: URL[] = [];
+  try {
+    [a, b] = [new URL(registered), new URL(requested)];
+  } catch {
+    return false;
+  }
+  if (!isLoopbackHttpUrl(a) || !isLoopbackHttpUrl(b) || requested.includes('#')) return false;
+  return (
+    a.hostname === b.hostname &&
+    a.pathname === b.pathname &&
+    a.search === b.search &&
+    !b.username &&
+    !b.password
+  );
+}
+
 export const APPLICATION_TYPES = ['native', 'web'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 
