@@ -31,6 +31,7 @@ import {
   FunnelListCommand,
   FunnelShowCommand,
 } from './commands/funnel.command';
+import { MailCommand, MailListCommand, MailShowCommand } from './commands/mail.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { databaseSchema } from '../../../db/schema';
 import { DemoSeedService } from './demo/demo-seed.service';
@@ -60,6 +61,9 @@ const COMMANDS = [
   AutomationDisableCommand,
   AutomationDeleteCommand,
   AutomationRunsCommand,
+  MailCommand,
+  MailListCommand,
+  MailShowCommand,
   DemoCommand,
   DemoSeedCommand,
 ];

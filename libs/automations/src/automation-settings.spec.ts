@@ -43,6 +43,40 @@ describe('automation settings', () => {
   });
 });
 
+describe('email settings', () => {
+  it('wants the DKIM settings together and MAIL_FROM beside SMTP_URL in production', () => {
+    const error = thrownBy(() =>
+      validateEnv({
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgres://db/crm',
+        IDP_URL: 'https://idp.example',
+        OAUTH_CLIENT_ID: 'c',
+        OAUTH_AUDIENCE: 'a',
+        OAUTH_CLAIM_NAMESPACE: 'https://crm.example/',
+        SMTP_URL: 'smtps://user:pw@smtp.example.com:465',
+        DKIM_DOMAIN: 'acme.example',
+      }),
+    );
+    expect((error as ConfigValidationError).problems).toEqual([
+      'DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY are set together or not at all',
+      'MAIL_FROM is required when SMTP_URL is set in production',
+    ]);
+  });
+
+  it('refuses an SMTP_URL that is not smtp(s) and a MAIL_FROM that is not an address', () => {
+    const error = thrownBy(() => validateEnv({ SMTP_URL: 'http://smtp.example', MAIL_FROM: 'Acme' }));
+    expect((error as ConfigValidationError).problems).toEqual([
+      expect.stringMatching(/^SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/),
+      expect.stringMatching(/^MAIL_FROM must be an address/),
+    ]);
+    expect(
+      validateEnv({ SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Acme <hi@acme.example>' }),
+    ).toMatchObject({
+      SMTP_URL: 'smtp://127.0.0.1:2525',
+    });
+  });
+});
+
 /** The error `run` throws (failing the test when it throws none), so assertions need no catch block. */
 function thrownBy(run: () => unknown): unknown {
   try {

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { EmailDelivery } from './mail/email-delivery';
+import { MailSender } from './mail/mail-sender';
 import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
 import { AutomationRunQueue } from './worker/automation-run.queue';
 import { AutomationMetrics } from './worker/automation.metrics';
@@ -6,7 +8,14 @@ import { AutomationWorker } from './worker/automation.worker';
 
 /** The delivery worker; imported by the HTTP app only, so admin commands never deliver. */
 @Module({
-  providers: [AutomationRunQueue, AutomationWorker, AutomationMetrics, WebhookSubscriptionsRepository],
+  providers: [
+    AutomationRunQueue,
+    AutomationWorker,
+    AutomationMetrics,
+    WebhookSubscriptionsRepository,
+    MailSender,
+    EmailDelivery,
+  ],
   exports: [AutomationWorker],
 })
 export class AutomationWorkerModule {}

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
 import { AutomationTrigger, ContactChange, findContactsById, findMessagesOf } from '@app/contacts';
-import { isUuid, NotFoundError, ValidationError } from '@app/core';
+import { type AppConfigService, isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
 import { matchingAutomations, runsFor } from './automation-runs';
@@ -11,6 +12,7 @@ import { AutomationsRepository } from './automations.repository';
 import { Automation } from './entities/automation.entity';
 import { RUN_STATUSES, RunStatus } from './entities/automation-run.entity';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
+import { emailUnavailableReason } from './mail/mail-sender';
 
 /** What `automation runs` shows: delivery state, never the payload or the automation's secret. */
 export interface AutomationRunSummary {
@@ -70,12 +72,17 @@ export class AutomationsService extends AutomationTrigger {
     private readonly automations: AutomationsRepository,
     private readonly funnels: FunnelsService,
     private readonly cipher: WebhookSecretCipher,
+    @Inject(ConfigService) private readonly env: AppConfigService,
   ) {
     super();
   }
 
   async create(input: CreateAutomationInput): Promise<{ id: string }> {
     const valid = validateAutomationInput(input);
+    const noEmail = emailUnavailableReason(this.env);
+    if (valid.action.action === 'message' && valid.action.channel === 'email' && noEmail) {
+      throw new ValidationError(`--message email is refused: ${noEmail}`);
+    }
     const funnel = await this.funnels.findById(input.funnelId);
     if (valid.spec.kind === 'status' && !funnel.contactStatuses.includes(valid.spec.status)) {
       throw new ValidationError(

@@ -9,3 +9,5 @@ export * from './worker/webhook-delivery';
 export * from './subscriptions/webhook-subscriptions.module';
 export * from './subscriptions/webhook-target';
 export * from './worker/automation-run.queue';
+export * from './mail/dev-mailbox';
+export * from './mail/mail-sender';

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 // Development and tests only: production refuses to store a secret without AUTOMATION_SECRET_KEY.
@@ -53,6 +53,14 @@ export class WebhookSecretCipher {
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
       'utf8',
     );
+  }
+
+  /**
+   * A key for one purpose (e.g. signing unsubscribe links), derived from the same secret key so an
+   * operator keeps one key; a token of one purpose never verifies as another's.
+   */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.requireKey(), Buffer.alloc(0), purpose, 32));
   }
 
   private requireKey(): Buffer {

@@ -22,6 +22,8 @@ export function findMessagesOf(manager: EntityManager, contactIds: string[]): Pr
 }
 
 export interface NewContactMessage {
+  /** Given when the sender already named the message (an email's id is its run's). */
+  id?: string;
   contactId: string;
   funnelId: string;
   name: string;

@@ -12,7 +12,8 @@ import {
 } from 'typeorm';
 import { Automation } from './automation.entity';
 
-export const RUN_STATUSES = ['pending', 'running', 'succeeded', 'failed'] as const;
+// `skipped`: ended without sending, the reason in lastError (an email to a contact without an address).
+export const RUN_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export type RunEvent = 'contact.created' | 'contact.field_changed' | 'contact.deleted';

@@ -131,6 +131,15 @@ export class AutomationRunQueue {
     });
   }
 
+  /** Ends the run without delivering it, the reason kept in lastError. */
+  skip(run: ClaimedRun, reason: string): Promise<boolean> {
+    return this.complete(this.dataSource.manager, run, {
+      status: 'skipped',
+      lastError: reason,
+      completedAt: () => 'now()',
+    });
+  }
+
   private async complete(
     manager: EntityManager,
     run: ClaimedRun,

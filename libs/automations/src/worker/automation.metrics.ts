@@ -3,7 +3,7 @@ import { Gauge, Histogram } from 'prom-client';
 import { AppMetrics } from '@app/core';
 import { AutomationRunQueue } from './automation-run.queue';
 
-export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed' | 'lease_lost';
+export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed' | 'skipped' | 'lease_lost';
 
 /** The outbox backlog, read at each scrape, and each delivery's outcome and duration. */
 @Injectable()

@@ -21,6 +21,7 @@ import { resolveTarget, TargetPolicy, TargetRefusedError } from '../subscription
 import { WebhookSubscriptionsRepository } from '../subscriptions/webhook-subscriptions.repository';
 import { AutomationMetrics, DeliveryOutcome } from './automation.metrics';
 import { DeliveryError, postWebhook } from './webhook-delivery';
+import { EmailDelivery, RunSkipped } from '../mail/email-delivery';
 
 export interface WorkerSettings {
   pollIntervalMs: number;
@@ -56,6 +57,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly cipher: WebhookSecretCipher,
     private readonly metrics: AutomationMetrics,
+    private readonly email: EmailDelivery,
   ) {
     this.enabled = env.get('AUTOMATION_WORKER_ENABLED', { infer: true });
     this.targetPolicy = {
@@ -179,13 +181,18 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
           );
           return;
         }
+        if (error instanceof RunSkipped) {
+          await this.queue.skip(run, error.message.slice(0, 500));
+          done('skipped');
+          return;
+        }
         const reason = error instanceof DeliveryError ? error.message : `error: ${(error as Error).message}`;
         const lastError = reason.slice(0, 500);
-        if (run.attempts >= maxAttempts) {
+        if (run.attempts >= maxAttempts || (error instanceof DeliveryError && error.permanent)) {
           await this.queue.fail(run, lastError);
           done('failed');
           // The receiver's problem, not the service's: a warning, visible in `automation runs`.
-          this.logger.warn(`automation run ${run.id} failed after ${run.attempts} attempts: ${lastError}`);
+          this.logger.warn(`automation run ${run.id} failed after ${run.attempts} attempt(s): ${lastError}`);
         } else {
           const delay = retryDelayMs(run.attempts, this.settings.retry);
           await this.queue.retry(run, lastError, delay);
@@ -206,7 +213,9 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   /** Returns false when the run's lease was lost before the outcome could be recorded. */
   private async deliver(run: ClaimedRun): Promise<boolean> {
     const { automation } = run;
-    if (automation.action === 'message') return this.recordMessage(run);
+    if (automation.action === 'message') {
+      return automation.messageChannel === 'email' ? this.email.deliver(run) : this.recordMessage(run);
+    }
     // A REST hook's target is checked again at every delivery (its DNS may have changed since it
     // subscribed) and the connection pinned to the address checked.
     let pinned;

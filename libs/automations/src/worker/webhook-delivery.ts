@@ -26,6 +26,8 @@ export class DeliveryError extends Error {
     message: string,
     /** The receiver's HTTP status, when it answered. */
     readonly status?: number,
+    /** Retrying cannot help (e.g. an SMTP 5xx answer): the run fails now. */
+    readonly permanent = false,
   ) {
     super(message);
   }

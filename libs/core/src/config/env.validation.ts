@@ -232,6 +232,39 @@ export class EnvironmentVariables {
   })
   AUTOMATION_SECRET_KEY?: string;
 
+  /** Email automations send through this server; unset, development uses a local catch-all mailbox. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^\s]+$/, {
+    message: 'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465',
+  })
+  SMTP_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, {
+    message: 'MAIL_FROM must be an address, e.g. "Acme <hello@acme.example>" or hello@acme.example',
+  })
+  MAIL_FROM?: string;
+
+  // DKIM signing of sent email: all three or none.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9.-]+$/, { message: 'DKIM_DOMAIN must be a domain name' })
+  DKIM_DOMAIN?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]+$/, { message: 'DKIM_SELECTOR must be a DNS label, e.g. mail2026' })
+  DKIM_SELECTOR?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/-----BEGIN (RSA )?PRIVATE KEY-----/, {
+    message: 'DKIM_PRIVATE_KEY must be a PEM private key (newlines may be written as \\n)',
+  })
+  DKIM_PRIVATE_KEY?: string;
+
   @Transform(toBool)
   @IsBoolean({ message: 'AUTOMATION_WORKER_ENABLED must be true or false' })
   AUTOMATION_WORKER_ENABLED: boolean = true;
@@ -381,6 +414,13 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
     problems.push(
       'WEBHOOK_ALLOW_LOOPBACK_TARGETS is for development and tests only, not NODE_ENV=production',
     );
+  }
+  const dkim = [env.DKIM_DOMAIN, env.DKIM_SELECTOR, env.DKIM_PRIVATE_KEY].filter(Boolean).length;
+  if (dkim > 0 && dkim < 3) {
+    problems.push('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY are set together or not at all');
+  }
+  if (env.NODE_ENV === 'production' && env.SMTP_URL && !env.MAIL_FROM) {
+    problems.push('MAIL_FROM is required when SMTP_URL is set in production');
   }
   // A lease shorter than the timeout would let a second worker deliver a run still in flight.
   if (env.AUTOMATION_LEASE_MS <= env.AUTOMATION_WEBHOOK_TIMEOUT_MS) {

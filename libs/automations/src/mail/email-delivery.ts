@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
+import type { AppConfigService } from '@app/core';
+import { AutomationRunQueue, ClaimedRun } from '../worker/automation-run.queue';
+import { WebhookSecretCipher } from '../webhook-secret.cipher';
+import { renderMail } from './mail-content';
+import { MailSender } from './mail-sender';
+import { MessageTokens } from './message-tokens';
+
+/** The run ends without sending, for a reason kept in its `lastError` (e.g. no email address). */
+export class RunSkipped extends Error {}
+
+/**
+ * Sends one email automation run: rendered for the contact as the run froze it, sent over SMTP,
+ * then the message and the run's success committed together. A crash between the server's
+ * acceptance and that commit sends the email again on the next attempt, with the same Message-ID
+ * (at least once); the contact still gets one message (its id is the run's).
+ */
+@Injectable()
+export class EmailDelivery {
+  private readonly tokens: MessageTokens;
+  private readonly publicUrl: string;
+
+  constructor(
+    @Inject(ConfigService) env: AppConfigService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly queue: AutomationRunQueue,
+    private readonly sender: MailSender,
+    cipher: WebhookSecretCipher,
+  ) {
+    this.tokens = new MessageTokens(cipher);
+    const base =
+      env.get('BASE_URL', { infer: true }) ?? `http://localhost:${env.get('PORT', { infer: true })}`;
+    this.publicUrl = base.replace(/\/+$/, '');
+  }
+
+  /** Returns false when the run's lease was lost before the outcome could be recorded. */
+  async deliver(run: ClaimedRun): Promise<boolean> {
+    const { automation, payload } = run;
+    const to = payload.contact.email;
+    if (typeof to !== 'string' || !to) throw new RunSkipped('skipped: the contact has no email address');
+    const unsubscribe = this.tokens.sign({
+      kind: 'unsubscribe',
+      funnelId: run.funnelId,
+      contactId: run.contactId,
+    });
+    const unsubscribeUrl = `${this.publicUrl}/v1/unsubscribe/${unsubscribe}`;
+    const content = renderMail(
+      automation.messageSubject ?? '',
+      automation.messageTemplate ?? '',
+      payload.contact,
+      {
+        unsubscribeUrl,
+      },
+    );
+    const mailto = `mailto:${this.sender.fromAddress}?subject=${encodeURIComponent(`unsubscribe ${unsubscribe}`)}`;
+    await this.sender.send({
+      to,
+      messageId: `<${run.id}@${this.sender.fromDomain}>`,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      headers: {
+        'List-Unsubscribe': `<${unsubscribeUrl}>, <${mailto}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        'X-Automation-Run-Id': run.id,
+      },
+    });
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.queue.succeed(run, manager))) return false;
+      await insertContactMessage(manager, {
+        id: run.id,
+        contactId: run.contactId,
+        funnelId: run.funnelId,
+        name: automation.name,
+        type: 'email',
+        subject: content.subject.slice(0, MAX_MESSAGE_SUBJECT_LENGTH),
+        content: content.body,
+      });
+      return true;
+    });
+  }
+}
