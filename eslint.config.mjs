@@ -72,6 +72,25 @@ export default tseslint.config(
       ],
     },
   },
+  // Migrations are frozen history: they write their SQL out and import no application code, so a
+  // change to the service never changes what an old migration does. Only TypeORM, Node and an
+  // earlier migration of db/migrations may be imported.
+  {
+    files: ['db/migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@app/|\\.\\./|(libs|apps|db)/)',
+              message: 'A migration imports no application code: write its SQL out.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // A suite must not weaken quietly: no focused or skipped tests, every test asserts, and no
   // assertion hides behind a condition.
   {

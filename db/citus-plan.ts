@@ -48,6 +48,10 @@ export const CITUS_PLAN: Record<string, Placement> = {
   metric_segment_rollups: byFunnel,
   metric_segment_folds: byFunnel,
   metric_segment_changes: byFunnel,
+  metric_dropped_event_months: {
+    reference:
+      'a row per month whose raw events the retention dropped; read by ingestion and the fold of any funnel',
+  },
 };
 
 /**

@@ -4,9 +4,11 @@ import {
   CHART_SUBTYPES,
   EventPartitions,
   EventRetention,
+  EventsService,
   FILTERED_CHARTS,
   FILTERED_KPIS,
   KPI_SUBTYPES,
+  parseEventBatch,
   SegmentFolder,
 } from '@app/metrics';
 import { startTestApp, TestApp } from './support/app';
@@ -210,6 +212,76 @@ describe('EVENT_RETENTION_MONTHS', () => {
     );
     expect(left).toBe(0);
     expect(await read()).toEqual(before);
+  });
+
+  it('answers the same when a process without the setting folds a dropped month again, and refuses its events', async () => {
+    const db = t.app.get(DataSource);
+    // The process with the retention holds still; the one without it (t) folds.
+    await kept.app.get(SegmentFolder).stop();
+    const folder = t.app.get(SegmentFolder);
+    await folder.stop();
+    const answers = await everyAnswer(t);
+    const mobile = `/v1/funnels/${acme.funnelId}/metrics/kpis/kpi_average_time_on_page?${WINDOWS[0]}&device=mobile`;
+    const mobileTime = (await httpClient(t.baseUrl, acme.key).get(mobile)).body;
+    expect(mobileTime.data.count).toBeGreaterThan(0);
+    // S1 (mobile, started in January, whose raw events are gone) answers again, the same answer
+    // later: nothing any figure counts changes, but its start minute is folded again.
+    const late = await httpClient(t.baseUrl, acme.key).post(`/v1/funnels/${acme.funnelId}/events`, {
+      events: [
+        {
+          type: 'answer',
+          sessionId: 'S1',
+          occurredAt: new Date().toISOString(),
+          questionId: 'question_9',
+          questionTitle: 'Anything else?',
+          answers: ['No'],
+        },
+      ],
+    });
+    expect(late.status).toBe(202);
+    expect(
+      await db.query(`SELECT minute FROM metric_segment_changes WHERE funnel_id = $1`, [acme.funnelId]),
+    ).toEqual([{ minute: new Date('2026-01-31T21:30:00Z') }]);
+    folder.start(60_000);
+    await folder.idle();
+    await folder.stop();
+    const [{ left }] = await db.query<{ left: number }[]>(
+      `SELECT count(*)::int AS left FROM metric_segment_changes WHERE funnel_id = $1`,
+      [acme.funnelId],
+    );
+    expect(left).toBe(0);
+    expect((await httpClient(t.baseUrl, acme.key).get(mobile)).body).toEqual(mobileTime);
+    // The setting off (t) and on (kept): the same answers.
+    expect(await everyAnswer(t)).toEqual(answers);
+    expect(await everyAnswer(kept)).toEqual(answers);
+
+    // An event of a dropped month, sent to the process without the setting: refused, per event,
+    // and no partition of that month is created again.
+    const path = `/v1/funnels/${acme.funnelId}/events`;
+    const old = await httpClient(t.baseUrl, acme.key).post(path, {
+      events: [
+        { type: 'page_view', sessionId: 'now', occurredAt: new Date().toISOString(), pageSlug: 'start' },
+        { type: 'page_view', sessionId: 'S1', occurredAt: '2026-01-31T21:31:00Z', pageSlug: 'start' },
+      ],
+    });
+    expect(old.status).toBe(400);
+    expect(old.body.details).toEqual([
+      'events[1].occurredAt is in 2026-01, a month whose raw events were dropped',
+    ]);
+    // A trusted caller past the API's check (the demo seed's door) is refused where partitions
+    // are created.
+    await expect(
+      t.app.get(EventsService).record(
+        acme.funnelId,
+        parseEventBatch({
+          events: [
+            { type: 'page_view', sessionId: 'S1', occurredAt: '2026-02-10T00:00:00Z', pageSlug: 'start' },
+          ],
+        }),
+      ),
+    ).rejects.toThrow(/raw events were dropped/);
+    expect(await partitions(t)).toEqual([currentMonth()]);
+    expect(await everyAnswer(t)).toEqual(answers);
   });
 
   it('drops nothing more when run again, from any process at once', async () => {

@@ -9,6 +9,11 @@ import {
   parseEventBatch,
   RunSql,
 } from '@app/metrics';
+import { DEVICE_AND_SOURCE_ROLLUPS } from '../db/migrations/1796490000000-AttributeOutcomes';
+import {
+  FILL_UTM_MEDIUM_AND_CAMPAIGN,
+  SEGMENT_SESSION_ROLLUPS,
+} from '../db/migrations/1796300000000-SessionSegments';
 import { randomTraffic } from './support/random-traffic';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant } from './support/factories';
@@ -68,6 +73,52 @@ describe('metrics: backfills from the session declarations', () => {
 
     expect(await db.query(DEVICES)).toEqual(devices);
     expect(await db.query(ROLLUPS)).toEqual(rollups);
+  });
+
+  it("writes, in the migrations' frozen statements, what ingestion and the declarations write", async () => {
+    const attributes = `SELECT funnel_id, session_id, utm_medium, utm_campaign FROM metric_sessions ORDER BY 1, 2`;
+    const rows = (dimensions: string) =>
+      db.query(
+        `SELECT funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms
+         FROM metric_session_rollups WHERE dimension IN (${dimensions}) ORDER BY 1, 2, 3, 4, 5`,
+      );
+    // Traffic whose sessions carry a medium and a campaign too.
+    const tenant = await createTenant(t.app);
+    const raw = randomTraffic(5, 150).map((e, i) =>
+      e.type === 'session_start' && e.utm
+        ? {
+            ...e,
+            utm: {
+              ...(e.utm as object),
+              medium: ['cpc', 'email', 'Cpc'][i % 3],
+              campaign: `spring ${i % 5} 🌱`,
+            },
+          }
+        : e,
+    );
+    await t.app.get(EventsService).record(tenant.funnelId, parseEventBatch({ events: raw }));
+    const stored = await db.query(attributes);
+    expect(
+      stored.filter((r: { utm_campaign: string | null }) => r.utm_campaign !== null).length,
+    ).toBeGreaterThan(50);
+    await db.query('UPDATE metric_sessions SET utm_medium = NULL, utm_campaign = NULL');
+    await db.query(FILL_UTM_MEDIUM_AND_CAMPAIGN);
+    expect(await db.query(attributes)).toEqual(stored);
+
+    const written = await rows(`'device', 'source'`);
+    expect(written.length).toBeGreaterThan(100);
+    await db.query(`DELETE FROM metric_session_rollups WHERE dimension IN ('device', 'source')`);
+    await db.query(DEVICE_AND_SOURCE_ROLLUPS);
+    expect(await rows(`'device', 'source'`)).toEqual(written);
+
+    // Ingestion no longer writes `segment` session rows: the declaration's backfill is the reference.
+    await backfillSessionDimensions(run, ['segment']);
+    const segments = await rows(`'segment'`);
+    expect(segments.length).toBeGreaterThan(100);
+    await db.query(`DELETE FROM metric_session_rollups WHERE dimension = 'segment'`);
+    await db.query(SEGMENT_SESSION_ROLLUPS);
+    expect(await rows(`'segment'`)).toEqual(segments);
+    await db.query(`DELETE FROM metric_session_rollups WHERE dimension = 'segment'`);
   });
 
   it('rebuilds the rollups of page views and clicks as ingestion wrote them', async () => {

@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import {
-  backfillSegmentGrain,
-  backfillSegmentTotals,
-  backfillSessionTenSeconds,
-  EventsService,
-  parseEventBatch,
-  SegmentFolder,
-} from '@app/metrics';
+import { EventsService, parseEventBatch, SegmentFolder } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
+import { FIVE_MINUTE_ROWS } from '../db/migrations/1796480000000-FiveMinuteSegments';
+import { SEGMENT_TOTALS } from '../db/migrations/1796510000000-SegmentSessionTotals';
+import { TEN_SECOND_SESSION_ROWS } from '../db/migrations/1796520000000-TenSecondSessionRollups';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
@@ -348,6 +344,24 @@ describe('filtered figures from folded segment rollups equal the raw computation
     .join(' || ');
 
   /**
+   * Runs migrations' frozen statements as they ran at their turn, before the later migrations
+   * added the totals and `fold_version` columns without a default: the columns the statements do
+   * not write take the values those migrations gave the rows already there.
+   */
+  const atTheirTurn = (statements: string[]) =>
+    db.transaction(async (manager) => {
+      const columns = ['started', 'conversions', 'completions', 'completion_ms', 'fold_version'];
+      const defaults = ['0', '0', '0', '0', '1'];
+      await manager.query(
+        `ALTER TABLE metric_segment_rollups ${columns.map((c, i) => `ALTER ${c} SET DEFAULT ${defaults[i]}`).join(', ')}`,
+      );
+      for (const sql of statements) await manager.query(sql);
+      await manager.query(
+        `ALTER TABLE metric_segment_rollups ${columns.map((c) => `ALTER ${c} DROP DEFAULT`).join(', ')}`,
+      );
+    });
+
+  /**
    * A funnel's segment rollup totals per grain (non-zero ones), and the same counted from its
    * sessions one by one for the whole buckets before `folded_to` (ten-second ones from
    * `finest_from`): what the fold must have written.
@@ -490,7 +504,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
       );
     const folded = await stored();
     await db.query(`DELETE FROM metric_session_rollups WHERE grain = 10`);
-    await db.transaction((manager) => backfillSessionTenSeconds((sql, params) => manager.query(sql, params)));
+    await db.query(TEN_SECOND_SESSION_ROWS);
     expect(await stored()).toEqual(folded);
 
     // A window from ten seconds into a minute to twenty into another reads them, unless a change
@@ -535,7 +549,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
       ),
     );
     await db.query(`DELETE FROM metric_session_rollups WHERE grain = 10`);
-    await db.transaction((manager) => backfillSessionTenSeconds((sql, params) => manager.query(sql, params)));
+    await db.query(TEN_SECOND_SESSION_ROWS);
     expect(await stored()).toEqual(folded);
     await agreeEverywhere();
   });
@@ -550,9 +564,8 @@ describe('filtered figures from folded segment rollups equal the raw computation
     const folded = await fiveMinuteRows();
     expect(folded.length).toBeGreaterThan(tenants.length);
     await db.query(`DELETE FROM metric_segment_rollups WHERE grain = 300`);
-    await db.transaction((manager) =>
-      backfillSegmentGrain((sql, params) => manager.query(sql, params), 300, 60),
-    );
+    // Then the totals' migration, which came after it, fills their totals.
+    await atTheirTurn([FIVE_MINUTE_ROWS, SEGMENT_TOTALS]);
     expect(await fiveMinuteRows()).toEqual(folded);
     await agreeEverywhere();
   });
@@ -574,7 +587,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
       [funnels[1]],
     );
     expect(gone.n).toBeGreaterThan(0);
-    await db.transaction((manager) => backfillSegmentTotals((sql, params) => manager.query(sql, params)));
+    await atTheirTurn([SEGMENT_TOTALS]);
     expect(await Promise.all(funnels.map(segmentTotals))).toEqual(folded);
     await agreeEverywhere();
   });

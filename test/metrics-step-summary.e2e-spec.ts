@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { backfillStepMarks, Sql, StepKeyNumbers } from '@app/metrics';
+import { Sql, StepKeyNumbers } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
+import { FILL_STEP_SUMMARIES } from '../db/migrations/1796400000000-SessionSteps';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
@@ -376,7 +377,7 @@ describe('step funnels from the step summaries', () => {
     const asked = STEP_LISTS.map((steps) => `${query}&steps=${steps.join(',')}&within=PT60S&device=mobile`);
     const before = await Promise.all(asked.map((q) => funnel(acme, q)));
     await db.query('TRUNCATE metric_session_steps, metric_step_keys');
-    await backfillStepMarks((text, params) => db.query(text, params));
+    for (const sql of FILL_STEP_SUMMARIES) await db.query(sql);
     expect(await Promise.all(asked.map((q) => funnel(acme, q)))).toEqual(before);
     for (const steps of STEP_LISTS.slice(0, 3))
       expect(await funnel(acme, `${query}&steps=${steps.join(',')}`)).toEqual(

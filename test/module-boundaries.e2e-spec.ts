@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './support/processes';
 
@@ -83,5 +84,34 @@ describe('module boundaries (npm run lint)', () => {
     expect(library.map((m) => m.message)).toEqual([
       expect.stringContaining('imports no app and no migration'),
     ]);
+  });
+
+  it('refuses application code in a migration, by alias or by path, and finds none in db/migrations', async () => {
+    const probe = await lintAs(
+      'db/migrations/1796639999999-BoundaryProbe.ts',
+      [
+        "import { SEGMENT_GRAINS } from '@app/metrics';",
+        "import { FILTER_NAMES } from '../../libs/metrics/src/events/session-definitions';",
+        "import { databaseSchema } from '../schema';",
+        "import { SEGMENT_SESSION_ROLLUPS } from './1796300000000-SessionSegments';",
+        'export const probe = [SEGMENT_GRAINS, FILTER_NAMES, databaseSchema, SEGMENT_SESSION_ROLLUPS];',
+      ].join('\n'),
+    );
+    expect(probe.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message)).toEqual([
+      expect.stringContaining('imports no application code'),
+      expect.stringContaining('imports no application code'),
+      expect.stringContaining('imports no application code'),
+    ]);
+    // Every committed migration: what it imports or requires, read from its text.
+    const dir = join(ROOT, 'db/migrations');
+    const imported = readdirSync(dir)
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) =>
+        [
+          ...readFileSync(join(dir, file), 'utf8').matchAll(/(?:\bfrom|^import|\brequire\()\s*'([^']+)'/gm),
+        ].map(([, from]) => `${file}: ${from}`),
+      );
+    expect(imported.length).toBeGreaterThan(20);
+    expect(imported.filter((line) => !/: (typeorm|\.\/\d+-\w+)$/.test(line))).toEqual([]);
   });
 });

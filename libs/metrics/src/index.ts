@@ -43,16 +43,11 @@ export { emptySession, sessionContributions } from './events/session-state';
 export { eventRollupDeltas } from './rollups/rollup-deltas';
 export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
-// For migrations that add a start attribute, a session dimension or an event dimension.
+// What ingestion would have written from the stored rows, by the declarations alone (the suites
+// check the declarations against ingestion with them; a migration writes its SQL out instead).
 export { backfillEventDimensions } from './rollups/event-backfill';
 export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
 export type { RunSql } from './rollups/session-backfill';
-export {
-  backfillSegmentGrain,
-  backfillSegmentTotals,
-  backfillSessionTenSeconds,
-} from './segments/segment-backfill';
-export { backfillStepMarks } from './steps/step-marks-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';
 export { FixedOffsetZone } from './time/time-zone';

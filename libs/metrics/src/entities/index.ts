@@ -1,3 +1,4 @@
+import { MetricDroppedEventMonth } from './metric-dropped-event-month.entity';
 import { MetricEvent } from './metric-event.entity';
 import { MetricEventRollup } from './metric-event-rollup.entity';
 import { MetricMessage } from './metric-message.entity';
@@ -10,6 +11,7 @@ import { MetricSegmentRollup } from './metric-segment-rollup.entity';
 import { MetricSessionSteps } from './metric-session-steps.entity';
 import { MetricStepKey } from './metric-step-key.entity';
 
+export * from './metric-dropped-event-month.entity';
 export * from './metric-event.entity';
 export * from './metric-event-rollup.entity';
 export * from './metric-message.entity';
@@ -35,4 +37,5 @@ export const metricsEntities: Function[] = [
   MetricSegmentRollup,
   MetricSegmentFold,
   MetricSegmentChange,
+  MetricDroppedEventMonth,
 ];

@@ -6,7 +6,7 @@ import { SessionSegmentColumns } from './session-segment-columns';
  * segmentKey() writes it) counted in one bucket, packed in one row: every filtered or broken-down
  * figure reads these, from the session totals to pages viewed, answers, page views, time on page
  * and clicks. Filled after ingestion by SegmentFolder from the raw sessions and events, never by
- * ingestion itself (docs/METRICS.md, "How it stays fast").
+ * ingestion itself (docs/ARCHITECTURE.md).
  */
 @Entity('metric_segment_rollups')
 export class MetricSegmentRollup extends SessionSegmentColumns {

@@ -3,7 +3,13 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { EnvironmentVariables, ValidationError } from '@app/core';
 import { dropTenSecondRows, rawEventsNeededFrom } from '../segments/segment-retention';
-import { EventPartitions } from './event-partitions';
+import {
+  droppedMonthError,
+  droppedMonths,
+  EventPartitions,
+  monthStart,
+  PARTITION_LOCK,
+} from './event-partitions';
 import type { TrackedEvent } from './event-types';
 
 // Any constant works; it lets one process at a time drop partitions.
@@ -14,9 +20,11 @@ export const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
 
 /**
  * Raw events are kept EVENT_RETENTION_MONTHS whole months before the current UTC month; older
- * monthly partitions of metric_events are dropped. Charts, KPIs and insights over those months
+ * monthly partitions of metric_events are dropped, and each dropped month is recorded in
+ * metric_dropped_event_months in the same transaction. Charts, KPIs and insights over those months
  * keep answering from the rollups and sessions, which are never dropped. Events older than the
- * kept months are refused: they could no longer be told apart from events already counted.
+ * kept months, and events of a recorded month whatever this process's setting, are refused: they
+ * could no longer be told apart from events already counted.
  */
 @Injectable()
 export class EventRetention {
@@ -38,27 +46,46 @@ export class EventRetention {
     return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - this.months, 1);
   }
 
-  /** Refuses a batch with an event from before the kept months. */
-  assertKept(events: TrackedEvent[], now = Date.now()): void {
+  /**
+   * Refuses a batch with an event from before the kept months, or of a month whose raw events
+   * were dropped (by any process). The current and the previous UTC month are never dropped (at
+   * least one whole month is kept), so only older events cost a look at the recorded months.
+   */
+  async assertKept(events: TrackedEvent[], now = Date.now()): Promise<void> {
     const cutoff = this.cutoff(now);
-    if (cutoff === undefined) return;
+    if (cutoff !== undefined) {
+      const problems = events.flatMap((e, i) =>
+        e.occurredAt < cutoff
+          ? [`events[${i}].occurredAt is before ${new Date(cutoff).toISOString()}, the oldest kept month`]
+          : [],
+      );
+      if (problems.length)
+        throw new ValidationError(
+          `Events are kept ${this.months} months before the current one (EVENT_RETENTION_MONTHS)`,
+          problems,
+        );
+    }
+    const d = new Date(now);
+    const neverDropped = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
+    const old = events.filter((e) => e.occurredAt < neverDropped);
+    if (!old.length) return;
+    const dropped = await droppedMonths(this.dataSource, [
+      ...new Set(old.map((e) => monthStart(e.occurredAt))),
+    ]);
     const problems = events.flatMap((e, i) =>
-      e.occurredAt < cutoff
-        ? [`events[${i}].occurredAt is before ${new Date(cutoff).toISOString()}, the oldest kept month`]
+      dropped.has(monthStart(e.occurredAt))
+        ? [
+            `events[${i}].occurredAt is in ${new Date(e.occurredAt).toISOString().slice(0, 7)}, a month whose raw events were dropped`,
+          ]
         : [],
     );
-    if (problems.length) {
-      throw new ValidationError(
-        `Events are kept ${this.months} months before the current one (EVENT_RETENTION_MONTHS)`,
-        problems,
-      );
-    }
+    if (problems.length) throw droppedMonthError(problems);
   }
 
   /**
    * Drops the partitions whose month ended before the cutoff and whose events the segment folds
    * no longer need (a month they have not folded yet stays, with a warning, until they have);
-   * returns their names. One process at a time (a transaction-scoped advisory lock: another that
+   * records each as dropped; returns their names. One process at a time (a transaction-scoped advisory lock: another that
    * finds it taken skips this round), and each DROP is IF EXISTS, so any number of processes may
    * run it.
    */
@@ -73,6 +100,8 @@ export class EventRetention {
       if (!locked) return [];
       // Ingestion waits behind a DROP (it locks the parent table): never for long.
       await manager.query(`SET LOCAL lock_timeout = '5s'`);
+      // No partition is created meanwhile (EventPartitions checks the recorded months under it).
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
       const rows: { name: string }[] = await manager.query(
         `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
          WHERE i.inhparent = 'metric_events'::regclass ORDER BY 1`,
@@ -92,7 +121,13 @@ export class EventRetention {
         );
       }
       const dropped = expired.filter((p) => !held.includes(p));
-      for (const { name } of dropped) await manager.query(`DROP TABLE IF EXISTS "${name}"`);
+      for (const { name, end } of dropped) {
+        await manager.query(`DROP TABLE IF EXISTS "${name}"`);
+        await manager.query(
+          `INSERT INTO metric_dropped_event_months (month) VALUES ($1) ON CONFLICT (month) DO NOTHING`,
+          [new Date(monthStart(end - 1)).toISOString()],
+        );
+      }
       return dropped;
     });
     if (dropped.length) {

@@ -78,7 +78,7 @@ export class EventsService {
   async ingest(companyId: string, funnelId: string, body: unknown): Promise<IngestResult> {
     assertFunnelId(funnelId);
     const events = parseEventBatch(body);
-    this.retention.assertKept(events);
+    await this.retention.assertKept(events);
     const result = await this.enqueue(funnelId.toLowerCase(), companyId, events);
     this.metrics.batchStored(events.length, result.accepted);
     return result;

@@ -3,7 +3,8 @@ import type { Cover, RawPiece, Segment } from '../time/time-cover';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-// Every read is one statement over the cover of its window, so it sees one snapshot: whole
+// The rows of a window's cover are summed in one statement, so they come from one snapshot (a
+// filtered read first plans what is folded, and checks for changes after: SegmentPlanner). Whole
 // buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
 // window, the sign: −1 for a bucket subtracted, and the minute of a guard, see foldedSessionCover), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are

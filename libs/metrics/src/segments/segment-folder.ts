@@ -3,8 +3,6 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource, EntityManager } from 'typeorm';
 import { BackgroundRounds, EnvironmentVariables, MonotonicClock } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
-import { monthPartition } from '../events/event-partitions';
-import { EventRetention } from '../events/event-retention';
 import { IngestionActivity } from '../events/ingestion-activity';
 import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
@@ -28,6 +26,7 @@ import {
   withStoredEvents,
 } from './segment-rows';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
+import { droppedParts } from './segment-retention';
 import { countedEventBetweenSql } from './segment-sql';
 import { staleMinutesSql } from './segment-state';
 
@@ -205,7 +204,6 @@ export class SegmentFolder extends BackgroundRounds {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly retention: EventRetention,
     private readonly ingestion: IngestionActivity,
     private readonly metrics: SegmentFoldMetrics,
     private readonly clock: MonotonicClock,
@@ -457,7 +455,7 @@ export class SegmentFolder extends BackgroundRounds {
    * reads take no ten-second row there, see SegmentPlanner.)
    */
   private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<MinuteRows> {
-    const dropped = await this.droppedParts(manager, ranges);
+    const dropped = await droppedParts(manager, ranges);
     const raw = dropped.length ? subtract(ranges, dropped) : ranges;
     const { finest, sessions } = await this.computedRows(manager, funnelId, ranges, raw);
     const minute = coarserRows(finest, 60);
@@ -476,26 +474,6 @@ export class SegmentFolder extends BackgroundRounds {
       minute: withStoredEvents(minute, of(60)),
       sessions,
     };
-  }
-
-  /** The parts of `ranges` in months before the retention's cutoff whose partition is gone. */
-  private async droppedParts(manager: EntityManager, ranges: Range[]): Promise<Range[]> {
-    const cutoff = this.retention.cutoff();
-    if (cutoff === undefined || !ranges.some((r) => r.from < cutoff)) return [];
-    const months = new Map<string, Range[]>();
-    for (const r of ranges) {
-      for (let from = r.from; from < Math.min(r.to, cutoff);) {
-        const month = monthPartition(from);
-        const to = Math.min(r.to, Date.parse(month.to));
-        months.set(month.name, [...(months.get(month.name) ?? []), { from, to }]);
-        from = to;
-      }
-    }
-    const gone: { name: string }[] = await manager.query(
-      `SELECT name FROM unnest($1::text[]) AS p(name) WHERE to_regclass(quote_ident(name)) IS NULL`,
-      [[...months.keys()]],
-    );
-    return gone.flatMap(({ name }) => months.get(name) ?? []);
   }
 
   /**

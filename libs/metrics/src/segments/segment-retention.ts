@@ -1,7 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
+import { monthPartition } from '../events/event-partitions';
 import { millis } from '../sql/epoch';
 import { FINEST_SEGMENT_GRAIN } from '../time/buckets';
+import type { Range } from '../time/time-cover';
 import { countedEventBetweenSql } from './segment-sql';
 
 /**
@@ -46,4 +48,32 @@ export async function dropTenSecondRows(manager: EntityManager, before: number):
      DELETE FROM metric_segment_rollups WHERE grain = $2 AND bucket < $1`,
     [new Date(before).toISOString(), FINEST_SEGMENT_GRAIN],
   );
+}
+
+/**
+ * The parts of `ranges` in months whose raw events are gone: recorded as dropped by the retention
+ * (metric_dropped_event_months, whatever this process's EVENT_RETENTION_MONTHS), or without a
+ * partition (no raw event to count). The fold keeps the stored event counts of those parts instead
+ * of computing them from raw rows.
+ */
+export async function droppedParts(manager: EntityManager, ranges: Range[]): Promise<Range[]> {
+  const months = new Map<string, { start: string; parts: Range[] }>();
+  for (const r of ranges) {
+    for (let from = r.from; from < r.to;) {
+      const month = monthPartition(from);
+      const to = Math.min(r.to, Date.parse(month.to));
+      const entry = months.get(month.name) ?? { start: month.from, parts: [] };
+      entry.parts.push({ from, to });
+      months.set(month.name, entry);
+      from = to;
+    }
+  }
+  if (!months.size) return [];
+  const gone: { name: string }[] = await manager.query(
+    `SELECT p.name FROM unnest($1::text[], $2::timestamptz[]) AS p(name, month)
+     LEFT JOIN metric_dropped_event_months d ON d.month = p.month
+     WHERE d.month IS NOT NULL OR to_regclass(quote_ident(p.name)) IS NULL`,
+    [[...months.keys()], [...months.values()].map((m) => m.start)],
+  );
+  return gone.flatMap(({ name }) => months.get(name)?.parts ?? []);
 }

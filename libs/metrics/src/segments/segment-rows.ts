@@ -182,11 +182,8 @@ export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > 60
 /** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
 export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
-/**
- * A row's session totals (SegmentRow.totals: sessions, conversions, completions, completionMs), as
- * columns; a migration that adds them updates only these in rows already stored (upsertRowsSql).
- */
-export const TOTAL_COLUMNS: readonly string[] = ['started', 'conversions', 'completions', 'completion_ms'];
+/** A row's session totals (SegmentRow.totals: sessions, conversions, completions, completionMs), as columns. */
+const TOTAL_COLUMNS: readonly string[] = ['started', 'conversions', 'completions', 'completion_ms'];
 const totalColumns = (t: SessionCounts) => ({
   started: t.sessions,
   conversions: t.conversions,
@@ -195,7 +192,7 @@ const totalColumns = (t: SessionCounts) => ({
 });
 const DOCUMENT_COLUMNS = ['sessions', 'events'];
 /** What a row holds besides its key and attributes: the totals' columns, `sessions`, `events`. */
-export const VALUE_COLUMNS: readonly string[] = [...TOTAL_COLUMNS, ...DOCUMENT_COLUMNS];
+const VALUE_COLUMNS: readonly string[] = [...TOTAL_COLUMNS, ...DOCUMENT_COLUMNS];
 
 /** The select list that reads a stored row `r` of metric_segment_rollups, for storedRow(). */
 export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, ${VALUE_COLUMNS.map((c) => `r.${c}`).join(', ')}`;
@@ -254,30 +251,18 @@ export const FOLD_VERSION = 2;
 
 /**
  * The INSERT that writes the rows of `documents` JSON documents (rowsDocuments) bound from
- * parameter `first` on, for funnel `funnel`: new rows inserted with their `columns` (all a row
- * holds by default), a stored row's `updated` columns (the same by default) rewritten only where
- * they differ. The fold stamps its rows with FOLD_VERSION (`stamped`). A migration's backfill names
- * the columns the table has at its turn, and does not stamp.
+ * parameter `first` on, for funnel `funnel`, stamped with FOLD_VERSION: new rows inserted, a
+ * stored row rewritten only where it differs.
  */
-export function upsertRowsSql(
-  funnel: string,
-  documents: number,
-  first: number,
-  {
-    columns = VALUE_COLUMNS,
-    updated = columns,
-    stamped = true,
-  }: { columns?: readonly string[]; updated?: readonly string[]; stamped?: boolean } = {},
-): string {
+export function upsertRowsSql(funnel: string, documents: number, first: number): string {
   const values = Array.from(
     { length: documents },
     (_, i) => `SELECT * FROM jsonb_to_recordset($${first + i}::jsonb) AS ${ROW_RECORD}`,
   ).join(' UNION ALL ');
   const list = (prefix: string, columns: readonly string[]) => columns.map((c) => `${prefix}${c}`).join(', ');
-  const [version, stamp] = stamped ? [', fold_version', `, ${FOLD_VERSION}`] : ['', ''];
-  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${columns.join(', ')}${version})
-       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', columns)}${stamp}
+  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')}, fold_version)
+       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}, ${FOLD_VERSION}
        FROM (${values}) AS v
-       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-       WHERE (${list('r.', updated)}) IS DISTINCT FROM (${list('EXCLUDED.', updated)})`;
+       ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET ${VALUE_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+       WHERE (${list('r.', VALUE_COLUMNS)}) IS DISTINCT FROM (${list('EXCLUDED.', VALUE_COLUMNS)})`;
 }

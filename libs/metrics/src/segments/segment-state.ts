@@ -78,6 +78,16 @@ export class SegmentPlanner {
     return row.changed;
   }
 
+  /** The plan of [from, to) that reads every minute raw, as for a funnel not folded yet. */
+  rawPlan(
+    from: number,
+    to: number,
+    grains: readonly number[],
+    options: Pick<CoverOptions, 'coarseOutside'> = {},
+  ): SegmentPlan {
+    return { ...planWindow({ foldedTo: null, stale: new Set() }, from, to, grains, options), seq: '0' };
+  }
+
   /**
    * The plan of [from, to) over `grains` (seconds, coarsest first, of SEGMENT_GRAINS); see
    * planWindow.

@@ -1,0 +1,126 @@
+import { Client, Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { sqlPool } from '@app/core';
+import { EventsService, FILTERED_CHARTS, FILTERED_KPIS, parseEventBatch, SegmentFolder } from '@app/metrics';
+import { startTestApp, TestApp } from './support/app';
+import { createTenant, TenantFixture } from './support/factories';
+import { httpClient } from './support/http-client';
+import { PlanNode, rowsRead } from './support/plans';
+import { randomTraffic } from './support/random-traffic';
+
+// Filtered and broken-down reads join raw events to their sessions for what the fold has not
+// folded: all of a funnel's window before its first fold. They are planned on the tables'
+// statistics, and a funnel whose traffic came after the last ANALYZE is estimated there at a
+// single session: planned with the sessions outside, the funnel's page views were scanned again
+// for every matching session (seconds, then the statement timeout). Each event must find its
+// session by a probe of its key, whatever the statistics say.
+jest.setTimeout(300_000);
+
+/** The text and values of a statement as node-postgres receives it. */
+function statementOf(args: unknown[]): { text: string; values: unknown[] } | undefined {
+  const [first, second] = args;
+  if (typeof first === 'string') return { text: first, values: Array.isArray(second) ? second : [] };
+  if (first && typeof first === 'object' && typeof (first as { text?: unknown }).text === 'string') {
+    const config = first as { text: string; values?: unknown[] };
+    return { text: config.text, values: config.values ?? (Array.isArray(second) ? second : []) };
+  }
+  return undefined;
+}
+
+/** Rows a plan read from the monthly partitions of metric_events. */
+const eventRowsRead = (node: PlanNode): number =>
+  (node['Relation Name']?.startsWith('metric_events_p')
+    ? rowsRead({ ...node, Plans: [] }, node['Relation Name'])
+    : 0) + (node.Plans ?? []).reduce((sum, child) => sum + eventRowsRead(child), 0);
+
+describe('Filtered reads on a funnel newer than the statistics, before its first fold', () => {
+  let t: TestApp;
+  let client: Client;
+  let newer: TenantFixture;
+  const statements: { text: string; values: unknown[] }[] = [];
+
+  // Random traffic, moved `days` later.
+  const record = async (funnelId: string, seed: number, days: number) => {
+    const events = randomTraffic(seed, 600).map((e) => ({
+      ...e,
+      occurredAt: new Date(Date.parse(e.occurredAt as string) + days * 86_400_000).toISOString(),
+    }));
+    for (let i = 0; i < events.length; i += 500)
+      await t.app.get(EventsService).record(funnelId, parseEventBatch({ events: events.slice(i, i + 500) }));
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ SEGMENT_FOLD_POLL_MS: '3600000', RATE_LIMIT_PER_MINUTE: '100000' });
+    await t.app.get(SegmentFolder).stop();
+    client = new Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    const older = await createTenant(t.app);
+    newer = await createTenant(t.app);
+    await record(older.funnelId, 1, 0);
+    await client.query('ANALYZE metric_sessions, metric_events');
+    // A month later: its events in a partition the statistics have not seen yet either.
+    await record(newer.funnelId, 2, 31);
+  });
+  afterAll(async () => {
+    await client?.end();
+    await t?.close();
+  });
+
+  it('reads each event once and probes its session by key, in every filtered and broken-down read', async () => {
+    const [{ events }] = (
+      await client.query(`SELECT count(*)::int AS events FROM metric_events WHERE funnel_id = $1`, [
+        newer.funnelId,
+      ])
+    ).rows;
+    const [{ folded }] = (
+      await client.query(
+        `SELECT count(*)::int AS folded FROM metric_segment_folds WHERE folded_to IS NOT NULL`,
+      )
+    ).rows;
+    expect(folded).toBe(0);
+
+    // The statements the API sends for the reads, through the service's pool (reads have no replica here).
+    const pool = sqlPool(t.app.get(DataSource));
+    const query = pool.query;
+    pool.query = function (this: Pool, ...args: unknown[]) {
+      const statement = statementOf(args);
+      if (statement) statements.push(statement);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof pool.query;
+    const api = httpClient(t.baseUrl, newer.key);
+    const base = `/v1/funnels/${newer.funnelId}/metrics`;
+    const window = 'from=2026-06-10&to=2026-06-10';
+    const paths = [
+      ...FILTERED_CHARTS.map((s) => `${base}/charts/${s}?${window}&device=mobile`),
+      ...FILTERED_KPIS.map((s) => `${base}/kpis/${s}?${window}&device=mobile`),
+      ...FILTERED_KPIS.map((s) => `${base}/kpis/${s}?${window}&breakdown=device`),
+    ];
+    try {
+      for (const path of paths)
+        expect({ path, status: (await api.get(path)).status }).toEqual({ path, status: 200 });
+    } finally {
+      pool.query = query;
+    }
+
+    const joins = statements.filter(
+      (s) =>
+        /\bmetric_events\b/.test(s.text) &&
+        /\bmetric_sessions\b/.test(s.text) &&
+        /^\s*(WITH|SELECT)/i.test(s.text),
+    );
+    // Activity, time on page, clicks, kpi_average_time_on_page filtered and broken down.
+    expect(joins.length).toBeGreaterThanOrEqual(5);
+    const over: { statement: string; events: number; sessions: number }[] = [];
+    for (const { text, values } of joins) {
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+      const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+      // Each piece of the window reads its events once (a label probe a few more), and each event
+      // probes its session: at most one row. Planned with the sessions inside and found by their
+      // filter, every event read the funnel's matching sessions again.
+      const read = { events: eventRowsRead(plan), sessions: rowsRead(plan, 'metric_sessions') };
+      if (read.events > 3 * events || read.sessions > 3 * events)
+        over.push({ statement: text.replace(/\s+/g, ' ').slice(0, 120), ...read });
+    }
+    expect(over).toEqual([]);
+  });
+});
