@@ -8,7 +8,7 @@ import {
   requestProviderTokens,
   tokenResponseFields,
 } from './identity-provider.client';
-import { clientRedirect, ConsentService, SignInOutcome } from './consent.service';
+import { backToClient, ConsentService, SignInOutcome } from './consent.service';
 import { OAuthClientsService, redirectUriMatches } from './oauth-clients.service';
 import { OAuthProtocolError } from '../oauth-protocol-error';
 import { hashSecret, openWithCode, providerCodeVerifier, randomSecret, s256 } from './oauth-secrets';
@@ -116,11 +116,7 @@ export class AuthorizationService {
     const pending = state ? await this.store.takePending(hashSecret(state)) : undefined;
     if (!state || !pending) throw new BadRequestException('Unknown or expired authorization request');
     const back = (values: Record<string, string | undefined>) => ({
-      redirect: clientRedirect(pending.redirectUri, {
-        ...values,
-        state: pending.clientState,
-        iss: pending.issuer,
-      }),
+      redirect: backToClient(pending, values),
     });
 
     const providerError = params.get('error');

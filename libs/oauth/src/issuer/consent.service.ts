@@ -29,13 +29,14 @@ export type SignInOutcome =
       cookie: { name: string; value: string; path: string; maxAgeMs: number; secure: boolean };
     };
 
-export const clientRedirect = (redirectUri: string, params: Record<string, string | null | undefined>) => {
+const clientRedirect = (redirectUri: string, params: Record<string, string | null | undefined>) => {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value) url.searchParams.append(name, value);
   return url.toString();
 };
 
-const backToClient = (request: AuthorizationRequest, params: Record<string, string | undefined>) =>
+/** A redirect to the client with `params`, its `state` and our `iss` (RFC 9207). */
+export const backToClient = (request: AuthorizationRequest, params: Record<string, string | undefined>) =>
   clientRedirect(request.redirectUri, { ...params, state: request.clientState, iss: request.issuer });
 
 const scopesOf = (scope: string | null) => [...new Set((scope ?? '').split(' ').filter(Boolean))];
