@@ -6,6 +6,7 @@ import { createTenant, TenantFixture } from './support/factories';
 import { MCP_AUDIENCE, MCP_CLAIM_NAMESPACE } from './support/mcp-stack';
 import { expressRoutes } from './support/route-walk';
 import { startTokenIssuer, TestTokenIssuer } from './support/token-issuer';
+import { signatureSpellings } from './support/token-spellings';
 
 // The Swagger UI and document are served by the app itself, outside any controller and any limit.
 const DOCS = /^\/docs/;
@@ -216,13 +217,3 @@ describe('The MCP limiter counts a token, not its spelling', () => {
     expect(res.headers.get('ratelimit-remaining')).toBe(String(SPELLINGS - 1));
   });
 });
-
-/** The token with every value of the four bits its signature's last base64url character leaves unused. */
-function signatureSpellings(token: string): string[] {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  const head = token.slice(0, -1);
-  const last = alphabet.indexOf(token.slice(-1));
-  // 256 signature bytes are 342 characters: the last holds 2 bits of the signature and 4 unused.
-  expect(token.split('.')[2]).toHaveLength(342);
-  return Array.from({ length: 16 }, (_, bits) => head + alphabet[(last & 0b110000) | bits]);
-}

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { decodeJwt } from 'jose';
 import { followAuthorization } from '../support/oauth-browser';
+import { signatureSpellings } from '../support/token-spellings';
 import {
   DocumentServer,
   mcpStatusWith,
@@ -189,10 +190,14 @@ describe('issuer mode with a strict OAuth client (oauth4webapi)', () => {
     );
 
     expect(await mcpStatus(tokens.access_token)).toBe(200);
+    const [otherSpelling] = signatureSpellings(tokens.access_token).filter((t) => t !== tokens.access_token);
+    expect(await mcpStatus(otherSpelling)).toBe(200);
     await oauth.processRevocationResponse(
       await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, insecure),
     );
     expect(await mcpStatus(tokens.access_token)).toBe(401);
+    // Every spelling that verifies as the token is revoked with it.
+    expect(await mcpStatus(otherSpelling)).toBe(401);
 
     await oauth.processRevocationResponse(
       await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),

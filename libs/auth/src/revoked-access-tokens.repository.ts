@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { canonicalJws } from '@app/core';
 import { RevokedAccessToken } from './entities';
 
-const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+// The canonical spelling: a signature's last character carries bits the decoder drops, so several
+// texts verify as one token, and revoking one of them must revoke them all.
+const tokenHash = (token: string): string => createHash('sha256').update(canonicalJws(token)).digest('hex');
 
 /**
  * Access tokens revoked before their expiry (RFC 7009), shared by every replica through
