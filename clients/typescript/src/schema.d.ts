@@ -1913,7 +1913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2059,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2202,7 +2202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2350,7 +2350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2512,7 +2512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2685,7 +2685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2814,7 +2814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2941,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3098,7 +3098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3246,7 +3246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3373,7 +3373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3528,7 +3528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3657,7 +3657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3784,7 +3784,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3941,7 +3941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4068,7 +4068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4216,7 +4216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4337,7 +4337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4464,7 +4464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4616,7 +4616,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4775,7 +4775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4932,7 +4932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5090,7 +5090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5248,7 +5248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5375,7 +5375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
