@@ -3,8 +3,11 @@ import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { Client } from 'pg';
 import { hashKey } from '@app/auth';
+import { ChangeNotifications } from '@app/core';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
+import { MCP_AUDIENCE, MCP_CLAIM_NAMESPACE } from './support/mcp-stack';
+import { startTokenIssuer, TestTokenIssuer } from './support/token-issuer';
 
 jest.setTimeout(60_000);
 
@@ -34,6 +37,7 @@ function countLookups(app: INestApplication): { prefixes: string[] } {
 }
 
 describe('Failed authentication', () => {
+  let issuer: TestTokenIssuer;
   let a: TestApp;
   let b: TestApp;
   let sql: Client;
@@ -42,19 +46,37 @@ describe('Failed authentication', () => {
   let address = 0;
 
   beforeAll(async () => {
-    const env = { AUTH_FAILURES_PER_MINUTE: String(FAILURES_PER_MINUTE), TRUST_PROXY: 'true' };
+    issuer = await startTokenIssuer({ audience: MCP_AUDIENCE });
+    const env = {
+      AUTH_FAILURES_PER_MINUTE: String(FAILURES_PER_MINUTE),
+      TRUST_PROXY: 'true',
+      IDP_URL: issuer.url,
+      OAUTH_CLIENT_ID: 'shared-client-id',
+      OAUTH_AUDIENCE: MCP_AUDIENCE,
+      OAUTH_CLAIM_NAMESPACE: MCP_CLAIM_NAMESPACE,
+    };
     a = await startTestApp(env);
     b = await startTestApp(env, a.databaseUrl);
     sql = new Client({ connectionString: a.databaseUrl });
     await sql.connect();
     tenant = await createTenant(a.app);
     lookups = countLookups(a.app);
+    // Absences are remembered only while change notifications are heard: wait until both listen.
+    for (const app of [a, b]) {
+      await fetch(`${app.baseUrl}/v1/workspaces`, { headers: { 'x-service-api-key': tenant.key } });
+      const notifications = app.app.get(ChangeNotifications);
+      const deadline = performance.now() + 30_000;
+      while (!notifications.listening && performance.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(notifications.listening).toBe(true);
+    }
   });
   afterAll(async () => {
     jest.restoreAllMocks();
     await sql?.end();
     await b?.app.close();
     await a?.close();
+    await issuer?.close();
   });
 
   /** A client at an address of its own, so each test starts with no failures counted. */
@@ -123,5 +145,34 @@ describe('Failed authentication', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(statuses).toEqual([200, 200]);
+  });
+
+  it('counts refused bearer tokens per address too, on /mcp', async () => {
+    const forwarded = `198.51.100.${++address}`;
+    const post = (token: string) =>
+      fetch(`${a.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-forwarded-for': forwarded,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const valid = await issuer.sign({
+      sub: 'user-1',
+      [`${MCP_CLAIM_NAMESPACE}/user_metadata`]: { companyId: tenant.companyId, subscriptionId: 's' },
+    });
+    expect((await post(valid)).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < FAILURES_PER_MINUTE; i++) {
+      const unpublished = await issuer.sign({ sub: `guess-${i}` }, { key: 'unpublished' });
+      statuses.push((await post(unpublished)).status);
+    }
+    expect(statuses).toEqual(Array(FAILURES_PER_MINUTE).fill(401));
+    const refused = await post(valid);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1965,7 +1965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2402,7 +2402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2564,7 +2564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2737,7 +2737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2866,7 +2866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -2993,7 +2993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3150,7 +3150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3298,7 +3298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3425,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3709,7 +3709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -3836,7 +3836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4120,7 +4120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4268,7 +4268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4389,7 +4389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4516,7 +4516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4668,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4827,7 +4827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -4984,7 +4984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5142,7 +5142,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5300,7 +5300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5427,7 +5427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */

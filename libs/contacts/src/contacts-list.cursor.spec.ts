@@ -28,6 +28,7 @@ describe(decodeCursor.name, () => {
       ['updatedAt', '2026-01-31 12:00:00.123456+00'],
       ['ps_converted_at', '0044-03-15 10:00:00+00:53:28 BC'],
       ['ps_converted_at', '2024-02-29 23:59:59-09:30'],
+      ['updatedAt', 'infinity'],
       ['email', 'ada@example.com'],
       ['firstName', null],
     ] as const) {
@@ -43,7 +44,8 @@ describe(decodeCursor.name, () => {
     ['hour 24', 'updatedAt', { v: '2026-01-01 24:00:00+00' }],
     ['month 13', 'updatedAt', { v: '2026-13-01 00:00:00+00' }],
     ['an offset of 16 hours', 'updatedAt', { v: '2026-01-01 00:00:00+16' }],
-    ['a year past timestamptz', 'updatedAt', { v: '300000-01-01 00:00:00+00' }],
+    ['a year past timestamptz', 'updatedAt', { v: '294276-12-31 23:00:00-05' }],
+    ['a year before timestamptz', 'updatedAt', { v: '5000-01-01 00:00:00+00 BC' }],
     ['a time without zone', 'updatedAt', { v: '2026-01-01 00:00:00' }],
     ['a NUL in a text value', 'email', { v: 'a\u0000b' }],
     ['a number value', 'email', { v: 5 }],

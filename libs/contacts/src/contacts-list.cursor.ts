@@ -82,7 +82,9 @@ export function decodeCursor(
 // timestamptz as PostgreSQL prints it (DateStyle ISO): `2026-01-31 12:00:00.123456+00`.
 const PRINTED_TIMESTAMP =
   /^(\d{4,6})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?[+-](\d{2})(?::[0-5]\d){0,2}( BC)?$/;
-const MAX_YEAR = 294_276;
+// timestamptz spans 4713 BC to 294276 AD; a year short of each end keeps any offset inside.
+const MAX_YEAR = 294_275;
+const MAX_YEAR_BC = 4_712;
 
 /**
  * Whether a cursor's sort value is one PostgreSQL can compare with the sort column: text without
@@ -92,6 +94,7 @@ const MAX_YEAR = 294_276;
 function sortValueValid(sortField: SortField, value: unknown): boolean {
   if (typeof value !== 'string' || value.length > 400 || value.includes('\u0000')) return false;
   if (!TIMESTAMP_SORT_FIELDS.includes(sortField)) return true;
+  if (value === 'infinity' || value === '-infinity') return true;
   const parts = PRINTED_TIMESTAMP.exec(value);
   if (!parts) return false;
   const [year, month, day, hour, minute, second, offsetHours] = parts.slice(1, 8).map(Number);
@@ -101,7 +104,7 @@ function sortValueValid(sortField: SortField, value: unknown): boolean {
   const daysInMonth = new Date(Date.UTC(2000 + (((astronomical % 400) + 400) % 400), month, 0)).getUTCDate();
   return (
     year >= 1 &&
-    year <= MAX_YEAR &&
+    year <= (parts[8] ? MAX_YEAR_BC : MAX_YEAR) &&
     month >= 1 &&
     month <= 12 &&
     day >= 1 &&

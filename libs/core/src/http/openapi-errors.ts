@@ -157,7 +157,8 @@ export function completeErrorResponses(document: OpenAPIObject): OpenAPIObject {
           ...tooMany,
           description:
             tooMany.description ??
-            'More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key',
+            'More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more ' +
+              'refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address',
           headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS, ...tooMany.headers },
           content: tooMany.content ?? {
             'application/json': {

@@ -21,7 +21,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           '`RateLimit-Reset` (seconds until the window ends); a 429 adds `Retry-After` and the body ' +
           '`{"error":"Rate limit exceeded","status":429,"retryAfter":<seconds>}`. Unauthenticated routes ' +
           '(OAuth discovery, registration, authorize) allow 60 requests a minute per client address; `POST /mcp` ' +
-          'allows `RATE_LIMIT_PER_MINUTE` per bearer token.',
+          'allows `RATE_LIMIT_PER_MINUTE` per bearer token. Every spelling of a path the router accepts ' +
+          '(case, trailing slash, encoded parameters) counts as the route. After `AUTH_FAILURES_PER_MINUTE` ' +
+          '(default 30) refused keys or tokens in a minute, a client address gets 429 on authenticated routes ' +
+          'until the window ends.',
         'Call `GET /v1/workspaces` first and use a campaign id as `funnelId`.',
       ].join('\n\n'),
     )

@@ -53,7 +53,9 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     return windowRecord(Number(hits), Number(msLeft), limit);
   }
 
+  /** Answers nothing at once while Redis is not connected: a request must not wait on an outage twice. */
   async peek(key: string): Promise<{ hits: number; msLeft: number } | undefined> {
+    if (this.redis.status !== 'ready') return undefined;
     const replies = await this.redis.multi().get(key).pttl(key).exec();
     const failed = replies?.find(([error]) => error)?.[0];
     if (!replies || failed) throw failed ?? new Error('Redis transaction aborted');
