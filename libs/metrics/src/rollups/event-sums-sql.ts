@@ -1,14 +1,19 @@
-import { CountedDimensionName, countedDimension } from '../events/event-definitions';
+import {
+  CountedDimensionName,
+  countedDimension,
+  MESSAGE_KEYS,
+  MessageDimensionName,
+} from '../events/event-definitions';
 import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
 import { partialLabelKeys, segmentEventSums } from '../segments/segment-sql';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
 import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN } from '../time/buckets';
-import { signedCover } from '../time/time-cover';
+import { coverWindow, signedCover } from '../time/time-cover';
 import type { CoverOptions } from '../time/time-cover';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import type { Statement } from './filtered-event-sql';
-import { rawEvents } from './raw-events';
+import { rawEvents, rawMessages } from './raw-events';
 import { sessionJoinSql } from './session-filter-sql';
 
 /**
@@ -89,6 +94,32 @@ export function eventSumsSql(
      ) AS raw
      ${plan ? `UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}` : ''}
      ${partial ? `UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM ${partial} CROSS JOIN LATERAL (${latestLabel('p')}) AS l` : ''}`,
+    values: params.values,
+  };
+}
+
+/** The statement that counts the messages sent in the window that were delivered and opened (`delivered`, `opened`). */
+export function messagesSql(
+  funnelId: string,
+  window: MetricWindow,
+  dimension: MessageDimensionName,
+): Statement {
+  // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
+  const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
+  const params = new SqlParams();
+  const funnel = params.bind(funnelId);
+  const inSegments = segments(cover, params);
+  const wanted = params.bind(dimension);
+  return {
+    text: `WITH r AS (
+       SELECT r.key, r.events FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.key, r.events')}
+     ), m AS (
+       ${pieceScans(cover.raw, params, rawMessages(funnel))}
+     )
+     SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.delivered}'), 0) FROM r) +
+            (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
+            (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.opened}'), 0) FROM r) +
+            (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
     values: params.values,
   };
 }

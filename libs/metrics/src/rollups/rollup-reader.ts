@@ -8,33 +8,20 @@ import {
   START_ATTRIBUTES,
 } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
-import {
-  CountedDimensionName,
-  countedDimension,
-  MESSAGE_KEYS,
-  MessageDimensionName,
-} from '../events/event-definitions';
+import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
 import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
-import { inSegmentRollups, inSessionsDocument } from '../segments/segment-rows';
-import { segmentSessionSums, segmentTotalSums } from '../segments/segment-sql';
-import {
-  foldedSessionCover,
-  guardedMinutes,
-  SegmentPlan,
-  SegmentPlanner,
-  usableMinutesSql,
-} from '../segments/segment-state';
+import { inSegmentRollups } from '../segments/segment-rows';
+import { foldedSessionCover, SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
-import { coverWindow, signedCover } from '../time/time-cover';
-import type { Cover, CoverOptions, RawPiece } from '../time/time-cover';
+import { signedCover } from '../time/time-cover';
+import type { Cover, CoverOptions } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
-import { rawEventCount, rawMessages } from './raw-events';
-import { eventSumsSql, labelCover } from './event-sums-sql';
+import { rawEventCount } from './raw-events';
+import { eventSumsSql, labelCover, messagesSql } from './event-sums-sql';
 import { filteredActivitySql, minuteOf, SLOT, timedPageViewsSql } from './filtered-event-sql';
-import { rawSessionSums } from './raw-sessions';
-import { sessionFilterSql } from './session-filter-sql';
+import { sessionSumsSql } from './session-sums-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
 type Sums<C> = Map<string, C>;
@@ -172,59 +159,8 @@ export class RollupReader {
     cover: Cover,
     plan?: SegmentPlan,
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const matching = sessionFilterSql(filter, params);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimensions, 'text[]');
-    const raw = rawSessionSums(dimensions, params);
-    // The guards' minutes whose folded rows may be read, decided in the statement's snapshot.
-    const minutes = guardedMinutes(cover);
-    const usable = minutes.length ? 'SELECT u.minute FROM usable u' : undefined;
-    const guard = (piece: RawPiece) => {
-      if (!piece.guard || !usable) return '';
-      const minute = params.bind(new Date(piece.guard.minute).toISOString(), 'timestamptz');
-      return ` AND ${piece.guard.folded ? '' : 'NOT '}EXISTS (${usable} WHERE u.minute = ${minute})`;
-    };
-    const edges = pieceScans(
-      cover.raw,
-      params,
-      (lo, hi, sign, piece) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}${guard(piece)}`,
-    );
-    const usableCte = usable
-      ? `usable AS MATERIALIZED (${usableMinutesSql(
-          funnel,
-          params.bind(
-            minutes.map((m) => new Date(m).toISOString()),
-            'timestamptz[]',
-          ),
-        )}),`
-      : '';
-    // The segment rollups' part: the totals' columns, and the cells of the `sessions` documents.
-    const folded: string[] = [];
-    if (plan && dimensions.includes(SESSION_DIMENSIONS.segment))
-      folded.push(segmentTotalSums(plan, funnel, filter, params, SESSION_DIMENSIONS.segment));
-    const documented = dimensions.filter(inSessionsDocument);
-    if (plan && documented.length)
-      folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
-    const rows: SessionSumRow[] = await this.reads.rows(
-      `WITH ${usableCte} m AS (
-         ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
-       )
-       SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
-              sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
-       FROM (
-         SELECT r.dimension, r.key, s.sign * r.sessions AS sessions, s.sign * r.conversions AS conversions,
-                s.sign * r.completions AS completions, s.sign * r.completion_ms AS completion_ms
-         FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`, '*', usable)}
-         UNION ALL
-         ${raw.sql}
-         ${folded.map((sql) => `UNION ALL ${sql}`).join(' ')}
-       ) AS t
-       GROUP BY t.dimension, t.key`,
-      params.values,
-    );
+    const { text, values } = sessionSumsSql(funnelId, dimensions, filter, cover, plan);
+    const rows: SessionSumRow[] = await this.reads.rows(text, values);
     const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
     for (const r of rows) {
       const sessions = Number(r.sessions);
@@ -290,24 +226,8 @@ export class RollupReader {
     window: MetricWindow,
     dimension: MessageDimensionName = 'message',
   ): Promise<{ delivered: number; opened: number }> {
-    // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
-    const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimension);
-    const [row]: { delivered: string; opened: string }[] = await this.reads.rows(
-      `WITH r AS (
-         SELECT r.key, r.events FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.key, r.events')}
-       ), m AS (
-         ${pieceScans(cover.raw, params, rawMessages(funnel))}
-       )
-       SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.delivered}'), 0) FROM r) +
-              (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
-              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.opened}'), 0) FROM r) +
-              (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
-      params.values,
-    );
+    const { text, values } = messagesSql(funnelId, window, dimension);
+    const [row]: { delivered: string; opened: string }[] = await this.reads.rows(text, values);
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
 
