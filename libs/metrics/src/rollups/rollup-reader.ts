@@ -8,48 +8,25 @@ import {
   START_ATTRIBUTES,
 } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
-import {
-  CountedDimensionName,
-  countedDimension,
-  MESSAGE_KEYS,
-  MessageDimensionName,
-} from '../events/event-definitions';
+import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
 import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
-import { inSegmentRollups, inSessionsDocument } from '../segments/segment-rows';
-import {
-  cellsOf,
-  partialLabelKeys,
-  segmentEventSums,
-  segmentRollupRows,
-  segmentSessionSums,
-  segmentTotalSums,
-} from '../segments/segment-sql';
-import {
-  foldedSessionCover,
-  guardedMinutes,
-  SegmentPlan,
-  SegmentPlanner,
-  usableMinutesSql,
-} from '../segments/segment-state';
+import { inSegmentRollups } from '../segments/segment-rows';
+import { foldedSessionCover, SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
-import { coverWindow, signedCover } from '../time/time-cover';
-import type { Cover, CoverOptions, RawPiece } from '../time/time-cover';
+import { signedCover } from '../time/time-cover';
+import type { Cover, CoverOptions } from '../time/time-cover';
 import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
-import { rawEventCount, rawEvents, rawMessages } from './raw-events';
-import { rawSessionSums } from './raw-sessions';
-import { sessionFilterSql, sessionJoinSql } from './session-filter-sql';
+import { rawEventCount } from './raw-events';
+import { eventSumsSql, labelCover, messagesSql } from './event-sums-sql';
+import { filteredActivitySql, minuteOf, SLOT, timedPageViewsSql } from './filtered-event-sql';
+import { sessionSumsSql } from './session-sums-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
 type Sums<C> = Map<string, C>;
 
 const emptyEvents = (): EventCounts => ({ events: 0, timed: 0, totalMs: 0, label: null, labelAt: null });
-
-// The weekday-hour slot (0..167) of `h`, local hours since the epoch; 1970-01-01 was a Thursday
-// (ISO weekday 4).
-const minuteOf = (time: string) => `floor(extract(epoch FROM ${time}) / 60)::bigint`;
-const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
 type SessionSumRow = Record<
   'dimension' | 'key' | 'sessions' | 'conversions' | 'completions' | 'completion_ms',
@@ -64,15 +41,6 @@ type EventRow = {
   label: string | null;
   label_at: Date | null;
 };
-
-/**
- * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
- * finding the latest inside would scan the bucket's raw rows: a labelled dimension (clicks) reaches
- * past the window's edges with its finest buckets only (signedCover).
- */
-const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
-  coarseOutside: !countedDimension(dimension).labelled,
-});
 
 /** Reads the rollups of a window: sums per dimension and key, exact for any from/to and time zone. */
 @Injectable()
@@ -191,59 +159,8 @@ export class RollupReader {
     cover: Cover,
     plan?: SegmentPlan,
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const matching = sessionFilterSql(filter, params);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimensions, 'text[]');
-    const raw = rawSessionSums(dimensions, params);
-    // The guards' minutes whose folded rows may be read, decided in the statement's snapshot.
-    const minutes = guardedMinutes(cover);
-    const usable = minutes.length ? 'SELECT u.minute FROM usable u' : undefined;
-    const guard = (piece: RawPiece) => {
-      if (!piece.guard || !usable) return '';
-      const minute = params.bind(new Date(piece.guard.minute).toISOString(), 'timestamptz');
-      return ` AND ${piece.guard.folded ? '' : 'NOT '}EXISTS (${usable} WHERE u.minute = ${minute})`;
-    };
-    const edges = pieceScans(
-      cover.raw,
-      params,
-      (lo, hi, sign, piece) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-        WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}${guard(piece)}`,
-    );
-    const usableCte = usable
-      ? `usable AS MATERIALIZED (${usableMinutesSql(
-          funnel,
-          params.bind(
-            minutes.map((m) => new Date(m).toISOString()),
-            'timestamptz[]',
-          ),
-        )}),`
-      : '';
-    // The segment rollups' part: the totals' columns, and the cells of the `sessions` documents.
-    const folded: string[] = [];
-    if (plan && dimensions.includes(SESSION_DIMENSIONS.segment))
-      folded.push(segmentTotalSums(plan, funnel, filter, params, SESSION_DIMENSIONS.segment));
-    const documented = dimensions.filter(inSessionsDocument);
-    if (plan && documented.length)
-      folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
-    const rows: SessionSumRow[] = await this.reads.rows(
-      `WITH ${usableCte} m AS (
-         ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
-       )
-       SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
-              sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
-       FROM (
-         SELECT r.dimension, r.key, s.sign * r.sessions AS sessions, s.sign * r.conversions AS conversions,
-                s.sign * r.completions AS completions, s.sign * r.completion_ms AS completion_ms
-         FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`, '*', usable)}
-         UNION ALL
-         ${raw.sql}
-         ${folded.map((sql) => `UNION ALL ${sql}`).join(' ')}
-       ) AS t
-       GROUP BY t.dimension, t.key`,
-      params.values,
-    );
+    const { text, values } = sessionSumsSql(funnelId, dimensions, filter, cover, plan);
+    const rows: SessionSumRow[] = await this.reads.rows(text, values);
     const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
     for (const r of rows) {
       const sessions = Number(r.sessions);
@@ -287,64 +204,8 @@ export class RollupReader {
     filter: SessionFilter,
     plan?: SegmentPlan,
   ): Promise<Sums<EventCounts>> {
-    const declared = countedDimension(dimension);
-    const filtered = isFiltered(filter);
-    const cover = plan
-      ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
-      : signedCover(window.from, window.to + 1, EVENT_GRAINS, labelCover(dimension));
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimension);
-    const eventType = params.bind(declared.type);
-    const sessions = filtered ? sessionJoinSql(funnel, filter, params) : '';
-    const rawScans = pieceScans(cover.raw, params, rawEvents(declared, funnel, eventType, sessions));
-    // The latest labelled event of a key `k.key` in [k.inside_lo, k.inside_hi): an index scan
-    // backwards from that end, which stops at the first match.
-    const latestLabel = (k: string) =>
-      `SELECT e.button_label, e.occurred_at FROM metric_events e ${sessions}
-       WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${k}.inside_lo AND e.occurred_at < ${k}.inside_hi
-         AND e.key = ${k}.key AND e.button_label IS NOT NULL
-       ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1`;
-    const partial = plan && declared.labelled ? partialLabelKeys(plan, funnel, filter, params, wanted) : null;
-    // The latest label of the window: the latest of the buckets' latest labels, where a bucket's
-    // label counts only when it lies inside the window. A bucket read whole whose latest label lies
-    // after the window's end (`inside_hi`) falls back to the latest labelled click inside it: an
-    // index scan backwards from that end, which stops at the first match. Raw rows: rawEvents.
-    const rows: EventRow[] = await this.reads.rows(
-      `WITH r AS (
-         SELECT r.key, s.sign * r.events AS events, s.sign * r.timed AS timed, s.sign * r.total_ms AS total_ms,
-                r.label, r.label_at, s.inside_lo, s.inside_hi, s.sign
-         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`)}
-       )
-       SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
-              (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
-                FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi))[1] AS label,
-              max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
-       FROM r GROUP BY r.key
-       UNION ALL
-       SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
-       FROM r CROSS JOIN LATERAL (${latestLabel('r')}) AS l
-       WHERE r.label_at >= r.inside_hi AND r.sign > 0
-       UNION ALL
-       SELECT raw.key, raw.events, raw.timed, raw.total_ms,
-              -- The label of the latest labelled click: one probe of the key at that time.
-              (SELECT max(x.button_label COLLATE "C") FROM metric_events x
-               ${filtered ? sessionJoinSql(funnel, filter, params, 'JOIN', 'x') : ''}
-               WHERE x.funnel_id = ${funnel} AND x.type = ${eventType} AND x.occurred_at = raw.label_at AND x.key = raw.key
-                 AND x.button_label IS NOT NULL),
-              raw.label_at
-       FROM (
-         SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
-                coalesce(sum(e.sign * e.time_on_page_ms), 0) AS total_ms,
-                max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL AND e.sign > 0) AS label_at
-         FROM (${rawScans}) AS e
-         GROUP BY e.key
-       ) AS raw
-       ${plan ? `UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}` : ''}
-       ${partial ? `UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM ${partial} CROSS JOIN LATERAL (${latestLabel('p')}) AS l` : ''}`,
-      params.values,
-    );
+    const { text, values } = eventSumsSql(funnelId, window, dimension, filter, plan);
+    const rows: EventRow[] = await this.reads.rows(text, values);
     const sums: Sums<EventCounts> = new Map();
     for (const r of rows) {
       const total = sums.get(r.key) ?? emptyEvents();
@@ -365,24 +226,8 @@ export class RollupReader {
     window: MetricWindow,
     dimension: MessageDimensionName = 'message',
   ): Promise<{ delivered: number; opened: number }> {
-    // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
-    const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimension);
-    const [row]: { delivered: string; opened: string }[] = await this.reads.rows(
-      `WITH r AS (
-         SELECT r.key, r.events FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.key, r.events')}
-       ), m AS (
-         ${pieceScans(cover.raw, params, rawMessages(funnel))}
-       )
-       SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.delivered}'), 0) FROM r) +
-              (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
-              (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = '${MESSAGE_KEYS.opened}'), 0) FROM r) +
-              (SELECT count(*) FILTER (WHERE m.opened_at IS NOT NULL) FROM m) AS opened`,
-      params.values,
-    );
+    const { text, values } = messagesSql(funnelId, window, dimension);
+    const [row]: { delivered: string; opened: string }[] = await this.reads.rows(text, values);
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
 
@@ -443,32 +288,8 @@ export class RollupReader {
     const periods = window.zone.periods(window.from, window.to);
     const grains = SEGMENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
     return this.planned(funnelId, window, grains, async (plan) => {
-      const params = new SqlParams();
-      const funnel = params.bind(funnelId);
-      const offsetAt = offsetAtSql(periods, params);
-      const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
-      const minute = minuteOf('e.occurred_at');
-      const eventType = params.bind(type);
-      const join = sessionJoinSql(funnel, filter, params);
-      const rows: { slot: number; events: string }[] = await this.reads.rows(
-        `SELECT ${SLOT} AS slot, sum(b.events) AS events
-         FROM (
-           SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h,
-                  s.sign * (r.events -> ${params.bind(dimension)} -> '' ->> 0)::bigint AS events
-           FROM ${segmentRollupRows(plan, funnel, filter, params, 'r.bucket, r.events')}
-           UNION ALL
-           SELECT ${localHour(minute)} AS h, e.sign AS events
-           FROM (${pieceScans(
-             plan.raw,
-             params,
-             (lo, hi, sign) => `SELECT ${sign} AS sign, e.occurred_at FROM metric_events e ${join}
-               WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
-           )}) AS e
-         ) AS b
-         WHERE b.events IS NOT NULL
-         GROUP BY 1`,
-        params.values,
-      );
+      const { text, values } = filteredActivitySql(plan, funnelId, periods, dimension, type, filter);
+      const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
       const slots = new Array<number>(SLOTS).fill(0);
       for (const r of rows) slots[Number(r.slot)] += Number(r.events);
       return slots;
@@ -490,38 +311,10 @@ export class RollupReader {
     const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
     return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
-      const params = new SqlParams();
-      const funnel = params.bind(funnelId);
-      const eventType = params.bind(type);
-      const join = sessionJoinSql(funnel, filter, params, isFiltered(filter) ? 'JOIN' : 'LEFT JOIN');
+      const { text, values } = timedPageViewsSql(plan, funnelId, type, column, filter);
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
-        `SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
-         FROM (
-           SELECT k.segment_key AS key, k.sign * (k.value ->> 1)::bigint AS timed, k.sign * (k.value ->> 2)::bigint AS total_ms
-           FROM ${cellsOf(
-             segmentRollupRows(plan, funnel, filter, params, `r.${column}, r.events`),
-             `r.events -> ${params.bind('page')}`,
-             [
-               [`r.${column}`, 'segment_key'],
-               ['s.sign', 'sign'],
-             ],
-           )}
-           UNION ALL
-           SELECT e.key, e.sign, e.sign * e.time_on_page_ms
-           FROM (${pieceScans(
-             plan.raw,
-             params,
-             (
-               lo,
-               hi,
-               sign,
-             ) => `SELECT ${sign} AS sign, m.${column} AS key, e.time_on_page_ms FROM metric_events e ${join}
-               WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.time_on_page_ms IS NOT NULL
-                 AND e.occurred_at >= ${lo} AND e.occurred_at < ${hi}`,
-           )}) AS e
-         ) AS t
-         GROUP BY 1`,
-        params.values,
+        text,
+        values,
       );
       return new Map(
         rows

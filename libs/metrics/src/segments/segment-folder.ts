@@ -4,29 +4,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BackgroundRounds, EnvironmentVariables, MonotonicClock } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { IngestionActivity } from '../events/ingestion-activity';
-import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
-import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
-import { emptySession } from '../events/session-state';
-import { RollupRow, SessionCounts, sessionRollupDeltas } from '../rollups/rollup-deltas';
-import { sessionRollupReplaceSql, sessionRollupValues } from '../rollups/rollup-rows';
-import { bucketStart, FINEST_SEGMENT_GRAIN, MINUTE_MS, SECOND_MS } from '../time/buckets';
+import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
-import { at, millis } from '../sql/epoch';
-import {
-  ATTRIBUTE_COLUMNS,
-  COARSER_GRAINS,
-  coarserRows,
-  EventSum,
-  finestRows,
-  rowsDocuments,
-  SegmentRow,
-  STORED_COLUMNS,
-  storedRow,
-  upsertRowsSql,
-  withStoredEvents,
-} from './segment-rows';
+import { millis } from '../sql/epoch';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
-import { droppedParts } from './segment-retention';
+import { refold } from './segment-refold';
 import { countedEventBetweenSql } from './segment-sql';
 import { staleMinutesSql } from './segment-state';
 
@@ -83,21 +65,6 @@ interface Fold {
   last_seq: string;
 }
 
-/** The rows of one grain a fold computes: every row of the buckets in `ranges`. */
-interface Computed {
-  grain: number;
-  ranges: Range[];
-  rows: SegmentRow[];
-}
-
-/** What a fold computes from the raw rows of whole minutes. */
-interface MinuteRows {
-  finest: SegmentRow[];
-  minute: SegmentRow[];
-  /** The session rollups' ten-second rows of the sessions started in the minutes. */
-  sessions: RollupRow<SessionCounts>[];
-}
-
 /** [from, to) ranges of whole minutes (epoch ms) covering the given minutes, adjacent ones merged. */
 function minuteRanges(minutes: number[]): Range[] {
   const ranges: Range[] = [];
@@ -108,71 +75,6 @@ function minuteRanges(minutes: number[]): Range[] {
   }
   return ranges;
 }
-
-/**
- * The buckets of `grain` (seconds) that a fold must compute again: those holding finer buckets
- * it computed (`finer`) and the one the watermark's move from `before` completes, which holds
- * minutes folded earlier. Only whole buckets, ending at or before the watermark `after`: reads
- * take no others (planWindow), so a bucket is summed once when its last minute is folded, not
- * again with every chunk inside it.
- */
-export function coarserBuckets(grain: number, finer: Range[], before: number, after: number): Range[] {
-  const size = grain * SECOND_MS;
-  const starts = new Set<number>();
-  for (const r of finer) for (let b = bucketStart(r.from, grain); b < r.to; b += size) starts.add(b);
-  const across = bucketStart(before, grain);
-  if (across < before) starts.add(across);
-  return [...starts]
-    .filter((b) => b + size <= after)
-    .sort((a, b) => a - b)
-    .map((b) => ({ from: b, to: b + size }));
-}
-
-/** `ranges` without `parts` (each part lies inside one of them). */
-const subtract = (ranges: Range[], parts: Range[]): Range[] =>
-  ranges.flatMap((r) => {
-    const cuts = parts.filter((p) => r.from <= p.from && p.to <= r.to).sort((a, b) => a.from - b.from);
-    const left: Range[] = [];
-    let from = r.from;
-    for (const c of cuts) {
-      if (from < c.from) left.push({ from, to: c.from });
-      from = c.to;
-    }
-    if (from < r.to) left.push({ from, to: r.to });
-    return left;
-  });
-const inside = (ms: number, ranges: Range[]) => ranges.some((r) => r.from <= ms && ms < r.to);
-const covers = (ranges: Range[], bucket: Range) => {
-  let at = bucket.from;
-  for (const r of ranges) if (r.from <= at && at < r.to) at = r.to;
-  return at >= bucket.to;
-};
-
-/**
- * The ten-second sums of a funnel's counted events ($1 the funnel; $2, $3 the ranges' starts and
- * ends; $4 the counted types), with the filter attributes of their sessions. Each event finds its
- * session by one probe of the primary key, memoized per session: a lateral subquery, because a
- * join is planned on the table's statistics, and for a funnel newer than them (estimated at one
- * session) the planner compared every event with every session of the funnel. The start is
- * checked outside the probe, so that the partial start-time index cannot serve it.
- */
-export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_SEGMENT_GRAIN}) * ${FINEST_SEGMENT_GRAIN * SECOND_MS})::float8 AS bucket,
-          e.type, coalesce(e.key, '') AS key,
-          ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')},
-          count(*)::int AS events, count(e.time_on_page_ms)::int AS timed,
-          coalesce(sum(e.time_on_page_ms), 0)::float8 AS total_ms,
-          (array_agg(e.button_label ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC)
-             FILTER (WHERE e.button_label IS NOT NULL))[1] AS label,
-          ${millis('max(e.occurred_at) FILTER (WHERE e.button_label IS NOT NULL)')} AS label_at
-   FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
-   CROSS JOIN unnest($4::text[]) AS ty(type)
-   CROSS JOIN LATERAL (
-     SELECT * FROM metric_events e WHERE e.funnel_id = $1 AND e.type = ty.type AND e.occurred_at >= w.lo AND e.occurred_at < w.hi OFFSET 0
-   ) AS e
-   LEFT JOIN LATERAL (
-     SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = e.session_id LIMIT 1
-   ) AS m ON m.started_at IS NOT NULL
-   GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`;
 
 /**
  * Folds raw sessions and events into the segment rollups (metric_segment_rollups) after
@@ -395,7 +297,7 @@ export class SegmentFolder extends BackgroundRounds {
       const foldedAfter = Math.max(foldedTo, until);
       if (!ranges.length && !seqs.length && foldedAfter === foldedTo) return false;
       if (ranges.length || foldedAfter > foldedTo)
-        await this.refold(manager, funnelId, ranges, foldedTo, foldedAfter);
+        await refold(manager, funnelId, ranges, foldedTo, foldedAfter);
       await manager.query(
         `WITH folded AS (DELETE FROM metric_segment_changes WHERE funnel_id = $1 AND seq = ANY($3::bigint[]))
          UPDATE metric_segment_folds SET folded_to = $2 WHERE funnel_id = $1`,
@@ -403,195 +305,6 @@ export class SegmentFolder extends BackgroundRounds {
       );
       return true;
     });
-  }
-
-  /**
-   * Computes the ten-second and minute rows of `minutes` from the raw rows and the whole coarser
-   * buckets above them (coarserBuckets) from the finer rows, those in hand and those read for the
-   * rest of a bucket, and writes what changed: one statement reads, one writes; a second writes the
-   * session rollups' ten-second rows of the minutes.
-   */
-  private async refold(
-    manager: EntityManager,
-    funnelId: string,
-    minutes: Range[],
-    foldedBefore: number,
-    foldedAfter: number,
-  ): Promise<void> {
-    const computed = minutes.length ? await this.minuteRows(manager, funnelId, minutes) : null;
-    const levels: Computed[] = [
-      { grain: FINEST_SEGMENT_GRAIN, ranges: minutes, rows: computed?.finest ?? [] },
-      { grain: 60, ranges: minutes, rows: computed?.minute ?? [] },
-    ];
-    // The finer rows of each coarser bucket not wholly computed here, read in one statement.
-    const wanted: { grain: number; range: Range }[] = [];
-    let finer = levels[1];
-    const plans = COARSER_GRAINS.map((grain) => {
-      const buckets = coarserBuckets(grain, finer.ranges, foldedBefore, foldedAfter);
-      for (const b of buckets) if (!covers(finer.ranges, b)) wanted.push({ grain: finer.grain, range: b });
-      const plan = { grain, finer: finer.grain, finerRanges: finer.ranges, buckets };
-      finer = { grain, ranges: buckets, rows: [] };
-      return plan;
-    });
-    const stored = wanted.length ? await this.read(manager, funnelId, wanted) : [];
-    for (const plan of plans) {
-      const below = levels[levels.length - 1];
-      const rows = [
-        ...below.rows,
-        // Stored finer rows of the buckets' other parts (those computed here replace theirs).
-        ...stored.filter((r) => r.grain === plan.finer && !inside(r.bucket, plan.finerRanges)),
-      ].filter((r) => inside(r.bucket, plan.buckets));
-      levels.push({ grain: plan.grain, ranges: plan.buckets, rows: coarserRows(rows, plan.grain) });
-    }
-    await this.replace(manager, funnelId, levels);
-    if (minutes.length) await this.replaceSessions(manager, funnelId, minutes, computed?.sessions ?? []);
-  }
-
-  /**
-   * The ten-second and minute rows of the ranges, from the sessions started and the events counted
-   * in them. In a month whose raw events the retention dropped (a late change of a session started
-   * then), the events count as stored, at each grain: folded whole from raw rows that are gone,
-   * they would count nowhere. (Minutes folded before the ten-second rows existed have none stored;
-   * reads take no ten-second row there, see SegmentPlanner.)
-   */
-  private async minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<MinuteRows> {
-    const dropped = await droppedParts(manager, ranges);
-    const raw = dropped.length ? subtract(ranges, dropped) : ranges;
-    const { finest, sessions } = await this.computedRows(manager, funnelId, ranges, raw);
-    const minute = coarserRows(finest, 60);
-    if (!dropped.length) return { finest, minute, sessions };
-    const stored = await this.read(
-      manager,
-      funnelId,
-      dropped.flatMap((range) => [
-        { grain: FINEST_SEGMENT_GRAIN, range },
-        { grain: 60, range },
-      ]),
-    );
-    const of = (grain: number) => stored.filter((r) => r.grain === grain);
-    return {
-      finest: withStoredEvents(finest, of(FINEST_SEGMENT_GRAIN)),
-      minute: withStoredEvents(minute, of(60)),
-      sessions,
-    };
-  }
-
-  /**
-   * Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`, and
-   * the session rollups' ten-second rows of those sessions, as ingestion counts them at its grains.
-   */
-  private async computedRows(
-    manager: EntityManager,
-    funnelId: string,
-    ranges: Range[],
-    raw: Range[],
-  ): Promise<Pick<MinuteRows, 'finest' | 'sessions'>> {
-    const los = ranges.map((r) => iso(r.from));
-    const his = ranges.map((r) => iso(r.to));
-    const sessionRows: SessionRow[] = await manager.query(
-      `SELECT ${SESSION_COLUMNS} FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
-       CROSS JOIN LATERAL (
-         SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= w.lo AND m.started_at < w.hi OFFSET 0
-       ) AS metric_sessions`,
-      [funnelId, los, his],
-    );
-    const eventRows: Record<string, unknown>[] = await manager.query(FOLD_EVENT_SUMS_SQL, [
-      funnelId,
-      raw.map((r) => iso(r.from)),
-      raw.map((r) => iso(r.to)),
-      Object.keys(COUNTED_EVENTS),
-    ]);
-    const events: EventSum[] = eventRows.map((r) => ({
-      bucket: Number(r.bucket),
-      attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
-      type: r.type as string,
-      key: r.key as string,
-      events: Number(r.events),
-      timed: Number(r.timed),
-      totalMs: Number(r.total_ms),
-      label: r.label as string | null,
-      labelAt: r.label_at === null ? null : Number(r.label_at),
-    }));
-    const states = sessionRows.map(sessionFromRow);
-    const started = states.map((after) => ({ before: emptySession(after.sessionId), after }));
-    return {
-      finest: finestRows(states, events),
-      sessions: sessionRollupDeltas(started, SESSION_ROLLUP_DIMENSIONS, [FINEST_SEGMENT_GRAIN]),
-    };
-  }
-
-  /** The stored rows of the given grains and ranges. */
-  private async read(
-    manager: EntityManager,
-    funnelId: string,
-    wanted: { grain: number; range: Range }[],
-  ): Promise<SegmentRow[]> {
-    const rows: Record<string, unknown>[] = await manager.query(
-      `SELECT ${STORED_COLUMNS}
-       FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
-       CROSS JOIN LATERAL (
-         SELECT * FROM metric_segment_rollups r
-         WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi OFFSET 0
-       ) AS r`,
-      [
-        funnelId,
-        wanted.map((w) => w.grain),
-        wanted.map((w) => iso(w.range.from)),
-        wanted.map((w) => iso(w.range.to)),
-      ],
-    );
-    return rows.map(storedRow);
-  }
-
-  /**
-   * Makes the stored rows of each level's ranges its rows, in one statement: deletes the rows of
-   * segments no longer there and writes a row only where it is new or differs, so folding a
-   * minute again rewrites only what changed.
-   */
-  private async replace(manager: EntityManager, funnelId: string, levels: Computed[]): Promise<void> {
-    const ranges = levels.flatMap((l) => l.ranges.map((r) => ({ grain: l.grain, ...r })));
-    if (!ranges.length) return;
-    const rows = levels.flatMap((l) => l.rows.map((r) => ({ ...r, grain: l.grain })));
-    // The rows as JSON documents, each its own parameter from $8 on; the kept keys travel apart
-    // from the rows, so that the rows are read once, by the insert.
-    const documents = rowsDocuments(rows);
-    await manager.query(
-      `WITH gone AS (
-         DELETE FROM metric_segment_rollups r USING unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
-         WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
-           AND NOT EXISTS (SELECT 1 FROM unnest($5::int[], $6::bigint[], $7::text[]) AS k(grain, bucket, segment)
-                           WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
-       )
-       ${upsertRowsSql('$1', documents.length, 8)}`,
-      [
-        funnelId,
-        ranges.map((r) => r.grain),
-        ranges.map((r) => iso(r.from)),
-        ranges.map((r) => iso(r.to)),
-        rows.map((r) => r.grain),
-        rows.map((r) => r.bucket),
-        rows.map((r) => r.segment),
-        ...documents,
-      ],
-    );
-  }
-
-  /** Makes the session rollups' ten-second rows of the minutes `minutes` the given ones. */
-  private async replaceSessions(
-    manager: EntityManager,
-    funnelId: string,
-    minutes: Range[],
-    rows: RollupRow<SessionCounts>[],
-  ): Promise<void> {
-    await manager.query(
-      sessionRollupReplaceSql('$1', ['$2::timestamptz[]', '$3::timestamptz[]'], FINEST_SEGMENT_GRAIN, 4),
-      [
-        funnelId,
-        minutes.map((r) => iso(r.from)),
-        minutes.map((r) => iso(r.to)),
-        ...sessionRollupValues(rows),
-      ],
-    );
   }
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { SECOND_MS } from '../time/buckets';
-import { coarserBuckets } from './segment-folder';
+import { coarserBuckets } from './segment-refold';
 
 const MINUTE = 60_000;
 const T = Date.parse('2026-05-10T00:00:00Z');
