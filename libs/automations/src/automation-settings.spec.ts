@@ -49,6 +49,7 @@ describe('email settings', () => {
       validateEnv({
         NODE_ENV: 'production',
         DATABASE_URL: 'postgres://db/crm',
+        BASE_URL: 'https://crm.example',
         IDP_URL: 'https://idp.example',
         OAUTH_CLIENT_ID: 'c',
         OAUTH_AUDIENCE: 'a',
