@@ -102,7 +102,7 @@ describe('Email automations', () => {
     );
     const [url, mailto] = [...headerOf(mail, 'list-unsubscribe').matchAll(/<([^>]+)>/g)].map((m) => m[1]);
     const unsubscribe = { url, mailto };
-    expect(unsubscribe.url).toMatch(/^https:\/\/crm\.example\/v1\/unsubscribe\/[\w-]+\.[\w-]+$/);
+    expect(unsubscribe.url).toMatch(/^https:\/\/crm\.example\/email\/unsubscribe\/[\w-]+\.[\w-]+$/);
     expect(unsubscribe.mailto).toMatch(/^mailto:hello@acme\.example\?subject=unsubscribe%20[\w-]+\.[\w-]+$/);
     expect(headerOf(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(mail.parsed.text).toContain(`Unsubscribe: ${unsubscribe.url}`);

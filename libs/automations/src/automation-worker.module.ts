@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EmailDelivery } from './mail/email-delivery';
+import { EmailSubscriptionRepository } from './links/email-subscription.repository';
 import { MailSender } from './mail/mail-sender';
 import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
 import { AutomationRunQueue } from './worker/automation-run.queue';
@@ -15,6 +16,7 @@ import { AutomationWorker } from './worker/automation.worker';
     WebhookSubscriptionsRepository,
     MailSender,
     EmailDelivery,
+    EmailSubscriptionRepository,
   ],
   exports: [AutomationWorker],
 })

@@ -5,10 +5,10 @@ import { DataSource } from 'typeorm';
 import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import type { AppConfigService } from '@app/core';
 import { AutomationRunQueue, ClaimedRun } from '../worker/automation-run.queue';
-import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { renderMail } from './mail-content';
 import { MailSender } from './mail-sender';
 import { MessageTokens } from './message-tokens';
+import { EmailSubscriptionRepository } from '../links/email-subscription.repository';
 
 /** The run ends without sending, for a reason kept in its `lastError` (e.g. no email address). */
 export class RunSkipped extends Error {}
@@ -21,7 +21,6 @@ export class RunSkipped extends Error {}
  */
 @Injectable()
 export class EmailDelivery {
-  private readonly tokens: MessageTokens;
   private readonly publicUrl: string;
 
   constructor(
@@ -29,9 +28,9 @@ export class EmailDelivery {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: AutomationRunQueue,
     private readonly sender: MailSender,
-    cipher: WebhookSecretCipher,
+    private readonly tokens: MessageTokens,
+    private readonly subscriptions: EmailSubscriptionRepository,
   ) {
-    this.tokens = new MessageTokens(cipher);
     const base =
       env.get('BASE_URL', { infer: true }) ?? `http://localhost:${env.get('PORT', { infer: true })}`;
     this.publicUrl = base.replace(/\/+$/, '');
@@ -42,12 +41,16 @@ export class EmailDelivery {
     const { automation, payload } = run;
     const to = payload.contact.email;
     if (typeof to !== 'string' || !to) throw new RunSkipped('skipped: the contact has no email address');
+    // Read now, not from the frozen payload: an unsubscribe after the change still stops the email.
+    const subscription = await this.subscriptions.state(run.funnelId, run.contactId);
+    if (!subscription) throw new RunSkipped('skipped: the contact no longer exists');
+    if (subscription.unsubscribed) throw new RunSkipped('skipped: the contact unsubscribed from email');
     const unsubscribe = this.tokens.sign({
       kind: 'unsubscribe',
       funnelId: run.funnelId,
       contactId: run.contactId,
     });
-    const unsubscribeUrl = `${this.publicUrl}/v1/unsubscribe/${unsubscribe}`;
+    const unsubscribeUrl = `${this.publicUrl}/email/unsubscribe/${unsubscribe}`;
     const content = renderMail(
       automation.messageSubject ?? '',
       automation.messageTemplate ?? '',
