@@ -41,6 +41,8 @@ export interface AutomationSummary {
   webhookUrl: string | null;
   signed: boolean;
   messageChannel: string | null;
+  /** Email: opens and clicks tracked. */
+  tracking: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -55,6 +57,7 @@ function summarise(automation: Automation): AutomationSummary {
     webhookUrl: automation.webhookUrl,
     signed: automation.webhookSecretEncrypted !== null,
     messageChannel: automation.messageChannel,
+    tracking: automation.trackEngagement,
     createdAt: automation.createdAt.toISOString(),
     updatedAt: automation.updatedAt.toISOString(),
   };
@@ -109,6 +112,7 @@ export class AutomationsService extends AutomationTrigger {
       messageChannel: action.action === 'message' ? action.channel : null,
       messageSubject: action.action === 'message' ? action.subject : null,
       messageTemplate: action.action === 'message' ? action.template : null,
+      trackEngagement: action.action === 'message' ? action.tracking : true,
     });
     return { id };
   }

@@ -5,11 +5,14 @@ import { CurrentCompany, Public, RequirePermissions } from '@app/auth';
 import {
   EmailSubscriptionDto,
   EmailSubscriptionResponse,
+  OpenPixelDocs,
+  TrackedClickDocs,
   SetEmailSubscriptionDocs,
   UnsubscribeDocs,
   UnsubscribePageDocs,
 } from './email-subscription.docs';
 import { EmailSubscriptionService } from './email-subscription.service';
+import { MessageEngagementService } from './message-engagement.service';
 import { confirmPage, donePage } from './unsubscribe-page';
 
 /** The unsubscribe link of sent email: public, authorised by its signed token alone. */
@@ -33,6 +36,33 @@ export class UnsubscribeController {
   async unsubscribe(@Param('token') token: string, @Res() res: Response): Promise<void> {
     await this.subscriptions.unsubscribeWithToken(token);
     sendPage(res, donePage());
+  }
+}
+
+// The smallest transparent GIF: the open pixel.
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/** Opens and clicks of sent email (signed tokens; a click leads only to a link of the message). */
+@ApiTags('Email')
+@Controller({ path: 'email', version: VERSION_NEUTRAL })
+export class EmailTrackingController {
+  constructor(private readonly engagement: MessageEngagementService) {}
+
+  @Get('open/:token')
+  @Public()
+  @OpenPixelDocs()
+  async open(@Param('token') token: string, @Res() res: Response): Promise<void> {
+    await this.engagement.opened(token);
+    res.status(200).type('gif').setHeader('cache-control', 'no-store').send(PIXEL);
+  }
+
+  @Get('click/:token')
+  @Public()
+  @TrackedClickDocs()
+  async click(@Param('token') token: string, @Res() res: Response): Promise<void> {
+    const target = await this.engagement.clicked(token);
+    res.setHeader('cache-control', 'no-store');
+    res.redirect(302, target);
   }
 }
 

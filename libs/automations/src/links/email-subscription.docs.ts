@@ -1,9 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiProperty } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiProperty,
+  ApiResponse,
+} from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { ApiErrorResponses } from '@app/core';
 import { ApiFunnelIdParam } from '@app/workspaces';
 import { INVALID_LINK } from './email-subscription.service';
+import { INVALID_TRACKING_LINK } from './message-engagement.service';
 
 export class EmailSubscriptionDto {
   @ApiProperty({
@@ -82,6 +91,47 @@ export const SetEmailSubscriptionDocs = () =>
       404: {
         description: 'The funnel or contact does not exist or belongs to another company',
         examples: ['Contact not found'],
+      },
+    }),
+  );
+
+export const OpenPixelDocs = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Open pixel of an email (public)',
+      description:
+        'The 1×1 image in a tracked email’s HTML part: records `message_opened` for the message (the first ' +
+        'open counts in the KPIs). No API key.',
+    }),
+    ApiParam({ name: 'token', description: 'The signed token of the message’s pixel' }),
+    ApiProduces('image/gif'),
+    ApiOkResponse({
+      description: 'A transparent GIF',
+      content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },
+    }),
+    ApiErrorResponses({
+      404: { description: 'The token is not valid: nothing recorded', examples: [INVALID_TRACKING_LINK] },
+    }),
+  );
+
+export const TrackedClickDocs = () =>
+  applyDecorators(
+    ApiOperation({
+      summary: 'Tracked link of an email (public)',
+      description:
+        'Redirects to the link of the message the token names (only a web address the message’s template ' +
+        'carries: never an open redirect) and records `message_opened`. No API key.',
+    }),
+    ApiParam({ name: 'token', description: 'The signed token of the message and link' }),
+    ApiResponse({
+      status: 302,
+      description: 'To the message’s link',
+      headers: { Location: { description: 'The link', schema: { type: 'string' } } },
+    }),
+    ApiErrorResponses({
+      404: {
+        description: 'The token is not valid, or the message is gone: nothing recorded',
+        examples: [INVALID_TRACKING_LINK, 'The message of this link no longer exists'],
       },
     }),
   );

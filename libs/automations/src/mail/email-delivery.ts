@@ -5,10 +5,11 @@ import { DataSource } from 'typeorm';
 import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import type { AppConfigService } from '@app/core';
 import { AutomationRunQueue, ClaimedRun } from '../worker/automation-run.queue';
-import { renderMail } from './mail-content';
+import { MailDecorations, renderMail } from './mail-content';
 import { MailSender } from './mail-sender';
 import { MessageTokens } from './message-tokens';
 import { EmailSubscriptionRepository } from '../links/email-subscription.repository';
+import { MessageEngagementService } from '../links/message-engagement.service';
 
 /** The run ends without sending, for a reason kept in its `lastError` (e.g. no email address). */
 export class RunSkipped extends Error {}
@@ -30,6 +31,7 @@ export class EmailDelivery {
     private readonly sender: MailSender,
     private readonly tokens: MessageTokens,
     private readonly subscriptions: EmailSubscriptionRepository,
+    private readonly engagement: MessageEngagementService,
   ) {
     const base =
       env.get('BASE_URL', { infer: true }) ?? `http://localhost:${env.get('PORT', { infer: true })}`;
@@ -55,9 +57,7 @@ export class EmailDelivery {
       automation.messageSubject ?? '',
       automation.messageTemplate ?? '',
       payload.contact,
-      {
-        unsubscribeUrl,
-      },
+      automation.trackEngagement ? this.tracking(run, unsubscribeUrl) : { unsubscribeUrl },
     );
     const mailto = `mailto:${this.sender.fromAddress}?subject=${encodeURIComponent(`unsubscribe ${unsubscribe}`)}`;
     await this.sender.send({
@@ -72,7 +72,7 @@ export class EmailDelivery {
         'X-Automation-Run-Id': run.id,
       },
     });
-    return this.dataSource.transaction(async (manager) => {
+    const recorded = await this.dataSource.transaction(async (manager) => {
       if (!(await this.queue.succeed(run, manager))) return false;
       await insertContactMessage(manager, {
         id: run.id,
@@ -85,5 +85,19 @@ export class EmailDelivery {
       });
       return true;
     });
+    // Observed, not invented: the server accepted it. Recorded once the message exists.
+    if (recorded) await this.engagement.delivered(run.funnelId, run.id);
+    return recorded;
+  }
+
+  /** The pixel and the links through the service, each with its signed token. */
+  private tracking(run: ClaimedRun, unsubscribeUrl: string): MailDecorations {
+    const { funnelId, id: messageId } = run;
+    return {
+      unsubscribeUrl,
+      openPixelUrl: `${this.publicUrl}/email/open/${this.tokens.sign({ kind: 'open', funnelId, messageId })}`,
+      trackedLink: (link) =>
+        `${this.publicUrl}/email/click/${this.tokens.sign({ kind: 'click', funnelId, messageId, link })}`,
+    };
   }
 }
