@@ -6,13 +6,22 @@ import {
   UnsubscribeController,
 } from './email-links.controller';
 import { MessageEngagementService } from './message-engagement.service';
+import { AutomationsController } from '../rest/automations.controller';
 import { EmailSubscriptionRepository } from './email-subscription.repository';
 import { EmailSubscriptionService } from './email-subscription.service';
 
-/** The public routes of sent email's links and the subscription write; imported by the HTTP app. */
+/**
+ * The public routes of sent email's links, the subscription write and the automations routes;
+ * imported by the HTTP app (AutomationsService comes from the global AutomationsModule).
+ */
 @Module({
   imports: [WorkspacesModule],
-  controllers: [UnsubscribeController, EmailTrackingController, EmailSubscriptionController],
+  controllers: [
+    UnsubscribeController,
+    EmailTrackingController,
+    EmailSubscriptionController,
+    AutomationsController,
+  ],
   providers: [EmailSubscriptionService, EmailSubscriptionRepository, MessageEngagementService],
 })
 export class EmailLinksModule {}
