@@ -96,13 +96,13 @@ describe('Email automations', () => {
     expect(mail.parsed.from?.value).toEqual([{ name: 'Acme', address: 'hello@acme.example' }]);
     expect(mail.parsed.messageId).toBe(`<${run.id}@acme.example>`);
     expect(mail.parsed.text).toContain('Hello Ada <b>&, see https://acme.example/start?a=1&b=2 today.');
-    // HTML: the value escaped, the template's own address a link.
-    expect(mail.parsed.html).toContain(
-      'Hello Ada &lt;b&gt;&amp;, see <a href="https://acme.example/start?a=1&amp;b=2">https://acme.example/start?a=1&amp;b=2</a> today.',
+    // HTML: the value escaped, the template's own address a (tracked) link.
+    expect(mail.parsed.html).toMatch(
+      /Hello Ada &lt;b&gt;&amp;, see <a href="https:\/\/crm\.example\/email\/click\/[\w-]+\.[\w-]+">https:\/\/acme\.example\/start\?a=1&amp;b=2<\/a> today\./,
     );
     const [url, mailto] = [...headerOf(mail, 'list-unsubscribe').matchAll(/<([^>]+)>/g)].map((m) => m[1]);
     const unsubscribe = { url, mailto };
-    expect(unsubscribe.url).toMatch(/^https:\/\/crm\.example\/v1\/unsubscribe\/[\w-]+\.[\w-]+$/);
+    expect(unsubscribe.url).toMatch(/^https:\/\/crm\.example\/email\/unsubscribe\/[\w-]+\.[\w-]+$/);
     expect(unsubscribe.mailto).toMatch(/^mailto:hello@acme\.example\?subject=unsubscribe%20[\w-]+\.[\w-]+$/);
     expect(headerOf(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(mail.parsed.text).toContain(`Unsubscribe: ${unsubscribe.url}`);

@@ -64,7 +64,7 @@ describe('development mailbox', () => {
       subject: 'Welcome Ada',
       text: expect.stringContaining('Hello Ada'),
       html: expect.stringContaining('Hello Ada'),
-      listUnsubscribe: expect.stringContaining('/v1/unsubscribe/'),
+      listUnsubscribe: expect.stringContaining('/email/unsubscribe/'),
     });
     const missing = await mail('show', '--id', 'nope');
     expect([missing.code, missing.json]).toEqual([1, { error: 'Message not found' }]);

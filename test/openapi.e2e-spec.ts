@@ -170,6 +170,7 @@ describe('OpenAPI document', () => {
           'get /v1/funnels/{funnelId}/contacts/{contactId}',
           'patch /v1/funnels/{funnelId}/contacts/{contactId}',
           'delete /v1/funnels/{funnelId}/contacts/{contactId}',
+          'put /v1/funnels/{funnelId}/contacts/{contactId}/email-subscription',
           'put /v1/funnels/{funnelId}/contacts/{contactId}/values',
         ].sort(),
       );

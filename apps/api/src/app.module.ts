@@ -1,6 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
-import { AutomationsModule, AutomationWorkerModule, WebhookSubscriptionsModule } from '@app/automations';
+import {
+  AutomationsModule,
+  AutomationWorkerModule,
+  EmailLinksModule,
+  WebhookSubscriptionsModule,
+} from '@app/automations';
 import { ContactPropertyValuesFillerModule, ContactsModule } from '@app/contacts';
 import type { Logger } from 'pino';
 import {
@@ -42,6 +47,7 @@ export class AppModule {
         ContactsModule,
         ContactPropertyValuesFillerModule,
         WebhookSubscriptionsModule,
+        EmailLinksModule,
         MetricsModule,
         EventRetentionModule,
         SegmentFolderModule,

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EmailDelivery } from './mail/email-delivery';
+import { EmailSubscriptionRepository } from './links/email-subscription.repository';
+import { MessageEngagementService } from './links/message-engagement.service';
 import { MailSender } from './mail/mail-sender';
 import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
 import { AutomationRunQueue } from './worker/automation-run.queue';
@@ -15,6 +17,8 @@ import { AutomationWorker } from './worker/automation.worker';
     WebhookSubscriptionsRepository,
     MailSender,
     EmailDelivery,
+    EmailSubscriptionRepository,
+    MessageEngagementService,
   ],
   exports: [AutomationWorker],
 })

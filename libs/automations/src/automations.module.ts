@@ -6,6 +6,7 @@ import { WorkspacesModule } from '@app/workspaces';
 import { AutomationsRepository } from './automations.repository';
 import { AutomationsService } from './automations.service';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
+import { MessageTokens } from './mail/message-tokens';
 
 /**
  * Implements the `AutomationTrigger` port that contacts owns; global so ContactsService finds it
@@ -28,7 +29,12 @@ import { WebhookSecretCipher } from './webhook-secret.cipher';
           config.get('NODE_ENV', { infer: true }),
         ),
     },
+    {
+      provide: MessageTokens,
+      inject: [WebhookSecretCipher],
+      useFactory: (cipher: WebhookSecretCipher) => new MessageTokens(cipher),
+    },
   ],
-  exports: [AutomationsService, AutomationTrigger, WebhookSecretCipher],
+  exports: [AutomationsService, AutomationTrigger, WebhookSecretCipher, MessageTokens],
 })
 export class AutomationsModule {}

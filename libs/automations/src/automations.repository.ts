@@ -4,8 +4,12 @@ import { DataSource, EntityManager, In, QueryDeepPartialEntity } from 'typeorm';
 import { Automation } from './entities/automation.entity';
 import { AutomationRun, RunStatus } from './entities/automation-run.entity';
 
-export type NewAutomation = Omit<Automation, 'enabled' | 'createdAt' | 'updatedAt' | 'subscriptionId'> & {
+export type NewAutomation = Omit<
+  Automation,
+  'enabled' | 'createdAt' | 'updatedAt' | 'subscriptionId' | 'trackEngagement'
+> & {
   subscriptionId?: string;
+  trackEngagement?: boolean;
 };
 
 /** What the outbox writer needs of an enabled automation. */

@@ -41,6 +41,8 @@ export interface AutomationSummary {
   webhookUrl: string | null;
   signed: boolean;
   messageChannel: string | null;
+  /** Email: opens and clicks tracked. */
+  tracking: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -55,6 +57,7 @@ function summarise(automation: Automation): AutomationSummary {
     webhookUrl: automation.webhookUrl,
     signed: automation.webhookSecretEncrypted !== null,
     messageChannel: automation.messageChannel,
+    tracking: automation.trackEngagement,
     createdAt: automation.createdAt.toISOString(),
     updatedAt: automation.updatedAt.toISOString(),
   };
@@ -77,13 +80,19 @@ export class AutomationsService extends AutomationTrigger {
     super();
   }
 
-  async create(input: CreateAutomationInput): Promise<{ id: string }> {
+  /**
+   * Creates an automation after the checks every door shares; `companyId` (the REST API) limits it
+   * to the company's funnels, the admin CLI (an operator) may use any funnel.
+   */
+  async create(input: CreateAutomationInput, companyId?: string): Promise<{ id: string }> {
     const valid = validateAutomationInput(input);
     const noEmail = emailUnavailableReason(this.env);
     if (valid.action.action === 'message' && valid.action.channel === 'email' && noEmail) {
       throw new ValidationError(`--message email is refused: ${noEmail}`);
     }
-    const funnel = await this.funnels.findById(input.funnelId);
+    const funnel = companyId
+      ? await this.funnels.findForCompany(companyId, input.funnelId)
+      : await this.funnels.findById(input.funnelId);
     if (valid.spec.kind === 'status' && !funnel.contactStatuses.includes(valid.spec.status)) {
       throw new ValidationError(
         `--on status:${valid.spec.status} is not a status of this funnel (${funnel.contactStatuses.join(', ')})`,
@@ -109,6 +118,7 @@ export class AutomationsService extends AutomationTrigger {
       messageChannel: action.action === 'message' ? action.channel : null,
       messageSubject: action.action === 'message' ? action.subject : null,
       messageTemplate: action.action === 'message' ? action.template : null,
+      trackEngagement: action.action === 'message' ? action.tracking : true,
     });
     return { id };
   }
@@ -176,25 +186,61 @@ export class AutomationsService extends AutomationTrigger {
   }
 
   /** The funnel's automations, oldest first: what they do, never a webhook secret. */
-  async list(funnelId: string): Promise<AutomationSummary[]> {
-    const funnel = await this.funnels.findById(funnelId);
+  async list(funnelId: string, companyId?: string): Promise<AutomationSummary[]> {
+    const funnel = companyId
+      ? await this.funnels.findForCompany(companyId, funnelId)
+      : await this.funnels.findById(funnelId);
     return (await this.automations.listForFunnel(funnel.id)).map(summarise);
   }
 
-  /** Switches an automation on or off; one that is off records no runs (pending runs still deliver). */
-  async setEnabled(id: string, enabled: boolean): Promise<AutomationSummary> {
+  /**
+   * The automation, for an operator any; for the REST API one of its funnel's message automations
+   * (webhooks stay with the operator and the webhook subscriptions routes).
+   */
+  private async find(id: string, scope?: AutomationScope): Promise<Automation> {
+    if (scope) await this.funnels.findForCompany(scope.companyId, scope.funnelId);
     const automation = isUuid(id) ? await this.automations.findById(id) : null;
-    if (!automation) throw new NotFoundError('Automation not found');
+    if (!automation || (scope && automation.funnelId !== scope.funnelId))
+      throw new NotFoundError('Automation not found');
+    if (scope && automation.action !== 'message') {
+      throw new ValidationError(
+        'only message automations are managed here; webhooks through /v1/funnels/{funnelId}/webhooks or the admin CLI',
+      );
+    }
+    return automation;
+  }
+
+  /**
+   * Switches an automation on or off; one that is off records no runs (pending runs still deliver).
+   * `scope` (the REST API) limits it to one funnel of the company.
+   */
+  async setEnabled(id: string, enabled: unknown, scope?: AutomationScope): Promise<AutomationSummary> {
+    if (typeof enabled !== 'boolean') throw new ValidationError('enabled must be true or false');
+    const automation = await this.find(id, scope);
     if (automation.enabled !== enabled) await this.automations.setEnabled(id, enabled);
     return summarise({ ...automation, enabled });
   }
 
+  async get(id: string, scope: AutomationScope): Promise<AutomationSummary> {
+    return summarise(await this.find(id, scope));
+  }
+
   /** Deletes an automation with its runs, pending ones included. */
-  async delete(id: string): Promise<{ id: string; deleted: true; runsDeleted: number }> {
+  async delete(
+    id: string,
+    scope?: AutomationScope,
+  ): Promise<{ id: string; deleted: true; runsDeleted: number }> {
+    if (scope) await this.find(id, scope);
     const deleted = isUuid(id) ? await this.automations.deleteWithRuns(id) : undefined;
     if (!deleted) throw new NotFoundError('Automation not found');
     return { id, deleted: true, runsDeleted: deleted.runsDeleted };
   }
+}
+
+/** The REST API's view: one funnel of one company; only message automations are theirs to change. */
+export interface AutomationScope {
+  companyId: string;
+  funnelId: string;
 }
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];

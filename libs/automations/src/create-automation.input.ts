@@ -21,11 +21,19 @@ export interface CreateAutomationInput {
   subject?: string;
   template?: string;
   name?: string;
+  /** Email only: false sends plain links and no open pixel (default true). */
+  tracking?: boolean;
 }
 
 export type AutomationActionInput =
   | { action: 'webhook'; url: string; secret: string | null }
-  | { action: 'message'; channel: MessageChannel; subject: string | null; template: string };
+  | {
+      action: 'message';
+      channel: MessageChannel;
+      subject: string | null;
+      template: string;
+      tracking: boolean;
+    };
 
 export interface ValidatedAutomation {
   trigger: string;
@@ -95,6 +103,8 @@ function validateAction(input: CreateAutomationInput, problems: string[]): Autom
   ) {
     problems.push(`--subject must be 1 to ${MAX_MESSAGE_SUBJECT_LENGTH} characters`);
   }
+  if (input.tracking !== undefined && (typeof input.tracking !== 'boolean' || channel !== 'email'))
+    problems.push('--tracking (on|off) is only for --message email');
   const template = input.template ?? '';
   if (!template.trim()) problems.push('--template is required with --message');
   if (template.length > MAX_MESSAGE_TEMPLATE_LENGTH)
@@ -105,7 +115,13 @@ function validateAction(input: CreateAutomationInput, problems: string[]): Autom
       `unknown contact field in template: ${[...new Set(unknown)].map((p) => `{{${p}}}`).join(', ')}`,
     );
   }
-  return { action: 'message', channel, subject: input.subject ?? null, template };
+  return {
+    action: 'message',
+    channel,
+    subject: input.subject ?? null,
+    template,
+    tracking: input.tracking ?? true,
+  };
 }
 
 function isHttpUrl(value: string): boolean {

@@ -11,3 +11,5 @@ export * from './subscriptions/webhook-target';
 export * from './worker/automation-run.queue';
 export * from './mail/dev-mailbox';
 export * from './mail/mail-sender';
+export * from './links/email-links.module';
+export * from './mail/message-tokens';

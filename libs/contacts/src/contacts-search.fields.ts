@@ -42,6 +42,7 @@ export const META_BOOLEAN_KEYS = [
   'ps_calB_booked',
   'ps_calC_booked',
   'ps_calD_booked',
+  'ps_unsubscribed',
 ] as const;
 export const META_TEXT_KEYS = [
   'ps_timezone',
@@ -56,6 +57,7 @@ export const META_TEXT_KEYS = [
   'ps_completed_at',
   'ps_email_verified_at',
   'ps_phone_verified_at',
+  'ps_unsubscribed_at',
 ] as const;
 export const UTM_KEYS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'] as const;
 

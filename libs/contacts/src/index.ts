@@ -33,3 +33,4 @@ export {
   type BatchResult,
 } from './contacts-batch';
 export { ContactPropertyValuesFiller } from './contact-property-values.filler';
+export { assertIds } from './contact-ids';

@@ -82,6 +82,16 @@ export class AutomationCreateCommand extends CommandRunner {
     return text(value, '--subject');
   }
 
+  @Option({
+    flags: '--tracking <on|off>',
+    description:
+      'email: on (default) records opens (a pixel) and clicks (links through the service); off sends plain links',
+  })
+  parseTracking(value: string): boolean {
+    if (value !== 'on' && value !== 'off') throw new ValidationError('--tracking must be on or off');
+    return value === 'on';
+  }
+
   @Option({ flags: '--template <template>', description: 'message body, e.g. "Hello {{firstName}}"' })
   parseTemplate(value: string): string {
     return text(value, '--template');

@@ -86,6 +86,10 @@ export class Automation {
   @Column({ type: 'text', nullable: true })
   messageTemplate: string | null;
 
+  /** Email: an open pixel and links through the service record opens and clicks (off: plain links). */
+  @Column({ type: 'boolean', default: true })
+  trackEngagement: boolean;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 

@@ -5,10 +5,11 @@ import { DataSource } from 'typeorm';
 import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import type { AppConfigService } from '@app/core';
 import { AutomationRunQueue, ClaimedRun } from '../worker/automation-run.queue';
-import { WebhookSecretCipher } from '../webhook-secret.cipher';
-import { renderMail } from './mail-content';
+import { MailDecorations, renderMail } from './mail-content';
 import { MailSender } from './mail-sender';
 import { MessageTokens } from './message-tokens';
+import { EmailSubscriptionRepository } from '../links/email-subscription.repository';
+import { MessageEngagementService } from '../links/message-engagement.service';
 
 /** The run ends without sending, for a reason kept in its `lastError` (e.g. no email address). */
 export class RunSkipped extends Error {}
@@ -21,7 +22,6 @@ export class RunSkipped extends Error {}
  */
 @Injectable()
 export class EmailDelivery {
-  private readonly tokens: MessageTokens;
   private readonly publicUrl: string;
 
   constructor(
@@ -29,9 +29,10 @@ export class EmailDelivery {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: AutomationRunQueue,
     private readonly sender: MailSender,
-    cipher: WebhookSecretCipher,
+    private readonly tokens: MessageTokens,
+    private readonly subscriptions: EmailSubscriptionRepository,
+    private readonly engagement: MessageEngagementService,
   ) {
-    this.tokens = new MessageTokens(cipher);
     const base =
       env.get('BASE_URL', { infer: true }) ?? `http://localhost:${env.get('PORT', { infer: true })}`;
     this.publicUrl = base.replace(/\/+$/, '');
@@ -42,19 +43,21 @@ export class EmailDelivery {
     const { automation, payload } = run;
     const to = payload.contact.email;
     if (typeof to !== 'string' || !to) throw new RunSkipped('skipped: the contact has no email address');
+    // Read now, not from the frozen payload: an unsubscribe after the change still stops the email.
+    const subscription = await this.subscriptions.state(run.funnelId, run.contactId);
+    if (!subscription) throw new RunSkipped('skipped: the contact no longer exists');
+    if (subscription.unsubscribed) throw new RunSkipped('skipped: the contact unsubscribed from email');
     const unsubscribe = this.tokens.sign({
       kind: 'unsubscribe',
       funnelId: run.funnelId,
       contactId: run.contactId,
     });
-    const unsubscribeUrl = `${this.publicUrl}/v1/unsubscribe/${unsubscribe}`;
+    const unsubscribeUrl = `${this.publicUrl}/email/unsubscribe/${unsubscribe}`;
     const content = renderMail(
       automation.messageSubject ?? '',
       automation.messageTemplate ?? '',
       payload.contact,
-      {
-        unsubscribeUrl,
-      },
+      automation.trackEngagement ? this.tracking(run, unsubscribeUrl) : { unsubscribeUrl },
     );
     const mailto = `mailto:${this.sender.fromAddress}?subject=${encodeURIComponent(`unsubscribe ${unsubscribe}`)}`;
     await this.sender.send({
@@ -69,7 +72,7 @@ export class EmailDelivery {
         'X-Automation-Run-Id': run.id,
       },
     });
-    return this.dataSource.transaction(async (manager) => {
+    const recorded = await this.dataSource.transaction(async (manager) => {
       if (!(await this.queue.succeed(run, manager))) return false;
       await insertContactMessage(manager, {
         id: run.id,
@@ -82,5 +85,19 @@ export class EmailDelivery {
       });
       return true;
     });
+    // Observed, not invented: the server accepted it. Recorded once the message exists.
+    if (recorded) await this.engagement.delivered(run.funnelId, run.id);
+    return recorded;
+  }
+
+  /** The pixel and the links through the service, each with its signed token. */
+  private tracking(run: ClaimedRun, unsubscribeUrl: string): MailDecorations {
+    const { funnelId, id: messageId } = run;
+    return {
+      unsubscribeUrl,
+      openPixelUrl: `${this.publicUrl}/email/open/${this.tokens.sign({ kind: 'open', funnelId, messageId })}`,
+      trackedLink: (link) =>
+        `${this.publicUrl}/email/click/${this.tokens.sign({ kind: 'click', funnelId, messageId, link })}`,
+    };
   }
 }

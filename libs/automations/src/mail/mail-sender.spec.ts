@@ -33,9 +33,12 @@ describe('smtpDeliveryError', () => {
 });
 
 describe('emailUnavailableReason', () => {
-  it('refuses email in production without SMTP_URL, and only there', () => {
+  it('refuses email in production without SMTP_URL or the signing key, and only there', () => {
     expect(emailUnavailableReason(env({ NODE_ENV: 'production' }))).toMatch(/SMTP_URL is not set/);
-    expect(emailUnavailableReason(env({ NODE_ENV: 'production', SMTP_URL: 'smtp://mx.example' }))).toBeNull();
+    const key = Buffer.alloc(32, 1).toString('base64');
+    const smtp = { NODE_ENV: 'production', SMTP_URL: 'smtp://mx.example' };
+    expect(emailUnavailableReason(env(smtp))).toMatch(/AUTOMATION_SECRET_KEY is not set/);
+    expect(emailUnavailableReason(env({ ...smtp, AUTOMATION_SECRET_KEY: key }))).toBeNull();
     expect(emailUnavailableReason(env({ NODE_ENV: 'development' }))).toBeNull();
   });
 });

@@ -18,11 +18,14 @@ export interface OutgoingMail {
 
 export const SMTP_URL_MISSING = 'email is not sent: SMTP_URL is not set (required in production)';
 
-/** Why email cannot be sent at all (production without SMTP_URL), or null when it can. */
+export const SECRET_KEY_MISSING =
+  'email is not sent: AUTOMATION_SECRET_KEY is not set (it signs the unsubscribe and tracking links; required in production)';
+
+/** Why email cannot be sent at all (production without SMTP_URL or the signing key), or null when it can. */
 export function emailUnavailableReason(env: AppConfigService): string | null {
-  return !env.get('SMTP_URL', { infer: true }) && env.get('NODE_ENV', { infer: true }) === 'production'
-    ? SMTP_URL_MISSING
-    : null;
+  if (env.get('NODE_ENV', { infer: true }) !== 'production') return null;
+  if (!env.get('SMTP_URL', { infer: true })) return SMTP_URL_MISSING;
+  return env.get('AUTOMATION_SECRET_KEY', { infer: true }) ? null : SECRET_KEY_MISSING;
 }
 
 /**

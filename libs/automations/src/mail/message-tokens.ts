@@ -16,10 +16,14 @@ const KINDS = { unsubscribe: 'u', open: 'o', click: 'c' } as const;
  * kind fails the check), and a token of one kind never passes as another.
  */
 export class MessageTokens {
-  private readonly key: Buffer;
+  private derived: Buffer | undefined;
 
-  constructor(cipher: WebhookSecretCipher) {
-    this.key = cipher.derivedKey('funnel-crm message links v1');
+  // The key is derived on first use: in production without AUTOMATION_SECRET_KEY email is refused
+  // before any token is needed, and the service still starts.
+  constructor(private readonly cipher: WebhookSecretCipher) {}
+
+  private get key(): Buffer {
+    return (this.derived ??= this.cipher.derivedKey('funnel-crm message links v1'));
   }
 
   sign(token: MessageToken): string {

@@ -22,6 +22,7 @@ export interface ClaimedRun {
     messageChannel: MessageChannel | null;
     messageSubject: string | null;
     messageTemplate: string | null;
+    trackEngagement: boolean;
     /** Set when the automation delivers a REST hook subscription. */
     subscriptionId: string | null;
   };
@@ -41,6 +42,7 @@ interface ClaimedRow {
   message_channel: MessageChannel | null;
   message_subject: string | null;
   message_template: string | null;
+  track_engagement: boolean;
   subscription_id: string | null;
 }
 
@@ -62,7 +64,7 @@ const CLAIM = `
   RETURNING run.id, run.automation_id, run.funnel_id, run.contact_id, run.attempts, run.payload,
     automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
     automation.message_channel, automation.message_subject, automation.message_template,
-    automation.subscription_id`;
+    automation.subscription_id, automation.track_engagement`;
 
 // Due as the claim sees it (a running run whose lease expired is due again), counted through
 // the partial index of unfinished runs: a scrape never reads the finished ones.
@@ -99,6 +101,7 @@ export class AutomationRunQueue {
         messageChannel: row.message_channel,
         messageSubject: row.message_subject,
         messageTemplate: row.message_template,
+        trackEngagement: row.track_engagement,
         subscriptionId: row.subscription_id,
       },
     }));

@@ -28,6 +28,12 @@ export class ContactMetaDto {
   @ApiPropertyOptional(dateTime('All required steps completed')) ps_completed_at?: string;
   @ApiPropertyOptional({ description: 'Email verified' }) ps_email_verified?: boolean;
   @ApiPropertyOptional(dateTime('Email verification time')) ps_email_verified_at?: string;
+  @ApiPropertyOptional({
+    description:
+      'The contact unsubscribed from email (an email link or one-click unsubscribe): email automations skip it. Re-subscribing is `PUT …/email-subscription`',
+  })
+  ps_unsubscribed?: boolean;
+  @ApiPropertyOptional(dateTime('When the contact unsubscribed from email')) ps_unsubscribed_at?: string;
   @ApiPropertyOptional({ description: 'Phone verified' }) ps_phone_verified?: boolean;
   @ApiPropertyOptional(dateTime('Phone verification time')) ps_phone_verified_at?: string;
   @ApiPropertyOptional({ description: 'Converted via an embedded funnel' }) ps_embed?: boolean;

@@ -34,6 +34,9 @@ export type ContactMeta = Partial<{
   ps_email_verified_at: string;
   ps_phone_verified: boolean;
   ps_phone_verified_at: string;
+  /** Set by an email's unsubscribe link; email automations skip the contact. */
+  ps_unsubscribed: boolean;
+  ps_unsubscribed_at: string;
   ps_embed: boolean;
   ps_calA_booked: boolean;
   ps_calB_booked: boolean;

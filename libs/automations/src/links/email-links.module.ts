@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { WorkspacesModule } from '@app/workspaces';
+import {
+  EmailSubscriptionController,
+  EmailTrackingController,
+  UnsubscribeController,
+} from './email-links.controller';
+import { MessageEngagementService } from './message-engagement.service';
+import { AutomationsController } from '../rest/automations.controller';
+import { EmailSubscriptionRepository } from './email-subscription.repository';
+import { EmailSubscriptionService } from './email-subscription.service';
+
+/**
+ * The public routes of sent email's links, the subscription write and the automations routes;
+ * imported by the HTTP app (AutomationsService comes from the global AutomationsModule).
+ */
+@Module({
+  imports: [WorkspacesModule],
+  controllers: [
+    UnsubscribeController,
+    EmailTrackingController,
+    EmailSubscriptionController,
+    AutomationsController,
+  ],
+  providers: [EmailSubscriptionService, EmailSubscriptionRepository, MessageEngagementService],
+})
+export class EmailLinksModule {}
