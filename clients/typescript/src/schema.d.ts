@@ -5181,7 +5181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5299,7 +5299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5447,7 +5447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5574,7 +5574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
@@ -5722,7 +5722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
