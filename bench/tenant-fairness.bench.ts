@@ -8,7 +8,8 @@
  * - loaded: the same for B while A runs ten exports it stops reading (re-opened when cut off), five
  *   heavy searches (five groups of ten `contains` filters on `bio`) and ten property changes
  *   (`PATCH …/properties/code` toggling `unique`) in loops, each honouring Retry-After on a 429;
- *   beside them, A's own list and single reads.
+ *   beside them, A's own list and single reads; then again without the exports, so that the
+ *   searches and property changes get A's places.
  * Prints B's 5xx and p50/p99 idle and loaded, A's interactive answers and A's heavy work by status.
  */
 import { request, type ClientRequest } from 'node:http';
@@ -84,8 +85,8 @@ async function interactive(baseUrl: string, tenant: BenchFunnel, ids: string[], 
   return result;
 }
 
-/** Company A's heavy work: loops of exports it stops reading, searches and property changes. */
-function heavyWork(baseUrl: string, tenant: BenchFunnel) {
+/** Company A's heavy work: loops of `exports` exports it stops reading, searches and property changes. */
+function heavyWork(baseUrl: string, tenant: BenchFunnel, exports: number) {
   const statuses: Record<'export' | 'search' | 'property', Statuses> = {
     export: {},
     search: {},
@@ -157,7 +158,7 @@ function heavyWork(baseUrl: string, tenant: BenchFunnel) {
     }),
   );
   const loops = [
-    ...Array.from({ length: 10 }, exportLoop),
+    ...Array.from({ length: exports }, exportLoop),
     ...Array.from({ length: 5 }, searchLoop),
     ...Array.from({ length: 10 }, propertyLoop),
   ];
@@ -205,26 +206,29 @@ async function main(): Promise<void> {
       console.log(`machine: sum of 20M integers in ${fmt(await calibrate(pg.url), 0)} ms`);
 
       const idle = await interactive(baseUrl, b, bIds, performance.now() + SECONDS * 1000);
-      const heavy = heavyWork(baseUrl, a);
-      // The heavy work takes its places before the measurement starts.
-      await sleep(2000);
-      const until = performance.now() + SECONDS * 1000;
-      const [loaded, own] = await Promise.all([
-        interactive(baseUrl, b, bIds, until),
-        interactive(baseUrl, a, aIds, until),
-      ]);
-      await heavy.stop();
-
       console.log(`\n${SECONDS} s a phase, ${CONTACTS} contacts in A's funnel`);
       console.log(line('B idle', idle));
-      console.log(line("B during A's heavy work", loaded));
-      console.log(line("A's own reads meanwhile", own));
-      const ratio = percentile(loaded.latencies, 99) / percentile(idle.latencies, 99);
-      console.log(
-        `B p99 loaded / idle: ${fmt(ratio, 2)}× (target ≤ 2), B 5xx: ${fives(loaded.statuses)} (target 0)`,
-      );
-      for (const [kind, statuses] of Object.entries(heavy.statuses))
-        console.log(`A ${kind.padEnd(9)} ${JSON.stringify(statuses)}`);
+      // With the stalled exports, then without them: the searches and changes then get A's places.
+      for (const exports of [10, 0]) {
+        const heavy = heavyWork(baseUrl, a, exports);
+        // The heavy work takes its places before the measurement starts.
+        await sleep(2000);
+        const until = performance.now() + SECONDS * 1000;
+        const [loaded, own] = await Promise.all([
+          interactive(baseUrl, b, bIds, until),
+          interactive(baseUrl, a, aIds, until),
+        ]);
+        await heavy.stop();
+        console.log(`\nA: ${exports} stalled exports, 5 searches, 10 property changes`);
+        console.log(line("B during A's heavy work", loaded));
+        console.log(line("A's own reads meanwhile", own));
+        const ratio = percentile(loaded.latencies, 99) / percentile(idle.latencies, 99);
+        console.log(
+          `B p99 loaded / idle: ${fmt(ratio, 2)}× (target ≤ 2), B 5xx: ${fives(loaded.statuses)} (target 0)`,
+        );
+        for (const [kind, statuses] of Object.entries(heavy.statuses))
+          console.log(`A ${kind.padEnd(9)} ${JSON.stringify(statuses)}`);
+      }
     } finally {
       await app.close();
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { LONG_WORK_APPLICATION_NAME, sqlPool } from '@app/core';
+import { AppMetrics, LONG_WORK_APPLICATION_NAME, sqlPool } from '@app/core';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, seedBulkContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -175,5 +176,50 @@ describe('long-running requests of one company (DATABASE_LONG_WORK_PER_COMPANY)'
     );
     expect(patched.status).toBe(200);
     expect(patched.body.data.label).toBe('Tier');
+  });
+
+  it("holds a company's writes without a connection while a definition change of their funnel runs", async () => {
+    const ds = t.app.get(DataSource);
+    // A writer of another process holds the funnel's definitions, so the change waits as one over
+    // a large funnel would.
+    const writer = new Client({ connectionString: t.databaseUrl });
+    await writer.connect();
+    await writer.query('BEGIN');
+    await writer.query('SELECT pg_advisory_xact_lock_shared(contact_properties_lock_key($1))', [
+      acme.funnelId,
+    ]);
+    const acmeApi = httpClient(t.baseUrl, acme.key);
+    const change = acmeApi.send('PATCH', `/v1/funnels/${acme.funnelId}/properties/tier`, { unique: false });
+    const waitingOn = async (application: string) =>
+      Number(
+        (
+          await ds.query(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+            [application],
+          )
+        )[0].n,
+      );
+    await eventually(async () => (await waitingOn(LONG_WORK_APPLICATION_NAME)) === 1);
+    // More writes of the funnel's properties than the interactive pool has connections.
+    const ids: { id: string }[] = await ds.query('SELECT id FROM contacts WHERE funnel_id = $1 LIMIT 12', [
+      acme.funnelId,
+    ]);
+    const writes = ids.map(({ id }, i) =>
+      acmeApi.send('PATCH', `/v1/funnels/${acme.funnelId}/contacts/${id}`, { properties: { tier: `t${i}` } }),
+    );
+    // Every write has arrived: waiting in the process, or (were they not held) on the database.
+    const metrics = t.app.get(AppMetrics).registry;
+    const heldInProcess = async () =>
+      (await metrics.getSingleMetric('contact_writes_waiting_for_definitions')!.get()).values[0].value;
+    await eventually(async () => (await heldInProcess()) + (await waitingOn('funnel-crm')) >= 10);
+    const globexApi = httpClient(t.baseUrl, globex.key);
+    expect((await globexApi.get(`/v1/funnels/${globex.funnelId}/contacts`)).status).toBe(200);
+    expect(await waitingOn('funnel-crm')).toBe(0);
+    expect(await heldInProcess()).toBe(12);
+
+    await writer.query('COMMIT');
+    await writer.end();
+    expect((await change).status).toBe(200);
+    expect((await Promise.all(writes)).map((res) => res.status)).toEqual(Array(12).fill(200));
   });
 });

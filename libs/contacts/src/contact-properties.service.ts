@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, LongWork, NotFoundError } from '@app/core';
+import { Gauge } from 'prom-client';
+import { AppMetrics, ConflictError, LongWork, NotFoundError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { assertIds } from './contact-ids';
 import { ContactPropertiesRepository, PropertyDefinitions } from './contact-properties.repository';
@@ -46,7 +47,34 @@ export class ContactPropertiesService {
     private readonly repository: ContactPropertiesRepository,
     private readonly filler: ContactPropertyValuesFiller,
     private readonly longWork: LongWork,
-  ) {}
+    metrics: AppMetrics,
+  ) {
+    const changing = this.changing;
+    new Gauge({
+      name: 'contact_writes_waiting_for_definitions',
+      help: 'Contact writes waiting, without a database connection, for a property definition change of their funnel',
+      registers: [metrics.registry],
+      collect() {
+        this.set(changing.waiting);
+      },
+    });
+  }
+
+  /** Definition changes running in this process, by funnel, and how many writers wait for them. */
+  private readonly changing = Object.assign(new Map<string, Set<Promise<unknown>>>(), { waiting: 0 });
+
+  /**
+   * Waits, holding no connection, for the funnel's definition changes running in this process. A
+   * change over a large funnel holds the definitions for seconds; each writer of the funnel would
+   * otherwise wait for it on a pooled connection, and enough of them would take the pool every
+   * company's requests share. A change running in another process is waited for in the database.
+   */
+  async settled(funnelId: string): Promise<void> {
+    const running = this.changing.get(funnelId);
+    if (!running) return;
+    this.changing.waiting++;
+    await Promise.allSettled(running).finally(() => this.changing.waiting--);
+  }
 
   /**
    * The funnel's definitions by name, read in the caller's transaction and held (shared) until
@@ -91,23 +119,21 @@ export class ContactPropertiesService {
     await this.funnels.findForCompany(companyId, funnelId);
     const { name, fields } = validatePropertyDefinition(input);
     // Checking and retyping the stored values reads every contact of the funnel: long work.
-    return this.longWork
-      .transaction(companyId, async (manager) => {
-        const definitions = await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
-        if (definitions.has(name!)) throw new ConflictError(`property ${name} is already defined`);
-        await this.assertFits(manager, funnelId, name!, fields);
-        const saved = await manager.save(
-          manager.create(ContactPropertyDefinition, {
-            funnelId,
-            name,
-            ...fields,
-            ...newGeneration(fields.type),
-          }),
-        );
-        await this.repository.retype(manager, funnelId, name!, fields);
-        return presentPropertyDefinition(saved);
-      })
-      .finally(() => this.filler.wake());
+    return this.change(companyId, funnelId, async (manager) => {
+      const definitions = await this.repository.definitions(manager, funnelId, { lock: 'exclusive' });
+      if (definitions.has(name!)) throw new ConflictError(`property ${name} is already defined`);
+      await this.assertFits(manager, funnelId, name!, fields);
+      const saved = await manager.save(
+        manager.create(ContactPropertyDefinition, {
+          funnelId,
+          name,
+          ...fields,
+          ...newGeneration(fields.type),
+        }),
+      );
+      await this.repository.retype(manager, funnelId, name!, fields);
+      return presentPropertyDefinition(saved);
+    });
   }
 
   /** Changes a definition; a change the stored values do not fit is refused like a creation. */
@@ -119,22 +145,18 @@ export class ContactPropertiesService {
   ): Promise<PropertyDefinitionView> {
     assertIds({ funnelId });
     await this.funnels.findForCompany(companyId, funnelId);
-    return this.longWork
-      .transaction(companyId, async (manager) => {
-        const current = (await this.repository.definitions(manager, funnelId, { lock: 'exclusive' })).get(
-          name,
-        );
-        if (!current) throw new NotFoundError('Property not found');
-        const { fields } = validatePropertyDefinition(input, current);
-        await this.assertFits(manager, funnelId, name, fields);
-        // A new type starts a new generation of copied values (the old one's rows are removed later).
-        const retyped = fields.type !== current.type;
-        Object.assign(current, fields, retyped ? newGeneration(fields.type) : {});
-        const saved = await manager.save(current);
-        await this.repository.retype(manager, funnelId, name, fields);
-        return presentPropertyDefinition(saved);
-      })
-      .finally(() => this.filler.wake());
+    return this.change(companyId, funnelId, async (manager) => {
+      const current = (await this.repository.definitions(manager, funnelId, { lock: 'exclusive' })).get(name);
+      if (!current) throw new NotFoundError('Property not found');
+      const { fields } = validatePropertyDefinition(input, current);
+      await this.assertFits(manager, funnelId, name, fields);
+      // A new type starts a new generation of copied values (the old one's rows are removed later).
+      const retyped = fields.type !== current.type;
+      Object.assign(current, fields, retyped ? newGeneration(fields.type) : {});
+      const saved = await manager.save(current);
+      await this.repository.retype(manager, funnelId, name, fields);
+      return presentPropertyDefinition(saved);
+    });
   }
 
   /**
@@ -151,6 +173,26 @@ export class ContactPropertiesService {
         if (!affected) throw new NotFoundError('Property not found');
       })
       .finally(() => this.filler.wake());
+  }
+
+  /**
+   * A definition change that checks and retypes the stored values: long work (LongWork), known to
+   * the funnel's writers while it runs (settled), and the filler woken after it.
+   */
+  private change<T>(
+    companyId: string,
+    funnelId: string,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const running = this.longWork.transaction(companyId, work).finally(() => this.filler.wake());
+    const changes = this.changing.get(funnelId) ?? new Set<Promise<unknown>>();
+    this.changing.set(funnelId, changes.add(running));
+    const forget = () => {
+      changes.delete(running);
+      if (!changes.size && this.changing.get(funnelId) === changes) this.changing.delete(funnelId);
+    };
+    running.then(forget, forget);
+    return running;
   }
 
   private async assertFits(

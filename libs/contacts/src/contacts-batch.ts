@@ -102,6 +102,8 @@ export class ContactBatchWriter {
     if (key !== undefined) assertIdempotencyKey(key);
     const envelope = checkEnvelope(input);
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    // A definition change of this funnel in this process is waited for without a connection.
+    await this.properties.settled(funnelId);
     for (let attempt = 1; ; attempt++) {
       try {
         const written = await this.dataSource.transaction((manager) =>

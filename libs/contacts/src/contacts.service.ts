@@ -149,6 +149,7 @@ export class ContactsService {
     if (key !== undefined) assertIdempotencyKey(key);
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const { fields, skipAutomationTrigger } = validateCreateInput(input, funnel.contactStatuses);
+    await this.properties.settled(funnelId);
 
     const row = { ...fields, funnelId, companyId, convertedAt: new Date() };
     // Without an idempotency key, and while no automation can fire, the insert is its own
@@ -201,6 +202,7 @@ export class ContactsService {
     assertIds({ funnelId, contactId });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
     const change = validateValueInput(input, funnel.contactStatuses);
+    await this.properties.settled(funnelId);
     const noRuns = (funnelIdSql: string) => this.automations.noRunsCondition(funnelIdSql);
     const view = ({ record }: AppliedChange): ContactValuesView => ({
       id: record.id,
@@ -269,6 +271,7 @@ export class ContactsService {
   async patch(companyId: string, funnelId: string, contactId: string, input: unknown): Promise<ContactView> {
     assertIds({ funnelId, contactId });
     const funnel = await this.funnels.findForCompany(companyId, funnelId);
+    await this.properties.settled(funnelId);
     const noRuns = (funnelIdSql: string) => this.automations.noRunsCondition(funnelIdSql);
     const written = await refusingSharedValues(() =>
       this.dataSource.transaction(async (manager) => {
@@ -321,6 +324,7 @@ export class ContactsService {
   async erase(companyId: string, funnelId: string, contactId: string): Promise<void> {
     assertIds({ funnelId, contactId });
     await this.funnels.findForCompany(companyId, funnelId);
+    await this.properties.settled(funnelId);
     await this.dataSource.transaction(async (manager) => {
       // Locked, so a concurrent write cannot add to what is being erased.
       const contact = await this.rows.lockForErasure(manager, companyId, funnelId, contactId);
