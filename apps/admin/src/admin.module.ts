@@ -31,6 +31,7 @@ import {
   FunnelListCommand,
   FunnelShowCommand,
 } from './commands/funnel.command';
+import { FunnelCollectionCommand } from './commands/funnel-collection.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { databaseSchema } from '../../../db/schema';
 import { DemoSeedService } from './demo/demo-seed.service';
@@ -47,6 +48,7 @@ const COMMANDS = [
   FunnelCreateCommand,
   FunnelListCommand,
   FunnelShowCommand,
+  FunnelCollectionCommand,
   ContactCommand,
   ContactImportCommand,
   ApiKeyCommand,

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
+import { CollectionModule } from '@app/collection';
 import { AutomationsModule, AutomationWorkerModule, WebhookSubscriptionsModule } from '@app/automations';
 import { ContactPropertyValuesFillerModule, ContactsModule } from '@app/contacts';
 import type { Logger } from 'pino';
@@ -43,6 +44,7 @@ export class AppModule {
         SegmentFolderModule,
         OAuthModule,
         McpModule,
+        CollectionModule,
         AutomationsModule,
         AutomationWorkerModule,
       ],

@@ -33,3 +33,9 @@ export {
   type BatchResult,
 } from './contacts-batch';
 export { ContactPropertyValuesFiller } from './contact-property-values.filler';
+export {
+  ContactCaptureService,
+  FORM_FIELDS,
+  type CapturedLead,
+  type SessionDetails,
+} from './contact-capture';

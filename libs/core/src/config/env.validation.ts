@@ -127,6 +127,31 @@ export class EnvironmentVariables {
   @Min(1, { message: 'RATE_LIMIT_PER_MINUTE must be a positive integer' })
   RATE_LIMIT_PER_MINUTE: number = 100;
 
+  @Transform(toInt)
+  @IsInt({ message: 'COLLECT_LIMIT_PER_ADDRESS must be a positive integer' })
+  @Min(1, { message: 'COLLECT_LIMIT_PER_ADDRESS must be a positive integer' })
+  COLLECT_LIMIT_PER_ADDRESS: number = 120;
+
+  @Transform(toInt)
+  @IsInt({ message: 'COLLECT_LIMIT_PER_FUNNEL must be a positive integer' })
+  @Min(1, { message: 'COLLECT_LIMIT_PER_FUNNEL must be a positive integer' })
+  COLLECT_LIMIT_PER_FUNNEL: number = 30_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'SUBMIT_LIMIT_PER_ADDRESS must be a positive integer' })
+  @Min(1, { message: 'SUBMIT_LIMIT_PER_ADDRESS must be a positive integer' })
+  SUBMIT_LIMIT_PER_ADDRESS: number = 5;
+
+  @Transform(toInt)
+  @IsInt({ message: 'SUBMIT_LIMIT_PER_FUNNEL must be a positive integer' })
+  @Min(1, { message: 'SUBMIT_LIMIT_PER_FUNNEL must be a positive integer' })
+  SUBMIT_LIMIT_PER_FUNNEL: number = 600;
+
+  @Transform(toInt)
+  @IsInt({ message: 'SUBMIT_MIN_SECONDS must be an integer of at least 0' })
+  @Min(0, { message: 'SUBMIT_MIN_SECONDS must be an integer of at least 0' })
+  SUBMIT_MIN_SECONDS: number = 3;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsUrl(URL_OPTIONS, { message: 'IDP_URL must be an http(s) URL of the identity provider tenant' })
