@@ -13,6 +13,7 @@ type Operation = {
   summary?: string;
   parameters?: { name: string; in: string; description?: string; schema?: Record<string, unknown> }[];
   requestBody?: unknown;
+  security?: Record<string, string[]>[];
   responses: Record<
     string,
     {
