@@ -225,6 +225,14 @@ describe('Browser collection (settings, collect, submissions)', () => {
         { type: 'page_view', sessionId, occurredAt: minutesAgo(startedMinutesAgo - 0.5), pageSlug: 'start' },
         { type: 'page_view', sessionId, occurredAt: minutesAgo(startedMinutesAgo - 1), pageSlug: 'details' },
         { type: 'completion', sessionId, occurredAt: minutesAgo(startedMinutesAgo - 1) },
+        {
+          type: 'answer',
+          sessionId,
+          occurredAt: minutesAgo(startedMinutesAgo - 1),
+          questionId: 'question_2',
+          questionTitle: 'Budget?',
+          answers: ['Small'],
+        },
       ]);
       expect(res.status).toBe(202);
     };
@@ -250,7 +258,7 @@ describe('Browser collection (settings, collect, submissions)', () => {
       expect(contact).toMatchObject({
         firstName: 'Nia',
         utmParams: { utm_source: 'facebook', utm_campaign: 'autumn', utm_content: 'ad-7' },
-        properties: { question_1: 'Grow, Save time' },
+        properties: { question_1: 'Grow, Save time', question_2: 'Small' },
         meta: {
           ps_source: 'funnel',
           ps_start_slug: 'start',

@@ -51,8 +51,13 @@ export class SubmissionsService {
     if (!summary?.startedAt || Date.now() - summary.startedAt.getTime() < minimumMs) return;
 
     const details = await this.sessionMeta.detailsOf(funnel.id, summary, submission.page);
+    // The session's answers as tracked, and the form's own over them.
+    const answers = {
+      ...summary.answers,
+      ...Object.fromEntries(submission.answers.map((a) => [a.questionId, a.answers])),
+    };
     const properties = Object.fromEntries(
-      submission.answers.map((a) => [a.questionId, a.answers.join(', ')]),
+      Object.entries(answers).map(([questionId, values]) => [questionId, values.join(', ')]),
     );
     const { contactId } = await this.capture.capture(funnel.companyId, funnel.id, {
       fields: submission.fields,

@@ -6,9 +6,11 @@
   if (!funnel || w.crm) return;
   var base = new URL(me.src).origin + '/v1/funnels/' + funnel;
   var store = w.sessionStorage;
-  var sid = store.getItem('crm:' + funnel);
-  // Queued events, each with its failed tries.
-  var queue = [];
+  var key = 'crm:' + funnel;
+  var sid = store.getItem(key);
+  // Queued events, each with its failed tries; kept in the tab, so the next page sends what a
+  // closing one may not have (a repeated event counts once).
+  var queue = JSON.parse(store.getItem(key + 'q') || '[]');
   var answers = {};
   var body = d.body;
   var page, shownAt, viewSent, timer;
@@ -19,18 +21,18 @@
     event.sessionId = sid;
     event.occurredAt = new Date().toISOString();
     queue.push([event, 0]);
+    keep();
     clearTimeout(timer);
     timer = setTimeout(flush, 1000);
   }
 
+  function keep() {
+    store.setItem(key + 'q', JSON.stringify(queue));
+  }
+
   function post(path, data) {
-    return fetch(base + path, {
-      method: 'POST',
-      body: data,
-      keepalive: true,
-      credentials: 'omit',
-      headers: { 'content-type': 'text/plain' },
-    }).then(
+    // A string body is text/plain: a simple request, no preflight.
+    return fetch(base + path, { method: 'POST', body: data, keepalive: true }).then(
       function (r) {
         // A refused batch is not sent again; a limit or an outage is.
         return r.status < 429;
@@ -41,14 +43,16 @@
 
   // Sends what is queued; what fails is queued again and retried later, three tries each.
   function flush(closing) {
-    var batch = queue.splice(0, 50);
+    var batch = queue.slice(0, 50);
     var data = JSON.stringify({
       events: batch.map(function (q) {
         return q[0];
       }),
     });
-    if (!batch.length || (closing && navigator.sendBeacon(base + '/collect', data)))
-      return Promise.resolve(1);
+    if (!batch.length) return Promise.resolve(1);
+    if (closing) return navigator.sendBeacon(base + '/collect', data);
+    queue = queue.slice(50);
+    keep();
     return post('/collect', data).then(function (ok) {
       if (!ok) {
         queue = batch
@@ -56,6 +60,7 @@
             return ++q[1] < 3;
           })
           .concat(queue);
+        keep();
         timer = setTimeout(flush, 5000);
       }
     });
@@ -100,7 +105,7 @@
   }
 
   if (!sid) {
-    store.setItem('crm:' + funnel, (sid = Date.now().toString(36) + Math.random().toString(36).slice(2)));
+    store.setItem(key, (sid = crypto.randomUUID()));
     var variant = body.getAttribute('data-crm-variant');
     var start = { abVariant: /^(original|variant)$/.test(variant) ? variant : undefined };
     new URLSearchParams(location.search).forEach(function (v, k) {
@@ -110,6 +115,7 @@
     send('session_start', start);
   }
   view();
+  flush();
 
   var push = history.pushState;
   history.pushState = function () {
@@ -119,8 +125,9 @@
   w.addEventListener('popstate', function () {
     view();
   });
-  d.addEventListener('visibilitychange', function () {
-    if (d.hidden) leave(1);
+  // Leaving: the page closes or the visitor navigates.
+  w.addEventListener('pagehide', function () {
+    leave(1);
   });
 
   d.addEventListener('click', function (e) {

@@ -152,6 +152,12 @@ export class EnvironmentVariables {
   @Min(0, { message: 'SUBMIT_MIN_SECONDS must be an integer of at least 0' })
   SUBMIT_MIN_SECONDS: number = 3;
 
+  @Transform(toInt)
+  @IsInt({ message: 'DEMO_FUNNEL_PORT must be an integer between 0 and 65535' })
+  @Min(0, { message: 'DEMO_FUNNEL_PORT must be an integer between 0 and 65535' })
+  @Max(65535, { message: 'DEMO_FUNNEL_PORT must be an integer between 0 and 65535' })
+  DEMO_FUNNEL_PORT: number = 3001;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsUrl(URL_OPTIONS, { message: 'IDP_URL must be an http(s) URL of the identity provider tenant' })

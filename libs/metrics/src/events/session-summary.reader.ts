@@ -13,6 +13,8 @@ export interface SessionSummary {
   firstPage: string | null;
   lastPage: string | null;
   completedAt: Date | null;
+  /** The latest answer of each question, by question id. */
+  answers: Record<string, string[]>;
   /** The UTM parameters of its start. */
   utm: Partial<Record<(typeof UTM_FIELDS)[number], string>>;
 }
@@ -21,7 +23,7 @@ export interface SessionSummary {
 // key leads with the funnel, the type and the time, so the search stays within those partitions.
 const SESSION_SQL = `
   WITH s AS (
-    SELECT started_at, start_event_id, completed_at FROM metric_sessions
+    SELECT started_at, start_event_id, completed_at, answers FROM metric_sessions
     WHERE funnel_id = $1 AND session_id = $2 AND started_at IS NOT NULL
   ), views AS (
     SELECT e.type, e.key, e.occurred_at FROM metric_events e, s
@@ -29,7 +31,7 @@ const SESSION_SQL = `
       AND e.occurred_at >= s.started_at - interval '1 hour' AND e.occurred_at < s.started_at + interval '1 day'
       AND e.session_id = $2
   )
-  SELECT s.started_at, s.completed_at,
+  SELECT s.started_at, s.completed_at, s.answers,
     (SELECT max(occurred_at) FROM views) AS last_seen_at,
     (SELECT key FROM views WHERE type = 'page_view' ORDER BY occurred_at, key LIMIT 1) AS first_page,
     (SELECT key FROM views WHERE type = 'page_view' ORDER BY occurred_at DESC, key DESC LIMIT 1) AS last_page,
@@ -54,6 +56,7 @@ export class SessionSummaryReader {
       first_page: string | null;
       last_page: string | null;
       utm: Record<string, string> | null;
+      answers: Record<string, { answers: string[] }>;
     }>({ name: 'session_summary', text: SESSION_SQL, values: [funnelId, sessionId] });
     const row = rows[0];
     if (!row) return undefined;
@@ -64,6 +67,7 @@ export class SessionSummaryReader {
       lastPage: row.last_page,
       completedAt: row.completed_at,
       utm: row.utm ?? {},
+      answers: Object.fromEntries(Object.entries(row.answers).map(([id, latest]) => [id, latest.answers])),
     };
   }
 }
