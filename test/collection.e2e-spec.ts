@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
+import { eventually } from './support/webhook-receiver';
 
 jest.setTimeout(120_000);
 
@@ -26,12 +27,14 @@ describe('Browser collection (settings, collect, submissions)', () => {
     httpClient(t.baseUrl).post(`/v1/funnels/${funnelId}/collect`, { events }, headers);
   const submit = (funnelId: string, body: unknown, headers = page()) =>
     httpClient(t.baseUrl).post(`/v1/funnels/${funnelId}/submissions`, body, headers);
-  const sessionRow = async (sessionId: string) =>
+  const storedSession = async (sessionId: string) =>
     (
       await db.query('SELECT visitor_id, device, utm_source FROM metric_sessions WHERE session_id = $1', [
         sessionId,
       ])
     )[0];
+  // A page is answered once its events are checked; they are stored right after.
+  const sessionRow = (sessionId: string) => eventually(() => storedSession(sessionId));
   const eventCount = async (funnelId: string) =>
     Number((await db.query('SELECT count(*) AS n FROM metric_events WHERE funnel_id = $1', [funnelId]))[0].n);
   const contactsOf = async (tenant: TenantFixture) =>
@@ -190,7 +193,7 @@ describe('Browser collection (settings, collect, submissions)', () => {
         { type: 'page_view', sessionId: 'c-v', occurredAt: at, pageSlug: 'not a slug' },
       ];
       for (const event of cases) expect((await collect(acme.funnelId, [event])).status).toBe(400);
-      expect(await sessionRow('c-v')).toBeUndefined();
+      expect(await storedSession('c-v')).toBeUndefined();
     });
 
     it('answers a preflight with CORS headers for an allowed origin only', async () => {

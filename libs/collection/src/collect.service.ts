@@ -1,19 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ValidationError } from '@app/core';
-import { EventsService } from '@app/metrics';
+import { EVENT_TYPES, EventRetention, EventsService, parseEventBatch, TrackedEvent } from '@app/metrics';
 import { BrowserRequest, deviceOf } from './browser-request';
 import { CollectionDoor } from './collection-door';
 import { VisitorIds } from './visitor-ids';
 
 /** The event types a page may send; messages are the service's own, conversions to a contact too. */
-export const BROWSER_EVENT_TYPES = [
-  'session_start',
-  'page_view',
-  'button_click',
-  'answer',
-  'conversion',
-  'completion',
-];
+export const BROWSER_EVENT_TYPES: readonly string[] = EVENT_TYPES.filter(
+  (type) => !type.startsWith('message_'),
+);
 /** Events per request: a tracker sends a few at a time. */
 export const MAX_BROWSER_EVENTS = 50;
 /** The body of a public route, JSON or text/plain, at most this many bytes. */
@@ -31,19 +26,39 @@ export function browserBody(body: unknown): unknown {
   }
 }
 
+// Events answered but not yet stored, per process: past this, a request waits for its own write.
+const MAX_UNSTORED_EVENTS = 20_000;
+
 /**
  * The tracker's events, from the funnel's allowed origins: what a browser may not decide is
  * decided here (the visitor id, the device when not given; no message events, no contact ids),
- * then the events API validates and stores them as it does any batch (EventsService.ingest).
- * A bot's events are dropped unseen.
+ * then the events API's rules check them (parseEventBatch, the kept months) and its ingestion
+ * stores them (EventsService.record, which writes the batches of a funnel that arrive together in
+ * one transaction). A page waits for no write: it is answered once its events are checked, while
+ * the writes stay under MAX_UNSTORED_EVENTS; shutdown waits for them. A bot's events are dropped
+ * unseen.
  */
 @Injectable()
-export class CollectService {
+export class CollectService implements OnApplicationShutdown {
+  private readonly logger = new Logger(CollectService.name);
+  private readonly writes = new Set<Promise<void>>();
+  private unstored = 0;
+
   constructor(
     private readonly door: CollectionDoor,
     private readonly visitors: VisitorIds,
     private readonly events: EventsService,
+    private readonly retention: EventRetention,
   ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.settled();
+  }
+
+  /** Once the events this process answered so far are written (a lead's session reads them). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
 
   async collect(funnelId: string, browser: BrowserRequest, rawBody: unknown): Promise<void> {
     const funnel = await this.door.admit('collect', funnelId, browser);
@@ -64,7 +79,27 @@ export class CollectService {
       event.visitorId = await this.visitors.visitorId(funnel.id, parts);
       event.device ??= deviceOf(browser.userAgent);
     }
-    await this.events.ingest(funnel.companyId, funnel.id, body);
+    const checked = parseEventBatch(body);
+    this.retention.assertKept(checked);
+    const write = this.store(funnel.id, checked);
+    if (this.unstored > MAX_UNSTORED_EVENTS) await write;
+  }
+
+  private store(funnelId: string, events: TrackedEvent[]): Promise<void> {
+    this.unstored += events.length;
+    const write = this.events
+      .record(funnelId, events)
+      .then(
+        () => undefined,
+        (error: Error) =>
+          this.logger.warn(`tracker events of funnel ${funnelId} not stored: ${error.message}`),
+      )
+      .finally(() => {
+        this.unstored -= events.length;
+        this.writes.delete(write);
+      });
+    this.writes.add(write);
+    return write;
   }
 }
 

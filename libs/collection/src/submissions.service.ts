@@ -4,7 +4,7 @@ import { AppConfigService, isStorableText, ValidationError } from '@app/core';
 import { ContactCaptureService } from '@app/contacts';
 import { EVENT_LIMITS, EventsService } from '@app/metrics';
 import { BrowserRequest } from './browser-request';
-import { browserBody } from './collect.service';
+import { browserBody, CollectService } from './collect.service';
 import { CollectionDoor } from './collection-door';
 import { PageContext, SessionMeta } from './session-meta';
 
@@ -35,6 +35,7 @@ const MAX_TIMEZONE_LENGTH = 100;
 export class SubmissionsService {
   constructor(
     private readonly door: CollectionDoor,
+    private readonly collector: CollectService,
     private readonly sessionMeta: SessionMeta,
     private readonly capture: ContactCaptureService,
     private readonly events: EventsService,
@@ -46,6 +47,8 @@ export class SubmissionsService {
     if (browser.bot) return;
     const submission = readSubmission(browserBody(rawBody));
     if (submission.trap) return;
+    // The page's last events, sent just before its form, are part of the session read below.
+    await this.collector.settled();
     const summary = await this.sessionMeta.summary(funnel.id, submission.sessionId);
     const minimumMs = this.config.get('SUBMIT_MIN_SECONDS') * 1000;
     if (!summary?.startedAt || Date.now() - summary.startedAt.getTime() < minimumMs) return;
