@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfigService, isStorableText, ValidationError } from '@app/core';
 import { ContactCaptureService } from '@app/contacts';
-import { EVENT_LIMITS, EventsService } from '@app/metrics';
+import { EVENT_LIMITS, EventsService, parseEventBatch } from '@app/metrics';
 import { BrowserRequest } from './browser-request';
 import { browserBody, CollectService } from './collect.service';
 import { CollectionDoor } from './collection-door';
@@ -27,8 +27,9 @@ const MAX_TIMEZONE_LENGTH = 100;
  * Lead forms of funnel pages: from an allowed origin, within the limits, past the spam checks (a
  * filled honeypot, a session that began too recently or never), the lead creates or fills its
  * contact (ContactCaptureService) with `ps_source: funnel` and its session's meta, its answers
- * as properties `question_<n>`; then the session's conversion is stored with the contact's id
- * through the events API, which links session and contact (SessionLinks). The page learns
+ * as properties `question_<n>` (the session's details by SessionMeta, as a conversion of the
+ * events API links them); then the session's conversion is stored with the contact's id by the
+ * events API's ingestion. The page learns
  * nothing of the contact: every outcome but a refusal of the request itself is the same 202.
  */
 @Injectable()
@@ -68,13 +69,18 @@ export class SubmissionsService {
       utmParams: details.utmParams,
       properties,
     });
-    const conversion = {
-      type: 'conversion',
-      sessionId: submission.sessionId,
-      occurredAt: new Date().toISOString(),
-      contactId,
-    };
-    await this.events.ingest(funnel.companyId, funnel.id, { events: [conversion] });
+    // The contact has the session's details already: stored as checked, without linking again.
+    const conversion = parseEventBatch({
+      events: [
+        {
+          type: 'conversion',
+          sessionId: submission.sessionId,
+          occurredAt: new Date().toISOString(),
+          contactId,
+        },
+      ],
+    });
+    await this.events.record(funnel.id, conversion);
   }
 }
 
