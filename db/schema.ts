@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { authEntities } from '@app/auth';
 import { automationEntities } from '@app/automations';
+import { collectionEntities } from '@app/collection';
 import { contactEntities } from '@app/contacts';
 import { DatabaseSchema, loadMigrations } from '@app/core';
 import { metricsEntities } from '@app/metrics';
@@ -21,6 +22,7 @@ export const databaseSchema: DatabaseSchema = {
     ...metricsEntities,
     ...automationEntities,
     ...oauthEntities,
+    ...collectionEntities,
   ],
   migrations: loadMigrations(join(__dirname, 'migrations')),
 };

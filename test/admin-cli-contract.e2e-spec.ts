@@ -34,7 +34,7 @@ describe('Admin CLI contract', () => {
   it.each([
     [[], 'a command is required', /^admin <company\|workspace\|funnel\|contact\|apikey\|automation\|mail\|demo>/],
     [['bogus'], "unknown command 'bogus'", /^admin </],
-    [['funnel'], 'a funnel command is required', /^admin funnel <create\|list\|show>/],
+    [['funnel'], 'a funnel command is required', /^admin funnel <create\|list\|show\|collection>/],
     [['funnel', 'bogus'], "unknown command 'bogus' for 'funnel'", /^admin funnel </],
     [
       ['company', 'create'],
@@ -132,6 +132,7 @@ describe('Admin CLI contract', () => {
       name: 'Quiz',
       status: 'offline',
       contactStatuses: ['new', 'won'],
+      collection: { enabled: false, allowedOrigins: [] },
       pages: [
         { slug: 'start', title: 'Welcome' },
         { slug: 'end', title: 'Thank you' },
@@ -191,6 +192,43 @@ describe('Admin CLI contract', () => {
       '00000000-0000-4000-8000-000000000000',
     );
     expect(JSON.parse(unknownWorkspace.stderr)).toEqual({ error: 'Workspace not found' });
+  });
+
+  it('turns browser collection on for an origin and prints the tracker tags', async () => {
+    const company = String(expectResult(await admin('company', 'create', '--name', 'Pages')).id);
+    const workspace = String(
+      expectResult(await admin('workspace', 'create', '--company', company, '--name', 'W')).id,
+    );
+    const funnel = String(
+      expectResult(await admin('funnel', 'create', '--workspace', workspace, '--name', 'F')).id,
+    );
+    const refused = await admin('funnel', 'collection', '--id', funnel, '--enable');
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(refused.stderr)).toMatchObject({
+      error: 'collection.enabled needs at least one allowed origin',
+    });
+
+    const on = expectResult(
+      await admin(
+        'funnel',
+        'collection',
+        '--id',
+        funnel,
+        '--enable',
+        '--origins',
+        'https://quiz.example.com',
+      ),
+    );
+    expect(on).toEqual({
+      collection: { enabled: true, allowedOrigins: ['https://quiz.example.com'] },
+      tag: `<script defer src="{base}/tracker.js" data-funnel="${funnel}"></script>`,
+      pinnedTag: expect.stringMatching(
+        /^<script defer src="\{base\}\/tracker\/[0-9a-f]{16}\.js" integrity="sha384-[A-Za-z0-9+/=]{64}" crossorigin="anonymous"/,
+      ),
+    });
+    expect(expectResult(await admin('funnel', 'show', '--id', funnel)).collection).toEqual(on.collection);
+    const off = expectResult(await admin('funnel', 'collection', '--id', funnel, '--disable'));
+    expect(off.collection).toEqual({ enabled: false, allowedOrigins: ['https://quiz.example.com'] });
   });
 
   it('demo seed run again prints the demo company it made before, with a fresh key', async () => {

@@ -45,6 +45,7 @@ describe('GET /v1/funnels/{funnelId}', () => {
         name: 'Main funnel',
         status: 'online',
         contactStatuses: ['new', 'qualified', 'won'],
+        collection: { enabled: false, allowedOrigins: [] },
         pages: [
           { slug: 'start', title: 'Start' },
           { slug: 'details', title: 'Details' },

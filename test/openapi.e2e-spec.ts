@@ -13,6 +13,7 @@ type Operation = {
   summary?: string;
   parameters?: { name: string; in: string; description?: string; schema?: Record<string, unknown> }[];
   requestBody?: unknown;
+  security?: Record<string, string[]>[];
   responses: Record<
     string,
     {
@@ -119,9 +120,17 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents 401, 403, 429 and 500 on every /v1 route, and 400 and 413 where there is a body', () => {
+  it('documents 401 (unless public), 403, 429 and 500 on every /v1 route, and 400 and 413 where there is a body', () => {
     for (const { path, method, op } of operations(generated).filter((o) => o.path.startsWith('/v1/'))) {
-      const expected = ['401', '403', '429', '500', ...(op.requestBody ? ['400', '413'] : [])];
+      // The public routes of funnel pages need no key: their 403 is the page's origin.
+      const authenticated = (op.security ?? []).length > 0;
+      const expected = [
+        ...(authenticated ? ['401'] : []),
+        '403',
+        '429',
+        '500',
+        ...(op.requestBody ? ['400', '413'] : []),
+      ];
       expect([`${method} ${path}`, Object.keys(op.responses)]).toEqual([
         `${method} ${path}`,
         expect.arrayContaining(expected),

@@ -32,6 +32,7 @@ import {
   FunnelShowCommand,
 } from './commands/funnel.command';
 import { MailCommand, MailListCommand, MailShowCommand } from './commands/mail.command';
+import { FunnelCollectionCommand } from './commands/funnel-collection.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { databaseSchema } from '../../../db/schema';
 import { DemoSeedService } from './demo/demo-seed.service';
@@ -48,6 +49,7 @@ const COMMANDS = [
   FunnelCreateCommand,
   FunnelListCommand,
   FunnelShowCommand,
+  FunnelCollectionCommand,
   ContactCommand,
   ContactImportCommand,
   ApiKeyCommand,

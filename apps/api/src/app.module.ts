@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApiKeyAuthModule } from '@app/auth';
+import { CollectionModule } from '@app/collection';
 import {
   AutomationsModule,
   AutomationWorkerModule,
@@ -53,6 +54,7 @@ export class AppModule {
         SegmentFolderModule,
         OAuthModule,
         McpModule,
+        CollectionModule,
         AutomationsModule,
         AutomationWorkerModule,
       ],

@@ -11,6 +11,7 @@ import {
   ShutdownState,
   validateEnv,
 } from '@app/core';
+import { startDemoFunnel } from '@app/demo-funnel';
 import { resolveIdentityProvider } from '@app/dev-idp';
 import { databaseSchema } from '../../../db/schema';
 import { createApp } from './create-app';
@@ -70,6 +71,20 @@ async function bootstrap(): Promise<void> {
   });
   await app.listen(env.PORT);
   logger.log(`listening on port ${env.PORT}; Swagger UI at /docs`);
+  if (env.NODE_ENV === 'development') await serveDemoFunnel(env.PORT, env.DEMO_FUNNEL_PORT, logger);
+}
+
+/** Development: the demo funnel's pages on a second loopback origin (the demo seed allows it). */
+async function serveDemoFunnel(apiPort: number, port: number, logger: Logger): Promise<void> {
+  try {
+    const demo = await startDemoFunnel({ apiBase: `http://127.0.0.1:${apiPort}`, port });
+    demo.server.unref();
+    logger.log(
+      `demo funnel at ${demo.origin}/{funnelId}/start.html (funnel ids: npm run admin -- demo seed)`,
+    );
+  } catch (error) {
+    logger.warn(`demo funnel not served on port ${port}: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -566,7 +566,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a funnel’s browser collection
+         * @description Turns the tracker and the lead form on or off for the funnel and sets the origins whose pages may use them (https://host[:port]; http://localhost, 127.0.0.1 or [::1] outside production). Answers the funnel as GET shows it.
+         */
+        patch: operations["CollectionSettingsController_change_v1"];
         trace?: never;
     };
     "/.well-known/oauth-protected-resource": {
@@ -766,6 +770,86 @@ export interface paths {
         post: operations["McpController_handle"];
         /** Not supported (there are no sessions to end) */
         delete: operations["McpController_endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnelId}/collect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send tracker events from a funnel page (no API key)
+         * @description The tracker’s door (docs/CAPTURING.md): answered only for an Origin the funnel allows (CORS; a text/plain body needs no preflight). Takes 1 to 50 events of the events API (session_start, page_view, button_click, answer, conversion without contactId, completion), validated and stored by the same rules. The service sets a session_start’s visitorId (a hash of a salt rotated daily, the client address and user agent; of the session alone under Sec-GPC: 1 or DNT: 1) and its device from the user agent when not given. A bot’s or crawler’s events are answered 202 and stored nowhere. The answer says nothing else.
+         */
+        post: operations["CollectionController_collect_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnelId}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a funnel page’s lead form (no API key)
+         * @description Creates the contact, or fills what is empty of the funnel’s contact with that email (else phone), never overwriting a value set by a user or the API; meta.ps_source is funnel, the session’s meta and the UTM parameters of its start are added, answers become properties named by their question id (question_1). `contact.created` fires automations and webhooks as for any creation; the session’s conversion is recorded with the contact’s id. A filled honeypot (trap), a session that began less than SUBMIT_MIN_SECONDS ago or is unknown, or a bot’s request is answered 202 and stores nothing. The answer never tells a contact’s data.
+         */
+        post: operations["CollectionController_submit_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tracker.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tracker script
+         * @description Cached for 5 minutes, then revalidated (ETag, If-None-Match → 304). Add it with `<script defer src="{base}/tracker.js" data-funnel="{funnelId}"></script>`.
+         */
+        get: operations["TrackerController_latest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tracker/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tracker script at its versioned URL
+         * @description The same script under a name derived from its content, cached for a year: pin it with Subresource Integrity (`integrity` as `admin funnels collection` prints it). An older version’s name is 404.
+         */
+        get: operations["TrackerController_versioned"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1796,6 +1880,20 @@ export interface components {
             data: components["schemas"]["StepFunnelPointDto"][];
             meta: components["schemas"]["StepFunnelMetaDto"];
         };
+        CollectionSettingsView: {
+            /**
+             * @description On only while at least one origin is allowed
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description The origins (https://host[:port]; http://localhost… outside production) whose pages may use the tracker and the lead form
+             * @example [
+             *       "https://funnel.example.com"
+             *     ]
+             */
+            allowedOrigins: string[];
+        };
         FunnelPageView: {
             /**
              * @description The page slug (pageSlug of tracking events, key of page charts)
@@ -1843,6 +1941,8 @@ export interface components {
              *     ]
              */
             contactStatuses: string[];
+            /** @description Browser collection: the tracker and the lead form */
+            collection: components["schemas"]["CollectionSettingsView"];
             /** @description The pages in funnel order */
             pages: components["schemas"]["FunnelPageView"][];
             /** @description The questions seen in its answer events, by number (question_2 before question_10); a question no event has answered yet is not known */
@@ -2006,6 +2106,78 @@ export interface components {
         ClientRegistrationErrorDto: {
             /** @example redirect_uris must be a non-empty array */
             error: string;
+        };
+        CollectRequest: {
+            /** @description The events API’s events, without visitorId (set by the service), without message events and without a conversion’s contactId; device may be left out */
+            events: components["schemas"]["TrackingEventDto"][];
+        };
+        FormFieldsDto: {
+            /**
+             * @description email or phone is required
+             * @example ada@example.com
+             */
+            email?: string;
+            /** @example +4915112345678 */
+            phone?: string;
+            /** @example Ada */
+            firstName?: string;
+            /** @example Lovelace */
+            lastName?: string;
+            /** @example Main Street 1, 10115 Berlin */
+            fullAddress?: string;
+            postalCode?: string;
+            city?: string;
+            state?: string;
+            country?: string;
+            street?: string;
+            houseNumber?: string;
+            /** @example https://example.com */
+            website?: string;
+            /**
+             * @description YYYY-MM-DD
+             * @example 1990-12-10
+             */
+            birthday?: string;
+        };
+        FormAnswerDto: {
+            /**
+             * @description Becomes the contact property of that name
+             * @example question_1
+             */
+            questionId: string;
+            /**
+             * @description Stored joined with ", "
+             * @example [
+             *       "Grow my audience"
+             *     ]
+             */
+            answers: string[];
+        };
+        PageContextDto: {
+            /**
+             * @description The browser’s IANA time zone (meta.ps_timezone)
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /** @description The page ran inside a frame (meta.ps_embed) */
+            embed?: boolean;
+        };
+        SubmissionRequest: {
+            /**
+             * @description The tracker’s session (window.crm.sessionId)
+             * @example lq3k2m1x9f0a
+             */
+            sessionId: string;
+            /** @description The Contact’s fields by name, each checked by its Contact rule; other members are ignored */
+            fields: components["schemas"]["FormFieldsDto"];
+            answers?: components["schemas"]["FormAnswerDto"][];
+            page?: components["schemas"]["PageContextDto"];
+            /** @description The honeypot input’s value (named crm_trap in the form): a filled one marks a bot, nothing is stored */
+            trap?: string;
+        };
+        ChangeFunnelRequest: {
+            /** @description Members left out keep their value; enabled needs at least one allowed origin */
+            collection: components["schemas"]["CollectionSettingsView"];
         };
         /** @description The body of every REST error. */
         ErrorResponse: {
@@ -6691,6 +6863,152 @@ export interface operations {
             };
         };
     };
+    CollectionSettingsController_change_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A campaign id from GET /v1/workspaces. Not a UUID: 400; unknown or another company’s: 404. */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeFunnelRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelDescriptionResponse"];
+                };
+            };
+            /** @description An origin that is not one, enabled without an origin, or another member */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing (`API key is required`), invalid/revoked (`Invalid or unauthorized API key`) or expired (`API key expired`) API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key is required",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The API key lacks the permission crm:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The funnel does not exist or belongs to another company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body too large (limit 100 kB)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unavailable or overloaded; send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     WellKnownController_protectedResource: {
         parameters: {
             query?: never;
@@ -7733,6 +8051,321 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CollectionController_collect_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The funnel the page belongs to */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CollectRequest"];
+            };
+        };
+        responses: {
+            /** @description Received (or dropped as a bot’s); no body */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, or an invalid batch as the events API says (by event index), or an event a page may not send */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request’s Origin is not among the funnel’s allowed origins, collection is off, or there is no such funnel; nothing is stored or counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 16 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More than the COLLECT_LIMIT_PER_ADDRESS / COLLECT_LIMIT_PER_FUNNEL requests a minute allowed from this client address or for this funnel (Retry-After says when to send again) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unavailable or overloaded; send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CollectionController_submit_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The funnel the page belongs to */
+                funnelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionRequest"];
+            };
+        };
+        responses: {
+            /** @description Received; no body */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, a field its Contact rule refuses, or neither email nor phone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request’s Origin is not among the funnel’s allowed origins, collection is off, or there is no such funnel; nothing is stored or counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 16 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More than the SUBMIT_LIMIT_PER_ADDRESS / SUBMIT_LIMIT_PER_FUNNEL submissions a minute allowed from this client address or for this funnel (Retry-After says when to send again) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database is unavailable or overloaded; send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TrackerController_latest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tracker (JavaScript) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TrackerController_versioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tracker (JavaScript) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not this version of the tracker */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Funnel not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Internal server error; the body never shows internals */

@@ -13,6 +13,7 @@ import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 import { ContactWritesRepository } from './contact-writes.repository';
 import { ContactBatchWriter } from './contacts-batch';
+import { ContactCaptureService } from './contact-capture';
 import { ContactsService } from './contacts.service';
 import { ContactsExportService } from './contacts-export.service';
 import { ContactsSearchController } from './contacts-search.controller';
@@ -30,6 +31,7 @@ import { contactEntities } from './entities';
   controllers: [ContactsSearchController, ContactsController, ContactPropertiesController],
   providers: [
     ContactsService,
+    ContactCaptureService,
     ContactsRepository,
     ContactPropertiesService,
     ContactWritesRepository,
@@ -40,7 +42,13 @@ import { contactEntities } from './entities';
     ContactPropertyValuesFiller,
     { provide: ContactJsonCache, useFactory: () => new ContactJsonCache() },
   ],
-  exports: [ContactsService, ContactPropertiesService, ContactsSearchService, ContactPropertyValuesFiller],
+  exports: [
+    ContactsService,
+    ContactCaptureService,
+    ContactPropertiesService,
+    ContactsSearchService,
+    ContactPropertyValuesFiller,
+  ],
 })
 export class ContactsModule {}
 

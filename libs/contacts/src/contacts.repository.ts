@@ -134,15 +134,18 @@ export class ContactsRepository {
    */
   async insert(
     run: (text: string, values: unknown[]) => Promise<Contact[]>,
-    contact: NewContactFields & { funnelId: string; companyId: string; convertedAt: Date },
+    contact: NewContactFields & { funnelId: string; companyId: string; convertedAt: Date } & Partial<
+        Pick<Contact, 'fullAddress' | 'meta' | 'utmParams' | 'properties'>
+      >,
     /** An SQL condition on `$funnelId`; when false nothing is written. */
     condition?: (funnelIdSql: string) => string,
   ): Promise<Contact | undefined> {
     const values: Record<string, unknown> = {
       ...contact,
-      meta: { ps_source: 'external-api' },
-      utmParams: {},
-      properties: {},
+      // Only a funnel's capture (ContactCaptureService) gives its own; the API's contacts are external-api.
+      meta: contact.meta ?? { ps_source: 'external-api' },
+      utmParams: contact.utmParams ?? {},
+      properties: contact.properties ?? {},
     };
     const names = Object.keys(values);
     const columns = new Map(this.dataSource.getMetadata(Contact).columns.map((c) => [c.propertyName, c]));

@@ -34,3 +34,9 @@ export {
 } from './contacts-batch';
 export { ContactPropertyValuesFiller } from './contact-property-values.filler';
 export { assertIds } from './contact-ids';
+export {
+  ContactCaptureService,
+  FORM_FIELDS,
+  type CapturedLead,
+  type SessionDetails,
+} from './contact-capture';

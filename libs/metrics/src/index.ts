@@ -5,6 +5,8 @@ export * from './events/event-batch-body';
 export * from './events/event-types';
 export * from './events/event-validation';
 export * from './events/events.service';
+export { ContactConversions, type ContactConversion } from './events/contact-conversions';
+export { SessionSummaryReader, type SessionSummary } from './events/session-summary.reader';
 export { EventRetention } from './events/event-retention';
 export { EventPartitions } from './events/event-partitions';
 export { IngestionActivity } from './events/ingestion-activity';

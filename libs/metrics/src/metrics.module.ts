@@ -7,6 +7,8 @@ import { EventPartitions } from './events/event-partitions';
 import { EventRetention, EventRetentionJob } from './events/event-retention';
 import { EventContactLinks } from './events/forget-contact';
 import { EventsController } from './events/events.controller';
+import { ContactConversions } from './events/contact-conversions';
+import { SessionSummaryReader } from './events/session-summary.reader';
 import { EventsService } from './events/events.service';
 import { IngestionActivity } from './events/ingestion-activity';
 import { IngestionMetrics } from './events/ingestion.metrics';
@@ -33,6 +35,8 @@ import { StepKeyNumbers } from './steps/step-marks';
   controllers: [EventsController, MetricsController, FunnelsController],
   providers: [
     EventsService,
+    ContactConversions,
+    SessionSummaryReader,
     EventPartitions,
     EventRetention,
     IngestionActivity,
@@ -53,6 +57,8 @@ import { StepKeyNumbers } from './steps/step-marks';
   ],
   exports: [
     EventsService,
+    ContactConversions,
+    SessionSummaryReader,
     MetricsService,
     StepFunnelsService,
     FunnelDescriptionsService,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { sqlPool } from '@app/core';
+import type { CollectionSettings } from './collection-settings';
 import { Funnel, FunnelStatus } from './entities/funnel.entity';
 import { FunnelPage } from './entities/funnel-page.entity';
 import { Workspace } from './entities/workspace.entity';
@@ -13,6 +14,8 @@ export interface FunnelRow {
   name: string;
   status: FunnelStatus;
   contact_statuses: string[];
+  collection_enabled: boolean;
+  collection_origins: string[];
 }
 
 export interface NewFunnel {
@@ -58,10 +61,19 @@ export class FunnelsRepository {
   async row(funnelId: string): Promise<FunnelRow | undefined> {
     const { rows } = await sqlPool(this.dataSource).query<FunnelRow>({
       name: 'funnel_by_id',
-      text: 'SELECT id, company_id, workspace_id, name, status, contact_statuses FROM funnels WHERE id = $1',
+      text: `SELECT id, company_id, workspace_id, name, status, contact_statuses, collection_enabled,
+                    collection_origins FROM funnels WHERE id = $1`,
       values: [funnelId],
     });
     return rows[0];
+  }
+
+  /** Stores the funnel's browser collection settings (the funnels trigger drops every cached copy). */
+  async setCollection(funnelId: string, settings: CollectionSettings): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE funnels SET collection_enabled = $2, collection_origins = $3::text[] WHERE id = $1',
+      [funnelId, settings.enabled, settings.allowedOrigins],
+    );
   }
 
   findById(funnelId: string): Promise<Funnel | null> {

@@ -1,5 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { ChangeNotifications, isUuid, NotifiedCache, NotFoundError, ValidationError } from '@app/core';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import {
+  AppConfigService,
+  ChangeNotifications,
+  isUuid,
+  NotifiedCache,
+  NotFoundError,
+  ValidationError,
+} from '@app/core';
 import {
   CONTACT_STATUS_NAME,
   DEFAULT_CONTACT_STATUSES,
@@ -9,7 +17,8 @@ import {
   FunnelStatus,
 } from './entities/funnel.entity';
 import { FunnelPage } from './entities/funnel-page.entity';
-import { FunnelsRepository } from './funnels.repository';
+import { changeCollectionSettings, CollectionSettings } from './collection-settings';
+import { FunnelRow, FunnelsRepository } from './funnels.repository';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
@@ -39,6 +48,7 @@ export const FUNNEL_CACHE_TTL_MS = 60_000;
 /** What the tenant check and the contact rules read of a funnel; shared, so never changed. */
 export type CachedFunnel = Readonly<Pick<Funnel, 'id' | 'companyId' | 'workspaceId' | 'name' | 'status'>> & {
   readonly contactStatuses: readonly string[];
+  readonly collection: Readonly<CollectionSettings>;
 };
 
 @Injectable()
@@ -52,6 +62,7 @@ export class FunnelsService {
     private readonly workspaces: WorkspacesRepository,
     private readonly workspaceLists: WorkspacesService,
     notifications: ChangeNotifications,
+    @Inject(ConfigService) private readonly config: AppConfigService,
   ) {
     this.cache = new NotifiedCache(notifications, {
       channel: FUNNELS_CHANNEL,
@@ -102,6 +113,36 @@ export class FunnelsService {
     return funnel;
   }
 
+  /**
+   * Any funnel by id, as the tenant check caches it (the public collection routes, which know no
+   * company until they read the funnel); undefined when there is none.
+   */
+  async findCached(funnelId: string): Promise<CachedFunnel | undefined> {
+    return isUuid(funnelId) ? this.cache.get(funnelId, () => this.load(funnelId)) : undefined;
+  }
+
+  /**
+   * Changes the funnel's browser collection settings (`companyId` null: an operator); answers the
+   * settings as stored. Loopback origins are refused in production.
+   */
+  async changeCollection(
+    companyId: string | null,
+    funnelId: string,
+    input: unknown,
+  ): Promise<CollectionSettings> {
+    const funnel =
+      companyId === null ? await this.findById(funnelId) : await this.findForCompany(companyId, funnelId);
+    const current = (await this.funnels.row(funnel.id)) as FunnelRow;
+    const next = changeCollectionSettings(
+      { enabled: current.collection_enabled, allowedOrigins: current.collection_origins },
+      input,
+      this.config.get('NODE_ENV', { infer: true }) === 'production',
+    );
+    await this.funnels.setCollection(funnel.id, next);
+    this.cache.changed(funnel.id);
+    return next;
+  }
+
   /** Any funnel, for operators; 404 when there is none. */
   async findById(funnelId: string): Promise<Funnel> {
     const funnel = isUuid(funnelId) ? await this.funnels.findById(funnelId) : null;
@@ -138,6 +179,10 @@ export class FunnelsService {
       name: row.name,
       status: row.status,
       contactStatuses: Object.freeze(row.contact_statuses),
+      collection: Object.freeze({
+        enabled: row.collection_enabled,
+        allowedOrigins: Object.freeze(row.collection_origins) as string[],
+      }),
     });
   }
 }

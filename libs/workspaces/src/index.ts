@@ -5,3 +5,4 @@ export * from './workspaces.module';
 export * from './workspaces.service';
 export * from './funnel-id.param';
 export * from './funnel-ownership.sql';
+export * from './collection-settings';

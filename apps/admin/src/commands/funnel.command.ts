@@ -9,6 +9,7 @@ import {
   MAX_FUNNEL_NAME_LENGTH,
 } from '@app/workspaces';
 import { GroupCommand } from '../cli/group.command';
+import { FunnelCollectionCommand } from './funnel-collection.command';
 import { printResult } from '../output';
 import { list, required, text } from './options';
 
@@ -111,6 +112,6 @@ export class FunnelShowCommand extends CommandRunner {
 @Command({
   name: 'funnel',
   description: 'Manage funnels',
-  subCommands: [FunnelCreateCommand, FunnelListCommand, FunnelShowCommand],
+  subCommands: [FunnelCreateCommand, FunnelListCommand, FunnelShowCommand, FunnelCollectionCommand],
 })
 export class FunnelCommand extends GroupCommand {}

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, CompaniesService, PERMISSIONS } from '@app/auth';
 import { Contact } from '@app/contacts';
+import { AppConfigService } from '@app/core';
 import { EventsService, parseEventBatch } from '@app/metrics';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { CITIES, createRandom, FIRST_NAMES, LAST_NAMES, pick, UTM_SOURCES } from './demo-data';
@@ -60,6 +62,7 @@ export class DemoSeedService {
     private readonly workspaces: WorkspacesService,
     private readonly funnels: FunnelsService,
     private readonly events: EventsService,
+    @Inject(ConfigService) private readonly config: AppConfigService,
   ) {}
 
   async seed(now = new Date(), seed = 42): Promise<DemoSeedResult> {
@@ -79,10 +82,21 @@ export class DemoSeedService {
         pages: [...spec.pages],
       });
       funnelIds.push(funnel.id);
+      if (funnelIds.length === 1) await this.allowDemoPages(funnel.id);
       await this.seedContacts(company.id, funnel.id, spec, now, random);
       await this.seedTraffic(funnel.id, spec, now, random);
     }
     return { companyId: company.id, apiKey: key, workspaceId: workspace.id, funnelIds, created: true };
+  }
+
+  /** Development: the first funnel takes visits and leads from the demo funnel `npm start` serves. */
+  private async allowDemoPages(funnelId: string): Promise<void> {
+    if (this.config.get('NODE_ENV', { infer: true }) === 'production') return;
+    const port = this.config.get('DEMO_FUNNEL_PORT', { infer: true });
+    await this.funnels.changeCollection(null, funnelId, {
+      enabled: true,
+      allowedOrigins: [`http://127.0.0.1:${port}`, `http://localhost:${port}`],
+    });
   }
 
   /** The demo company made before, with a fresh key (the first one was shown once only). */

@@ -163,6 +163,37 @@ export class EnvironmentVariables {
   @Min(1, { message: 'AUTH_FAILURES_PER_MINUTE must be a positive integer' })
   AUTH_FAILURES_PER_MINUTE: number = 30;
 
+  @Transform(toInt)
+  @IsInt({ message: 'COLLECT_LIMIT_PER_ADDRESS must be a positive integer' })
+  @Min(1, { message: 'COLLECT_LIMIT_PER_ADDRESS must be a positive integer' })
+  COLLECT_LIMIT_PER_ADDRESS: number = 120;
+
+  @Transform(toInt)
+  @IsInt({ message: 'COLLECT_LIMIT_PER_FUNNEL must be a positive integer' })
+  @Min(1, { message: 'COLLECT_LIMIT_PER_FUNNEL must be a positive integer' })
+  COLLECT_LIMIT_PER_FUNNEL: number = 30_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'SUBMIT_LIMIT_PER_ADDRESS must be a positive integer' })
+  @Min(1, { message: 'SUBMIT_LIMIT_PER_ADDRESS must be a positive integer' })
+  SUBMIT_LIMIT_PER_ADDRESS: number = 5;
+
+  @Transform(toInt)
+  @IsInt({ message: 'SUBMIT_LIMIT_PER_FUNNEL must be a positive integer' })
+  @Min(1, { message: 'SUBMIT_LIMIT_PER_FUNNEL must be a positive integer' })
+  SUBMIT_LIMIT_PER_FUNNEL: number = 600;
+
+  @Transform(toInt)
+  @IsInt({ message: 'SUBMIT_MIN_SECONDS must be an integer of at least 0' })
+  @Min(0, { message: 'SUBMIT_MIN_SECONDS must be an integer of at least 0' })
+  SUBMIT_MIN_SECONDS: number = 3;
+
+  @Transform(toInt)
+  @IsInt({ message: 'DEMO_FUNNEL_PORT must be an integer between 0 and 65535' })
+  @Min(0, { message: 'DEMO_FUNNEL_PORT must be an integer between 0 and 65535' })
+  @Max(65535, { message: 'DEMO_FUNNEL_PORT must be an integer between 0 and 65535' })
+  DEMO_FUNNEL_PORT: number = 3002;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsUrl(URL_OPTIONS, { message: 'IDP_URL must be an http(s) URL of the identity provider tenant' })

@@ -164,6 +164,9 @@ export const FUNNEL = {
   name: z.string(),
   status: z.enum(FUNNEL_STATUSES),
   contactStatuses: z.array(z.string()).describe('Statuses a contact may have; the first is the default'),
+  collection: z
+    .object({ enabled: z.boolean(), allowedOrigins: z.array(z.string()) })
+    .describe('Browser collection: whether funnel pages may send visits and leads, and from which origins'),
   pages: z.array(z.object({ slug: z.string(), title: z.string() })).describe('In funnel order'),
   questions: z
     .array(z.object({ questionId: z.string(), title: z.string() }))

@@ -13,6 +13,7 @@ import {
   stepSummaryRowsJson,
 } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
+import { ContactConversions } from './contact-conversions';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
 import { IngestionActivity } from './ingestion-activity';
@@ -72,6 +73,7 @@ export class EventsService {
     private readonly retention: EventRetention,
     private readonly activity: IngestionActivity,
     private readonly stepKeys: StepKeyNumbers,
+    private readonly conversions: ContactConversions,
   ) {}
 
   /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
@@ -81,6 +83,7 @@ export class EventsService {
     await this.retention.assertKept(events);
     const result = await this.enqueue(funnelId.toLowerCase(), companyId, events);
     this.metrics.batchStored(events.length, result.accepted);
+    await this.conversions.stored(companyId, funnelId.toLowerCase(), events);
     return result;
   }
 

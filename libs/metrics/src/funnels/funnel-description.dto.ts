@@ -23,6 +23,20 @@ export class FunnelQuestionView {
   title: string;
 }
 
+/** Whether the funnel's pages may send visits and leads from browsers (docs/CAPTURING.md). */
+export class CollectionSettingsView {
+  @ApiProperty({ description: 'On only while at least one origin is allowed', example: true })
+  enabled: boolean;
+
+  @ApiProperty({
+    type: [String],
+    example: ['https://funnel.example.com'],
+    description:
+      'The origins (https://host[:port]; http://localhost… outside production) whose pages may use the tracker and the lead form',
+  })
+  allowedOrigins: string[];
+}
+
 /** What a person or a model needs to know of a funnel to ask about its contacts and metrics. */
 export class FunnelDescription {
   @ApiProperty({ format: 'uuid', description: 'The funnel (campaign) id' })
@@ -43,6 +57,12 @@ export class FunnelDescription {
     description: 'The contact statuses a contact of this funnel may have; the first is the default',
   })
   contactStatuses: string[];
+
+  @ApiProperty({
+    type: CollectionSettingsView,
+    description: 'Browser collection: the tracker and the lead form',
+  })
+  collection: CollectionSettingsView;
 
   @ApiProperty({ type: [FunnelPageView], description: 'The pages in funnel order' })
   pages: FunnelPageView[];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { NotFoundError } from '@app/core';
 import { CachedFunnel, FunnelsService } from '@app/workspaces';
 import { MetricQuestion } from '../entities/metric-question.entity';
 import { assertFunnelId } from '../query/funnel-id';
@@ -29,7 +30,9 @@ export class FunnelDescriptionsService {
   /** Any funnel, for operators (the admin CLI). */
   async describe(funnelId: string): Promise<FunnelDescription> {
     assertFunnelId(funnelId);
-    return this.describeFunnel(await this.funnels.findById(funnelId));
+    const funnel = await this.funnels.findCached(funnelId);
+    if (!funnel) throw new NotFoundError('Funnel not found');
+    return this.describeFunnel(funnel);
   }
 
   private async describeFunnel(funnel: CachedFunnel): Promise<FunnelDescription> {
@@ -43,6 +46,10 @@ export class FunnelDescriptionsService {
       name: funnel.name,
       status: funnel.status,
       contactStatuses: [...funnel.contactStatuses],
+      collection: {
+        enabled: funnel.collection.enabled,
+        allowedOrigins: [...funnel.collection.allowedOrigins],
+      },
       pages: pages.map(({ slug, title }) => ({ slug, title })),
       questions: questions
         .sort((a, b) => questionNumber(a.questionId) - questionNumber(b.questionId))

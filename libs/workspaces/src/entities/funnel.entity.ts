@@ -50,6 +50,14 @@ export class Funnel {
   @Column({ type: 'text', array: true, default: () => "'{lead,converted}'" })
   contactStatuses: string[];
 
+  /** Browser collection (tracker, public collect and submissions routes): on only with an allowed origin. */
+  @Column({ type: 'boolean', default: false })
+  collectionEnabled: boolean;
+
+  /** The origins (`https://host[:port]`) whose pages may send to the public routes. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  collectionOrigins: string[];
+
   @OneToMany(() => FunnelPage, (page) => page.funnel)
   pages?: Relation<FunnelPage[]>;
 

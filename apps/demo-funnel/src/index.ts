@@ -1,0 +1,1 @@
+export { DEMO_PAGES, startDemoFunnel } from './demo-funnel.server';

@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:collect -- [--duration 8] [--connections 20] [--rounds 2] [--no-build]`
+ *
+ * Public collection (`POST /v1/funnels/{funnelId}/collect`) of the production build beside a
+ * minimal express + pg reference that inserts each request's events (bench/collect), same run,
+ * same throwaway PostgreSQL, interleaved rounds. Requests carry 1 to 3 events of distinct
+ * simulated visitors (a session start with UTM, a page view, a click), as text/plain from an
+ * allowed origin, limits raised out of reach. Prints the peak req/s of each (medians over the
+ * rounds), then each one's p99 at half the service's peak rate, and the tracker's size gzipped.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import { fmt, sql, startBenchDatabase } from './metrics/bench-env';
+import { buildService, forkServer, freePort, productionEnv, Server, startService } from './http/processes';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
+};
+const DURATION = Number(option('duration', '8'));
+const CONNECTIONS = Number(option('connections', '20'));
+const ROUNDS = Number(option('rounds', '2'));
+const ORIGIN = 'https://bench.example.com';
+const UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const ROOT = process.cwd();
+
+/** The admin CLI on the bench database; its one JSON line. */
+function admin(databaseUrl: string, ...command: string[]): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [join(ROOT, 'scripts/admin.js'), ...command], {
+    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
+  });
+  return JSON.parse(out.toString()) as Record<string, unknown>;
+}
+
+/** The i-th request's body: 1 to 3 events of visitor i. */
+function body(run: string, i: number): string {
+  const sessionId = `${run}-${i}`;
+  const at = new Date().toISOString();
+  const events: object[] = [
+    { type: 'session_start', sessionId, occurredAt: at, utm: { source: ['ads', 'mail', 'social'][i % 3] } },
+    { type: 'page_view', sessionId, occurredAt: at, pageSlug: 'start', timeOnPageMs: 1000 + (i % 5000) },
+    {
+      type: 'button_click',
+      sessionId,
+      occurredAt: at,
+      pageSlug: 'start',
+      buttonId: 'cta',
+      buttonLabel: 'Go',
+    },
+  ];
+  return JSON.stringify({ events: events.slice(0, 1 + (i % 3)) });
+}
+
+async function load(server: Server, funnelId: string, run: string, rate?: number) {
+  let counter = 0;
+  const result = await autocannon({
+    url: server.baseUrl,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    ...(rate ? { overallRate: rate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: `/v1/funnels/${funnelId}/collect`,
+        headers: { origin: ORIGIN, 'user-agent': UA, 'content-type': 'text/plain;charset=UTF-8' },
+        setupRequest: (request) => ({ ...request, body: body(run, counter++) }),
+      },
+    ],
+  });
+  const failed = result.non2xx + result.errors;
+  if (failed) throw new Error(`${server.name}: ${failed} requests failed`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const tracker = readFileSync(join(ROOT, 'libs/collection/src/tracker/tracker.min.js'));
+  console.log(
+    `tracker: ${tracker.length} B, ${gzipSync(tracker, { level: 9 }).length} B gzipped (target ≤ 1536)`,
+  );
+  if (!args.includes('--no-build')) buildService(ROOT);
+  const pg = await startBenchDatabase();
+  const servers: Server[] = [];
+  try {
+    const company = admin(pg.url, 'company', 'create', '--name', 'Bench').id as string;
+    const workspace = admin(pg.url, 'workspace', 'create', '--company', company, '--name', 'W').id as string;
+    const funnelId = admin(pg.url, 'funnel', 'create', '--workspace', workspace, '--name', 'F').id as string;
+    admin(pg.url, 'funnel', 'collection', '--id', funnelId, '--enable', '--origins', ORIGIN);
+    await sql(pg.url, [
+      `CREATE TABLE reference_events (funnel_id uuid, session_id text, type text, occurred_at timestamptz, payload json)`,
+    ]);
+    const limits = { COLLECT_LIMIT_PER_ADDRESS: '1000000000', COLLECT_LIMIT_PER_FUNNEL: '1000000000' };
+    const service = await startService(ROOT, { ...productionEnv(pg.url), ...limits }, await freePort());
+    const referencePort = await freePort();
+    const reference = await forkServer(
+      'reference',
+      join(__dirname, 'collect/express-reference.ts'),
+      [pg.url, String(referencePort)],
+      referencePort,
+    );
+    servers.push(service, reference);
+
+    const peaks = new Map<string, number[]>([
+      ['service', []],
+      ['reference', []],
+    ]);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const server of [service, reference]) {
+        const { rps } = await load(server, funnelId, `${server.name}-peak-${round}`);
+        peaks.get(server.name)!.push(rps);
+      }
+    }
+    const servicePeak = median(peaks.get('service')!);
+    const referencePeak = median(peaks.get('reference')!);
+    console.log(
+      `peak req/s: service ${fmt(servicePeak, 0)}, reference ${fmt(referencePeak, 0)}, ratio ${fmt(servicePeak / referencePeak, 2)} (target ≥ 1.5)`,
+    );
+    const half = Math.max(1, Math.round(servicePeak / 2));
+    for (const server of [service, reference]) {
+      const { p99 } = await load(server, funnelId, `${server.name}-half`, half);
+      console.log(`${server.name} at ${half} req/s: p99 ${p99} ms (target ≤ 50 for the service)`);
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    await pg.destroy();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

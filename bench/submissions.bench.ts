@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:submissions -- [--rate 100] [--duration 10] [--no-build]`
+ *
+ * Lead-form submissions (`POST /v1/funnels/{funnelId}/submissions`) to the production build, with a
+ * `contact.created` webhook automation on the funnel, at a fixed rate: each of a distinct visitor
+ * whose session the tracker started before. Prints the p99 and checks afterwards that every
+ * submission has its contact and its automation run.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { startBenchDatabase } from './metrics/bench-env';
+import { buildService, freePort, productionEnv, startService } from './http/processes';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
+};
+const RATE = Number(option('rate', '100'));
+const DURATION = Number(option('duration', '10'));
+const ORIGIN = 'https://bench.example.com';
+const HEADERS = {
+  origin: ORIGIN,
+  'user-agent':
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'content-type': 'text/plain;charset=UTF-8',
+};
+const ROOT = process.cwd();
+
+function admin(databaseUrl: string, ...command: string[]): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [join(ROOT, 'scripts/admin.js'), ...command], {
+    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
+  });
+  return JSON.parse(out.toString()) as Record<string, unknown>;
+}
+
+async function count(url: string, text: string, values: unknown[]): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query(text, values)).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  if (!args.includes('--no-build')) buildService(ROOT);
+  const pg = await startBenchDatabase();
+  const visitors = RATE * DURATION * 2;
+  const limits = {
+    COLLECT_LIMIT_PER_ADDRESS: '1000000000',
+    COLLECT_LIMIT_PER_FUNNEL: '1000000000',
+    SUBMIT_LIMIT_PER_ADDRESS: '1000000000',
+    SUBMIT_LIMIT_PER_FUNNEL: '1000000000',
+    SUBMIT_MIN_SECONDS: '0',
+  };
+  const service = await startService(ROOT, { ...productionEnv(pg.url), ...limits }, await freePort());
+  try {
+    const company = admin(pg.url, 'company', 'create', '--name', 'Bench').id as string;
+    const workspace = admin(pg.url, 'workspace', 'create', '--company', company, '--name', 'W').id as string;
+    const funnelId = admin(pg.url, 'funnel', 'create', '--workspace', workspace, '--name', 'F').id as string;
+    admin(pg.url, 'funnel', 'collection', '--id', funnelId, '--enable', '--origins', ORIGIN);
+    admin(
+      pg.url,
+      'automation',
+      'create',
+      '--funnel',
+      funnelId,
+      '--on',
+      'contact.created',
+      '--webhook',
+      'https://hooks.example.invalid/lead',
+    );
+    // The visitors' sessions, started by their trackers, 50 to a request.
+    const at = new Date(Date.now() - 60_000).toISOString();
+    for (let i = 0; i < visitors; i += 50) {
+      const events = Array.from({ length: Math.min(50, visitors - i) }, (_, k) => ({
+        type: 'session_start',
+        sessionId: `v-${i + k}`,
+        occurredAt: at,
+        utm: { source: 'bench' },
+      }));
+      const res = await fetch(`${service.baseUrl}/v1/funnels/${funnelId}/collect`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({ events }),
+      });
+      if (res.status !== 202) throw new Error(`collect answered ${res.status}`);
+    }
+    // Answered once checked: wait until every session is written.
+    const sessions = () =>
+      count(pg.url, 'SELECT count(*) AS n FROM metric_sessions WHERE funnel_id = $1', [funnelId]);
+    while ((await sessions()) < visitors) await new Promise((resolve) => setTimeout(resolve, 100));
+    let counter = 0;
+    const result = await autocannon({
+      url: service.baseUrl,
+      connections: 20,
+      duration: DURATION,
+      overallRate: RATE,
+      requests: [
+        {
+          method: 'POST',
+          path: `/v1/funnels/${funnelId}/submissions`,
+          headers: HEADERS,
+          setupRequest: (request) => {
+            const i = counter++;
+            const lead = {
+              sessionId: `v-${i}`,
+              fields: { email: `lead-${i}@example.com`, firstName: 'Lead' },
+            };
+            return { ...request, body: JSON.stringify(lead) };
+          },
+        },
+      ],
+    });
+    // Requests still in flight when the run ends are answered after it: count once all are written.
+    const sent = result['2xx'];
+    const leads = () =>
+      count(
+        pg.url,
+        `SELECT count(*) AS n FROM contacts WHERE funnel_id = $1 AND meta->>'ps_source' = 'funnel'`,
+        [funnelId],
+      );
+    const deadline = Date.now() + 60_000;
+    while ((await leads()) < sent && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const contacts = await leads();
+    const runs = await count(pg.url, `SELECT count(*) AS n FROM automation_runs WHERE funnel_id = $1`, [
+      funnelId,
+    ]);
+    console.log(
+      `${sent} submissions answered 202 at ${RATE}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target ≤ 100), non-2xx ${result.non2xx}`,
+    );
+    console.log(
+      `contacts ${contacts}, automation runs ${runs} (both must equal the submissions answered 202: ${sent})`,
+    );
+  } finally {
+    await service.stop();
+    await pg.destroy();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,39 @@
+import { normalizeIp } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { isbot } from 'isbot';
+import type { Device } from '@app/metrics';
+
+/** What the public routes read of a browser's request; the body aside. */
+export interface BrowserRequest {
+  origin: string | undefined;
+  address: string;
+  userAgent: string;
+  /** `Sec-GPC: 1` or `DNT: 1`: the visitor asked not to be followed (docs/CAPTURING.md). */
+  optedOut: boolean;
+  /** A crawler, a monitor or a headless browser by its user agent (or none at all). */
+  bot: boolean;
+}
+
+const header = (req: Request, name: string) => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+export function browserRequest(req: Request): BrowserRequest {
+  const userAgent = header(req, 'user-agent')?.slice(0, 1000) ?? '';
+  return {
+    origin: header(req, 'origin'),
+    address: normalizeIp(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
+    userAgent,
+    optedOut: header(req, 'sec-gpc') === '1' || header(req, 'dnt') === '1',
+    bot: !userAgent || isbot(userAgent),
+  };
+}
+
+/** The device class of a user agent, for a session start that names none. */
+export function deviceOf(userAgent: string): Device {
+  if (/iPad|Tablet|PlayBook|Silk|Android(?!.*Mobile)/i.test(userAgent)) return 'tablet';
+  if (/Mobi|iPhone|iPod|Android|Windows Phone/i.test(userAgent)) return 'mobile';
+  if (/Windows NT|Macintosh|X11|Linux|CrOS/i.test(userAgent)) return 'desktop';
+  return 'other';
+}

@@ -1,0 +1,121 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { ValidationError } from '@app/core';
+import { EVENT_TYPES, EventRetention, EventsService, parseEventBatch, TrackedEvent } from '@app/metrics';
+import { BrowserRequest, deviceOf } from './browser-request';
+import { CollectionDoor } from './collection-door';
+import { VisitorIds } from './visitor-ids';
+
+/** The event types a page may send; messages are the service's own, conversions to a contact too. */
+export const BROWSER_EVENT_TYPES: readonly string[] = EVENT_TYPES.filter(
+  (type) => !type.startsWith('message_'),
+);
+/** Events per request: a tracker sends a few at a time. */
+export const MAX_BROWSER_EVENTS = 50;
+/** The body of a public route, JSON or text/plain, at most this many bytes. */
+export const MAX_BROWSER_BODY_BYTES = 16 * 1024;
+
+/** A body sent as text/plain (a simple request, without preflight) holds the JSON as text. */
+export function browserBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  if (Buffer.byteLength(body) > MAX_BROWSER_BODY_BYTES)
+    throw new ValidationError(`the body must be at most ${MAX_BROWSER_BODY_BYTES} bytes`);
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new ValidationError('the body must be JSON');
+  }
+}
+
+// Events answered but not yet stored, per process: past this, a request waits for its own write.
+const MAX_UNSTORED_EVENTS = 20_000;
+
+/**
+ * The tracker's events, from the funnel's allowed origins: what a browser may not decide is
+ * decided here (the visitor id, the device when not given; no message events, no contact ids),
+ * then the events API's rules check them (parseEventBatch, the kept months) and its ingestion
+ * stores them (EventsService.record, which writes the batches of a funnel that arrive together in
+ * one transaction). A page waits for no write: it is answered once its events are checked, while
+ * the writes stay under MAX_UNSTORED_EVENTS; shutdown waits for them. A bot's events are dropped
+ * unseen.
+ */
+@Injectable()
+export class CollectService implements OnApplicationShutdown {
+  private readonly logger = new Logger(CollectService.name);
+  private readonly writes = new Set<Promise<void>>();
+  private unstored = 0;
+
+  constructor(
+    private readonly door: CollectionDoor,
+    private readonly visitors: VisitorIds,
+    private readonly events: EventsService,
+    private readonly retention: EventRetention,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.settled();
+  }
+
+  /** Once the events this process answered so far are written (a lead's session reads them). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
+
+  async collect(funnelId: string, browser: BrowserRequest, rawBody: unknown): Promise<void> {
+    const funnel = await this.door.admit('collect', funnelId, browser);
+    if (browser.bot) return;
+    const body = browserBody(rawBody);
+    const events = eventsOf(body);
+    for (const [index, event] of events.entries()) {
+      if (event.type === 'conversion' && event.contactId !== undefined)
+        throw new ValidationError(`events[${index}].contactId cannot be sent from a page`);
+      if (event.type !== 'session_start') continue;
+      if (event.visitorId !== undefined)
+        throw new ValidationError(`events[${index}].visitorId is set by the service`);
+      // A visitor who asked not to be followed is known by the session alone.
+      const parts =
+        browser.optedOut || typeof event.sessionId !== 'string'
+          ? [`session:${String(event.sessionId)}`]
+          : [browser.address, browser.userAgent];
+      event.visitorId = await this.visitors.visitorId(funnel.id, parts);
+      event.device ??= deviceOf(browser.userAgent);
+    }
+    const checked = parseEventBatch(body);
+    this.retention.assertKept(checked);
+    const write = this.store(funnel.id, checked);
+    if (this.unstored > MAX_UNSTORED_EVENTS) await write;
+  }
+
+  private store(funnelId: string, events: TrackedEvent[]): Promise<void> {
+    this.unstored += events.length;
+    const write = this.events
+      .record(funnelId, events)
+      .then(
+        () => undefined,
+        (error: Error) =>
+          this.logger.warn(`tracker events of funnel ${funnelId} not stored: ${error.message}`),
+      )
+      .finally(() => {
+        this.unstored -= events.length;
+        this.writes.delete(write);
+      });
+    this.writes.add(write);
+    return write;
+  }
+}
+
+/** The batch's events, refused as a whole when a page may not send one of them. */
+function eventsOf(body: unknown): Record<string, unknown>[] {
+  const events = (body as { events?: unknown } | null)?.events;
+  if (!Array.isArray(events) || events.length > MAX_BROWSER_EVENTS)
+    throw new ValidationError(`events must be an array of 1 to ${MAX_BROWSER_EVENTS} events`);
+  const problems: string[] = [];
+  events.forEach((event: unknown, index) => {
+    const type = (event as { type?: unknown } | null)?.type;
+    if (typeof event !== 'object' || event === null || Array.isArray(event))
+      problems.push(`events[${index}] must be an object`);
+    else if (typeof type === 'string' && !BROWSER_EVENT_TYPES.includes(type))
+      problems.push(`events[${index}].type must be one of ${BROWSER_EVENT_TYPES.join(', ')}`);
+  });
+  if (problems.length) throw new ValidationError(problems[0], problems);
+  return events as Record<string, unknown>[];
+}

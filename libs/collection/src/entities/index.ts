@@ -1,0 +1,4 @@
+import { CollectionSalt } from './collection-salt.entity';
+
+export { CollectionSalt };
+export const collectionEntities = [CollectionSalt];

@@ -1,0 +1,4 @@
+export * from './collection.module';
+export * from './entities';
+export { COLLECTION_BODY } from './collection-body';
+export { trackerScript, type TrackerScript } from './tracker/tracker-script';
