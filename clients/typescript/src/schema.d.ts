@@ -6951,7 +6951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key */
+            /** @description More requests than RATE_LIMIT_PER_MINUTE (default 100) a minute with this API key, or more refused keys than AUTH_FAILURES_PER_MINUTE (default 30) a minute from this client address */
             429: {
                 headers: {
                     /** @description Seconds until a request is accepted again */
