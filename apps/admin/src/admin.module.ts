@@ -34,6 +34,7 @@ import {
 import { MailCommand, MailListCommand, MailShowCommand } from './commands/mail.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { databaseSchema } from '../../../db/schema';
+import { DemoSeedRepository } from './demo/demo-seed.repository';
 import { DemoSeedService } from './demo/demo-seed.service';
 import { ContactImportService } from './import/contact-import.service';
 
@@ -81,7 +82,7 @@ export class AdminModule {
         AutomationsModule,
         MetricsModule,
       ],
-      providers: [...COMMANDS, DemoSeedService, ContactImportService],
+      providers: [...COMMANDS, DemoSeedService, DemoSeedRepository, ContactImportService],
     };
   }
 }
