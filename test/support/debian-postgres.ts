@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './processes';
 
 const run = promisify(execFile);
 
@@ -19,17 +19,6 @@ export interface DebianPostgres {
   url: string;
   port: number;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function postgresAccount(): Promise<{ uid?: number; gid?: number }> {
@@ -49,7 +38,8 @@ export async function startDebianPostgres(settings: Record<string, string> = {})
   const account = await postgresAccount();
   await chmod(dir, 0o777);
   const data = join(dir, 'data');
-  const as = { ...account, env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' } };
+  // HOME: libpq in the server (Citus's connections between nodes) reads files under it.
+  const as = { ...account, env: { ...process.env, HOME: dir, LC_ALL: 'C', LC_MESSAGES: 'C' } };
   await run(
     join(PG15_BIN, 'initdb'),
     ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'],
