@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { CITUS_PLAN, Placement } from '../db/citus-plan';
 import { CitusCluster, citusInstalled, startCitusCluster, CITUS_LIBRARY } from './support/citus-cluster';
+import { createTestDatabase } from './support/database';
 import { runAdmin } from './support/processes';
 
 // Three PostgreSQL servers, every migration and the distribution, on a machine shared with other suites.
@@ -127,4 +128,60 @@ suite('Citus cluster: the distribution plan applied', () => {
   it('sends a statement without the funnel to every shard (what the plans above avoid)', async () => {
     expect(await taskCount(`SELECT * FROM contacts WHERE id = '${CONTACT}'`)).toBe(4);
   });
+
+  it('notifies the coordinator of workspace, funnel and key changes as one PostgreSQL does', async () => {
+    const single = await createTestDatabase();
+    try {
+      const expected = await cacheNotifications(single.url);
+      expect(expected).toHaveLength(6);
+      expect(await cacheNotifications(cluster.url)).toEqual(expected);
+    } finally {
+      await single.drop();
+    }
+  });
 });
+
+const COMPANY = '0a1b2c3d-0000-4000-8000-0000000000c1';
+const WORKSPACE = '0a1b2c3d-0000-4000-8000-0000000000a1';
+
+/** The caches' notifications a listener on `url` receives while a workspace, funnel and key change. */
+async function cacheNotifications(url: string): Promise<string[]> {
+  const listener = new Client({ connectionString: url });
+  const writer = new Client({ connectionString: url });
+  await Promise.all([listener.connect(), writer.connect()]);
+  const received: string[] = [];
+  listener.on('notification', (n) => received.push(`${n.channel}:${n.payload}`));
+  try {
+    for (const channel of ['workspaces_changed', 'funnels_changed', 'api_keys_changed', 'written']) {
+      await listener.query(`LISTEN ${channel}`);
+    }
+    await writer.query("INSERT INTO companies (id, name, subscription_id) VALUES ($1, 'C', 'sub_c')", [
+      COMPANY,
+    ]);
+    await writer.query("INSERT INTO workspaces (id, company_id, name) VALUES ($1, $2, 'W')", [
+      WORKSPACE,
+      COMPANY,
+    ]);
+    await writer.query("INSERT INTO funnels (id, workspace_id, company_id, name) VALUES ($1, $2, $3, 'F')", [
+      FUNNEL,
+      WORKSPACE,
+      COMPANY,
+    ]);
+    await writer.query("UPDATE funnels SET name = 'G' WHERE id = $1", [FUNNEL]);
+    await writer.query(
+      `INSERT INTO api_keys (company_id, prefix, key_hash, permissions) VALUES ($1, 'pfx1', repeat('a', 64), '{}')`,
+      [COMPANY],
+    );
+    await writer.query("UPDATE api_keys SET revoked_at = now() WHERE prefix = 'pfx1'");
+    // Delivered after every notification committed before it.
+    await writer.query('NOTIFY written');
+    const deadline = Date.now() + 60_000;
+    while (!received.includes('written:') && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await listener.query('SELECT 1');
+    }
+    return received.filter((n) => n !== 'written:');
+  } finally {
+    await Promise.all([listener.end(), writer.end()]);
+  }
+}

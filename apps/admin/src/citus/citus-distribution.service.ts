@@ -62,6 +62,12 @@ export class CitusDistributionService {
       throw new ValidationError(
         'this database has no Citus extension: run CREATE EXTENSION citus on the coordinator first',
       );
+    if (!(await this.citus.coordinatorInMetadata())) {
+      // The caches' NOTIFY triggers run on the coordinator's copy of the reference tables only.
+      throw new ValidationError(
+        "the coordinator is not in Citus's metadata: run SELECT citus_set_coordinator_host('<host>', <port>) first",
+      );
+    }
     const placements = await this.citus.placements();
     const unplanned = [...placements.keys()].filter((t) => !(t in CITUS_PLAN));
     if (unplanned.length)

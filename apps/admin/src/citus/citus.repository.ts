@@ -27,6 +27,14 @@ export class CitusRepository {
     return rows[0]?.v ?? null;
   }
 
+  /** Whether the coordinator holds placements (citus_set_coordinator_host): the NOTIFY triggers run there. */
+  async coordinatorInMetadata(): Promise<boolean> {
+    const [row]: { ok: boolean }[] = await this.dataSource.query(
+      'SELECT EXISTS (SELECT 1 FROM pg_dist_node WHERE groupid = 0) AS ok',
+    );
+    return row.ok;
+  }
+
   /** The tables of the schema (partitions aside), each with its placement when Citus has one. */
   async placements(): Promise<Map<string, CitusPlacement | null>> {
     const rows: { table: string; method: string | null; column: string | null; colocation: number | null }[] =
