@@ -1,4 +1,8 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
+import { ContactsService } from '@app/contacts';
+import { AdminModule } from '../apps/admin/src/admin.module';
 import { CITUS_PLAN, Placement } from '../db/citus-plan';
 import { CitusCluster, citusInstalled, startCitusCluster, CITUS_LIBRARY } from './support/citus-cluster';
 import { createTestDatabase } from './support/database';
@@ -139,6 +143,18 @@ suite('Citus cluster: the distribution plan applied', () => {
       await single.drop();
     }
   });
+
+  it('answers contact reads of a funnel as one PostgreSQL does', async () => {
+    const single = await createTestDatabase();
+    try {
+      const expected = await contactReads(single.url);
+      expect(expected.list).toMatchObject({ data: [] });
+      expect(expected.missing).toMatch(/not found/i);
+      expect(await contactReads(cluster.url)).toEqual(expected);
+    } finally {
+      await single.drop();
+    }
+  });
 });
 
 const COMPANY = '0a1b2c3d-0000-4000-8000-0000000000c1';
@@ -183,5 +199,47 @@ async function cacheNotifications(url: string): Promise<string[]> {
     return received.filter((n) => n !== 'written:');
   } finally {
     await Promise.all([listener.end(), writer.end()]);
+  }
+}
+
+/** The contact list and a missing contact's read of a funnel with no contacts, through the service. */
+async function contactReads(url: string): Promise<{ list: unknown; missing: string }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      "INSERT INTO companies (id, name, subscription_id) VALUES ($1, 'C', 'sub_c') ON CONFLICT DO NOTHING",
+      [COMPANY],
+    );
+    await client.query(
+      "INSERT INTO workspaces (id, company_id, name) VALUES ($1, $2, 'W') ON CONFLICT DO NOTHING",
+      [WORKSPACE, COMPANY],
+    );
+    await client.query(
+      "INSERT INTO funnels (id, workspace_id, company_id, name) VALUES ($1, $2, $3, 'F') ON CONFLICT DO NOTHING",
+      [FUNNEL, WORKSPACE, COMPANY],
+    );
+  } finally {
+    await client.end();
+  }
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(
+    AdminModule.forRoot({ databaseUrl: url }),
+    { logger: false },
+  );
+  try {
+    const contacts = app.get(ContactsService);
+    const list = await contacts.list(COMPANY, FUNNEL, {
+      page: 0,
+      limit: 20,
+      sortField: 'ps_converted_at',
+      sortOrder: -1,
+    });
+    const missing = await contacts.get(COMPANY, FUNNEL, CONTACT).then(
+      () => 'found',
+      (error: Error) => error.message,
+    );
+    return { list, missing };
+  } finally {
+    await app.close();
   }
 }
