@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
-import { ContactsService } from '@app/contacts';
+import { ContactPropertiesService, ContactsService } from '@app/contacts';
 import { AdminModule } from '../apps/admin/src/admin.module';
 import { CITUS_PLAN, Placement } from '../db/citus-plan';
 import { CitusCluster, citusInstalled, startCitusCluster, CITUS_LIBRARY } from './support/citus-cluster';
@@ -144,12 +144,13 @@ suite('Citus cluster: the distribution plan applied', () => {
     }
   });
 
-  it('answers contact reads of a funnel as one PostgreSQL does', async () => {
+  it('answers contact reads and a property definition of a funnel as one PostgreSQL does', async () => {
     const single = await createTestDatabase();
     try {
       const expected = await contactReads(single.url);
       expect(expected.list).toMatchObject({ data: [] });
       expect(expected.missing).toMatch(/not found/i);
+      expect(expected.defined).toMatchObject({ name: 'renewal', type: 'date' });
       expect(await contactReads(cluster.url)).toEqual(expected);
     } finally {
       await single.drop();
@@ -202,8 +203,8 @@ async function cacheNotifications(url: string): Promise<string[]> {
   }
 }
 
-/** The contact list and a missing contact's read of a funnel with no contacts, through the service. */
-async function contactReads(url: string): Promise<{ list: unknown; missing: string }> {
+/** The contact list, a missing contact's read and a date property defined, of a funnel with no contacts, through the services. */
+async function contactReads(url: string): Promise<{ list: unknown; missing: string; defined: unknown }> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
@@ -238,7 +239,12 @@ async function contactReads(url: string): Promise<{ list: unknown; missing: stri
       () => 'found',
       (error: Error) => error.message,
     );
-    return { list, missing };
+    const properties = app.get(ContactPropertiesService);
+    const defined = await properties.create(COMPANY, FUNNEL, { name: 'renewal', type: 'date' }).then(
+      (view) => ({ ...view, createdAt: undefined, updatedAt: undefined }),
+      (error: Error) => error.message,
+    );
+    return { list, missing, defined };
   } finally {
     await app.close();
   }

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { runMigrations } from '@app/core';
 import { propertyFitsSql } from '@app/contacts';
 import { databaseSchema } from '../db/schema';
-import { DebianPostgres, pg15Installed, startDebianPostgres } from './support/debian-postgres';
+import { DebianPostgres, PG15_BIN, pg15Installed, startDebianPostgres } from './support/debian-postgres';
 
 // A fresh cluster and every migration, on a machine shared with other suites.
 jest.setTimeout(180_000);
@@ -39,6 +39,8 @@ const EXPECTED = SAMPLES.map((s) => {
   const valid = ['2024-02-29', '9999-12-31'].includes(s);
   return { s, stored: valid ? s : null, fits: valid };
 });
+
+if (!pg15Installed()) console.log(`PostgreSQL 15 suite skipped: ${PG15_BIN}/postgres is not installed`);
 
 (pg15Installed() ? describe : describe.skip)('PostgreSQL 15', () => {
   let server: DebianPostgres;

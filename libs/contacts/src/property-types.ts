@@ -84,7 +84,8 @@ export function propertyFitsSql(
 /** A stored value that fits (propertyFitsSql) as checkPropertyValue would store it, in SQL. */
 export function typedPropertySql(rule: PropertyTypeRule, value: string): string {
   const text = `(${value} #>> '{}')`;
-  if (rule.type === 'number') return `to_jsonb(${text}::numeric)`;
-  if (rule.type === 'boolean') return `to_jsonb(${text}::boolean)`;
-  return `to_jsonb(${text})`;
+  // to_jsonb as IMMUTABLE functions (a migration's): Citus refuses a STABLE one in an UPDATE.
+  if (rule.type === 'number') return `jsonb_of_numeric(${text}::numeric)`;
+  if (rule.type === 'boolean') return `jsonb_of_boolean(${text}::boolean)`;
+  return `jsonb_of_text(${text})`;
 }
