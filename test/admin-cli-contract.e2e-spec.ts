@@ -32,7 +32,11 @@ describe('Admin CLI contract', () => {
   afterAll(() => db.drop());
 
   it.each([
-    [[], 'a command is required', /^admin <company\|workspace\|funnel\|contact\|apikey\|automation\|mail\|demo\|citus>/],
+    [
+      [],
+      'a command is required',
+      /^admin <company\|workspace\|funnel\|contact\|apikey\|automation\|mail\|demo\|citus>/,
+    ],
     [['bogus'], "unknown command 'bogus'", /^admin </],
     [['funnel'], 'a funnel command is required', /^admin funnel <create\|list\|show>/],
     [['funnel', 'bogus'], "unknown command 'bogus' for 'funnel'", /^admin funnel </],
