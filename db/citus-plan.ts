@@ -20,6 +20,10 @@ export const CITUS_PLAN: Record<string, Placement> = {
   oauth_clients: { reference: 'registered MCP clients, not a tenant’s data' },
   oauth_pending_authorizations: { reference: 'short-lived sign-in state, looked up by state hash' },
   oauth_authorization_codes: { reference: 'short-lived codes, looked up by hash' },
+  oauth_pending_consents: { reference: 'short-lived consent state, looked up by hash' },
+  oauth_consents: { reference: 'what a person approved for a client, not a tenant’s data' },
+  oauth_refresh_tokens: { reference: 'looked up by hash before the company is known' },
+  oauth_revoked_access_tokens: { reference: 'checked by hash on every bearer request' },
   migrations: { coordinator: "TypeORM's bookkeeping, read only by the migration command" },
 
   idempotency_keys: byCompany,

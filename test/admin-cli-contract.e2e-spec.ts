@@ -35,7 +35,7 @@ describe('Admin CLI contract', () => {
     [
       [],
       'a command is required',
-      /^admin <company\|workspace\|funnel\|contact\|apikey\|automation\|mail\|demo>/,
+      /^admin <company\|workspace\|funnel\|contact\|apikey\|automation\|mail\|demo\|citus>/,
     ],
     [['bogus'], "unknown command 'bogus'", /^admin </],
     [['funnel'], 'a funnel command is required', /^admin funnel <create\|list\|show\|collection>/],

@@ -48,12 +48,22 @@ export class ContactPropertyValues1796420000000 implements MigrationInterface {
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
         SELECT CASE WHEN type = 'number' AND jsonb_typeof(value) = 'number' THEN (value #>> '{}')::numeric END
       $$`);
+    // The date of a YYYY-MM-DD text, or null when it is not one (2024-02-30): what
+    // pg_input_is_valid(value, 'date') answers, written so PostgreSQL 15 runs it too.
+    await queryRunner.query(`
+      CREATE FUNCTION iso_date_or_null(value text) RETURNS date
+      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+      BEGIN
+        IF value !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN RETURN NULL; END IF;
+        RETURN value::date;
+      EXCEPTION WHEN data_exception THEN
+        RETURN NULL;
+      END $$`);
     await queryRunner.query(`
       CREATE FUNCTION contact_property_date(type text, value jsonb) RETURNS date
       LANGUAGE sql STABLE PARALLEL SAFE AS $$
         SELECT CASE WHEN type = 'date' AND jsonb_typeof(value) = 'string'
-          AND value #>> '{}' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' AND pg_input_is_valid(value #>> '{}', 'date')
-          THEN (value #>> '{}')::date END
+          THEN iso_date_or_null(value #>> '{}') END
       $$`);
     await queryRunner.query(`
       CREATE FUNCTION contact_property_values_add() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -143,6 +153,7 @@ export class ContactPropertyValues1796420000000 implements MigrationInterface {
     await queryRunner.query('DROP FUNCTION contact_property_values_change()');
     await queryRunner.query('DROP FUNCTION contact_property_values_add()');
     await queryRunner.query('DROP FUNCTION contact_property_date(text, jsonb)');
+    await queryRunner.query('DROP FUNCTION iso_date_or_null(text)');
     await queryRunner.query('DROP FUNCTION contact_property_number(text, jsonb)');
     await queryRunner.query(
       'ALTER TABLE "contact_property_definitions" DROP COLUMN "values_cursor_created_at"',

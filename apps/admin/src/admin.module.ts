@@ -22,6 +22,7 @@ import {
   AutomationEnableCommand,
   AutomationListCommand,
 } from './commands/automation-manage.command';
+import { CitusCommand, CitusDistributeCommand } from './commands/citus.command';
 import { CompanyCommand, CompanyCreateCommand, CompanyListCommand } from './commands/company.command';
 import { ContactCommand, ContactImportCommand } from './commands/contact.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
@@ -35,6 +36,9 @@ import { MailCommand, MailListCommand, MailShowCommand } from './commands/mail.c
 import { FunnelCollectionCommand } from './commands/funnel-collection.command';
 import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from './commands/workspace.command';
 import { databaseSchema } from '../../../db/schema';
+import { CitusRepository } from './citus/citus.repository';
+import { CitusDistributionService } from './citus/citus-distribution.service';
+import { DemoSeedRepository } from './demo/demo-seed.repository';
 import { DemoSeedService } from './demo/demo-seed.service';
 import { ContactImportService } from './import/contact-import.service';
 
@@ -68,6 +72,8 @@ const COMMANDS = [
   MailShowCommand,
   DemoCommand,
   DemoSeedCommand,
+  CitusCommand,
+  CitusDistributeCommand,
 ];
 
 @Module({})
@@ -83,7 +89,14 @@ export class AdminModule {
         AutomationsModule,
         MetricsModule,
       ],
-      providers: [...COMMANDS, DemoSeedService, ContactImportService],
+      providers: [
+        ...COMMANDS,
+        CitusRepository,
+        CitusDistributionService,
+        DemoSeedService,
+        DemoSeedRepository,
+        ContactImportService,
+      ],
     };
   }
 }

@@ -8,6 +8,7 @@ import {
   createRootLogger,
   resolveDatabase,
   runMigrations,
+  assertServerVersionAt,
   ShutdownState,
   validateEnv,
 } from '@app/core';
@@ -35,7 +36,8 @@ async function bootstrap(): Promise<void> {
   const appEnv = validateEnv(process.env);
   const app = await (async () => {
     // Development applies migrations on start; production runs `npm run migration:run` first.
-    if (env.NODE_ENV !== 'production') {
+    if (env.NODE_ENV === 'production') await assertServerVersionAt(db.url);
+    else {
       const applied = await runMigrations(db.url, databaseSchema, env);
       if (applied.length) bootLog(`applied migrations: ${applied.join(', ')}`);
     }

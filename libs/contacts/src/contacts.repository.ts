@@ -48,7 +48,7 @@ export class ContactsRepository {
   static readonly MESSAGES = `coalesce((
       SELECT json_agg(json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
                                         'subject', m.subject) ORDER BY m.created_at, m.id)
-      FROM contact_messages m WHERE m.contact_id = c.id), '[]')`;
+      FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id), '[]')`;
 
   async findOne(companyId: string, funnelId: string, contactId: string): Promise<ContactRow | undefined> {
     const { rows } = await this.reads.query<ContactRow>({
@@ -92,7 +92,7 @@ export class ContactsRepository {
          (SELECT coalesce((SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
        LEFT JOIN LATERAL (
          SELECT q.sort_key, c.id, ${VERSION}, ${sortValueText('q')}
-         FROM (${first.sql}) q JOIN contacts c ON c.id = q.id
+         FROM (${first.sql}) q JOIN contacts c ON c.id = q.id AND c.funnel_id = $1
          WHERE c.company_id = $${first.params.length + 1} ${gate}) r ON true
        ORDER BY ${order}`;
     // Prepared once per shape of page (sort field and order), so PostgreSQL parses it once.

@@ -11,7 +11,6 @@ export interface PropertyTypeRule {
 // A number as JSON writes one; its text form is accepted too ("42" for 42).
 const NUMBER_TEXT = '^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$';
 const NUMBER = new RegExp(NUMBER_TEXT);
-const DATE_TEXT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
 
 /**
  * The value a property stores for `raw`, or the problem with it, named by `label`. Without a
@@ -75,7 +74,8 @@ export function propertyFitsSql(
     case 'boolean':
       return `(${scalar} AND ${text} IN ('true', 'false'))`;
     case 'date':
-      return `(jsonb_typeof(${value}) = 'string' AND ${text} ~ ${param(DATE_TEXT)} AND pg_input_is_valid(${text}, 'date'))`;
+      // iso_date_or_null (a migration's) answers as pg_input_is_valid, which PostgreSQL 15 lacks.
+      return `(jsonb_typeof(${value}) = 'string' AND iso_date_or_null(${text}) IS NOT NULL)`;
     case 'enum':
       return `(${scalar} AND ${text} = ANY(${param(rule.options ?? [])}::text[]))`;
   }
@@ -84,7 +84,8 @@ export function propertyFitsSql(
 /** A stored value that fits (propertyFitsSql) as checkPropertyValue would store it, in SQL. */
 export function typedPropertySql(rule: PropertyTypeRule, value: string): string {
   const text = `(${value} #>> '{}')`;
-  if (rule.type === 'number') return `to_jsonb(${text}::numeric)`;
-  if (rule.type === 'boolean') return `to_jsonb(${text}::boolean)`;
-  return `to_jsonb(${text})`;
+  // to_jsonb as IMMUTABLE functions (a migration's): Citus refuses a STABLE one in an UPDATE.
+  if (rule.type === 'number') return `jsonb_of_numeric(${text}::numeric)`;
+  if (rule.type === 'boolean') return `jsonb_of_boolean(${text}::boolean)`;
+  return `jsonb_of_text(${text})`;
 }

@@ -12,6 +12,7 @@ export * from './database/read-pool';
 export * from './database/long-work';
 export * from './database/tenant-budget';
 export * from './database/probe-connection';
+export * from './database/server-version';
 export * from './database/database-url';
 export * from './database/embedded-postgres';
 export * from './database/throwaway-postgres';

@@ -7,6 +7,7 @@ import { AppConfigService } from '@app/core';
 import { EventsService, parseEventBatch } from '@app/metrics';
 import { FunnelsService, WorkspacesService } from '@app/workspaces';
 import { CITIES, createRandom, FIRST_NAMES, LAST_NAMES, pick, UTM_SOURCES } from './demo-data';
+import { DemoSeedRepository } from './demo-seed.repository';
 import { demoTraffic, RawEvent } from './demo-traffic';
 
 export interface DemoSeedResult {
@@ -20,6 +21,8 @@ export interface DemoSeedResult {
 
 /** Marks the demo company, so that seeding again finds it instead of making another. */
 export const DEMO_SUBSCRIPTION = 'sub_demo';
+/** Marks a demo company still being seeded; one left by a failed seed is removed by the next. */
+export const DEMO_SUBSCRIPTION_UNFINISHED = 'sub_demo_unfinished';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -52,7 +55,12 @@ const DEMO_FUNNELS = [
   },
 ] as const;
 
-/** A demo company with an all-permission key, two funnels, 30 days of contacts and of tracked traffic. */
+/**
+ * A demo company with an all-permission key, two funnels, 30 days of contacts and of tracked traffic.
+ * All or nothing: the company becomes the demo company only once everything is in, and a seed
+ * that failed part-way is cleared by the next one (ingestion keeps its own transactions, so the
+ * seed cannot be one).
+ */
 @Injectable()
 export class DemoSeedService {
   constructor(
@@ -63,13 +71,15 @@ export class DemoSeedService {
     private readonly funnels: FunnelsService,
     private readonly events: EventsService,
     @Inject(ConfigService) private readonly config: AppConfigService,
+    private readonly demo: DemoSeedRepository,
   ) {}
 
   async seed(now = new Date(), seed = 42): Promise<DemoSeedResult> {
     const existing = await this.companies.findBySubscription(DEMO_SUBSCRIPTION);
     if (existing) return this.reuse(existing.id);
+    await this.demo.removeUnfinished(DEMO_SUBSCRIPTION_UNFINISHED);
     const random = createRandom(seed);
-    const company = await this.companies.create('Demo Company', DEMO_SUBSCRIPTION);
+    const company = await this.companies.create('Demo Company', DEMO_SUBSCRIPTION_UNFINISHED);
     const workspace = await this.workspaces.create(company.id, 'Marketing');
     const { key } = await this.apiKeys.create(company.id, [...PERMISSIONS], 'demo');
     const funnelIds: string[] = [];
@@ -86,6 +96,7 @@ export class DemoSeedService {
       await this.seedContacts(company.id, funnel.id, spec, now, random);
       await this.seedTraffic(funnel.id, spec, now, random);
     }
+    await this.demo.markComplete(company.id, DEMO_SUBSCRIPTION);
     return { companyId: company.id, apiKey: key, workspaceId: workspace.id, funnelIds, created: true };
   }
 

@@ -16,7 +16,7 @@ export class ContactUniqueValue {
   @PrimaryColumn({ type: 'varchar', length: MAX_CUSTOM_PROPERTY_NAME_LENGTH })
   propertyName: string;
 
-  @ManyToOne(() => ContactPropertyDefinition, { onDelete: 'CASCADE', onUpdate: 'CASCADE' })
+  @ManyToOne(() => ContactPropertyDefinition, { onDelete: 'CASCADE' })
   @JoinColumn([
     { name: 'funnel_id', referencedColumnName: 'funnelId' },
     { name: 'property_name', referencedColumnName: 'name' },

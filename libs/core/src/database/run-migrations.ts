@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DatabasePooling, DIRECT_CONNECTIONS, sessionUrl } from './connection-pooler';
 import { DatabaseSchema, dataSourceOptions } from './data-source-options';
+import { assertServerVersion } from './server-version';
 
 // Any constant works; it only has to be the same in every process that migrates this database.
 const MIGRATION_LOCK = 7_240_531;
@@ -29,6 +30,7 @@ export async function runMigrations(
   });
   await dataSource.initialize();
   try {
+    await assertServerVersion((sql) => dataSource.query(sql));
     const runner = dataSource.createQueryRunner();
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
