@@ -24,6 +24,7 @@ export const CITUS_PLAN: Record<string, Placement> = {
   oauth_consents: { reference: 'what a person approved for a client, not a tenant’s data' },
   oauth_refresh_tokens: { reference: 'looked up by hash before the company is known' },
   oauth_revoked_access_tokens: { reference: 'checked by hash on every bearer request' },
+  collection_salts: { reference: 'one salt a day for visitor ids, read by every funnel’s collection' },
   migrations: { coordinator: "TypeORM's bookkeeping, read only by the migration command" },
 
   idempotency_keys: byCompany,
