@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppMetrics, LONG_WORK_APPLICATION_NAME, sqlPool } from '@app/core';
+import { CompanyWriters } from '@app/metrics';
+import { FunnelsService } from '@app/workspaces';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts, seedBulkContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -221,5 +223,70 @@ describe('long-running requests of one company (DATABASE_LONG_WORK_PER_COMPANY)'
     await writer.end();
     expect((await change).status).toBe(200);
     expect((await Promise.all(writes)).map((res) => res.status)).toEqual(Array(12).fill(200));
+  });
+});
+
+describe("one company's event batches across its funnels (EVENT_WRITERS_PER_COMPANY)", () => {
+  let t: TestApp;
+  let busy: TenantFixture;
+  let other: TenantFixture;
+  const FUNNELS = 5;
+
+  beforeAll(async () => {
+    t = await startTestApp({ EVENT_WRITERS_PER_COMPANY: '1', RATE_LIMIT_PER_MINUTE: '10000' });
+    busy = await createTenant(t.app);
+    other = await createTenant(t.app);
+  });
+  afterAll(() => t.close());
+
+  const sessionEvents = (sessionId: string) => [
+    {
+      sessionId,
+      visitorId: 'v',
+      type: 'session_start',
+      device: 'mobile',
+      occurredAt: '2026-03-02T10:00:00Z',
+    },
+    {
+      sessionId,
+      type: 'page_view',
+      pageSlug: 'start',
+      occurredAt: '2026-03-02T10:00:05Z',
+    },
+  ];
+
+  it('waits for its own writer, holding no connection, while other companies are served; nothing is lost', async () => {
+    const funnels = [busy.funnelId];
+    const workspaces = t.app.get(FunnelsService);
+    for (let i = 1; i < FUNNELS; i++) {
+      funnels.push(
+        (await workspaces.create({ workspaceId: busy.workspaceId, name: `Funnel ${i}`, status: 'online' }))
+          .id,
+      );
+    }
+    const writers = t.app.get(CompanyWriters);
+    // The company's one place, taken here: every batch must wait for it.
+    const hold = await writers.acquire(busy.companyId);
+    const api = httpClient(t.baseUrl, busy.key);
+    const sent = funnels.map((funnelId, i) =>
+      api.post(`/v1/funnels/${funnelId}/events`, { events: sessionEvents(`s${i}`) }),
+    );
+    await eventually(async () => writers.usage(busy.companyId).waiting === FUNNELS);
+    expect(writers.usage(busy.companyId)).toEqual({ running: 1, waiting: FUNNELS });
+    const served = await httpClient(t.baseUrl, other.key).get(`/v1/funnels/${other.funnelId}/contacts`);
+    expect(served.status).toBe(200);
+
+    hold();
+    const answers = await Promise.all(sent);
+    expect(answers.map((res) => [res.status, res.body])).toEqual(
+      funnels.map(() => [202, { data: { accepted: 2 } }]),
+    );
+    expect(writers.usage(busy.companyId)).toEqual({ running: 0, waiting: 0 });
+    for (const funnelId of funnels) {
+      const kpi = await api.get(
+        `/v1/funnels/${funnelId}/metrics/kpis/kpi_total_sessions?from=2026-03-01T00:00:00Z&to=2026-03-31T23:59:59.999Z`,
+      );
+      expect(kpi.body.data).toEqual({ type: 'kpiTotalSessions', value: 1 });
+    }
   });
 });

@@ -5,6 +5,7 @@ export * from './events/event-batch-body';
 export * from './events/event-types';
 export * from './events/event-validation';
 export * from './events/events.service';
+export { CompanyWriters } from './events/company-writers';
 export { ContactConversions, type ContactConversion } from './events/contact-conversions';
 export { SessionSummaryReader, type SessionSummary } from './events/session-summary.reader';
 export { EventRetention } from './events/event-retention';

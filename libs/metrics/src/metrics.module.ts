@@ -9,6 +9,7 @@ import { EventContactLinks } from './events/forget-contact';
 import { EventsController } from './events/events.controller';
 import { ContactConversions } from './events/contact-conversions';
 import { SessionSummaryReader } from './events/session-summary.reader';
+import { CompanyWriters } from './events/company-writers';
 import { EventsService } from './events/events.service';
 import { IngestionActivity } from './events/ingestion-activity';
 import { IngestionMetrics } from './events/ingestion.metrics';
@@ -35,6 +36,7 @@ import { StepKeyNumbers } from './steps/step-marks';
   controllers: [EventsController, MetricsController, FunnelsController],
   providers: [
     EventsService,
+    CompanyWriters,
     ContactConversions,
     SessionSummaryReader,
     EventPartitions,

@@ -130,6 +130,12 @@ export class EnvironmentVariables {
   @Min(1, { message: 'DATABASE_LONG_WORK_PER_COMPANY must be a positive integer' })
   DATABASE_LONG_WORK_PER_COMPANY: number = 2;
 
+  // Ingestion transactions one company may have in flight per process, across its funnels; more wait.
+  @Transform(toInt)
+  @IsInt({ message: 'EVENT_WRITERS_PER_COMPANY must be a positive integer' })
+  @Min(1, { message: 'EVENT_WRITERS_PER_COMPANY must be a positive integer' })
+  EVENT_WRITERS_PER_COMPANY: number = 2;
+
   @Transform(toInt)
   @IsInt({ message: 'DATABASE_LONG_WORK_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })
   @Min(100, { message: 'DATABASE_LONG_WORK_STATEMENT_TIMEOUT_MS must be an integer of at least 100' })

@@ -13,6 +13,7 @@ import {
   stepSummaryRowsJson,
 } from '../steps/step-marks';
 import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
+import { CompanyWriters } from './company-writers';
 import { ContactConversions } from './contact-conversions';
 import { EventPartitions } from './event-partitions';
 import { EventRetention } from './event-retention';
@@ -74,6 +75,7 @@ export class EventsService {
     private readonly activity: IngestionActivity,
     private readonly stepKeys: StepKeyNumbers,
     private readonly conversions: ContactConversions,
+    private readonly writers: CompanyWriters,
   ) {}
 
   /** Validates and records a batch for a funnel of the company (another company's funnel is a 404). */
@@ -110,6 +112,9 @@ export class EventsService {
     try {
       while (queue.waiting.length) {
         const group = takeGroup(queue.waiting);
+        // A company's share of the pool; the demo seed (no company) is trusted.
+        const companyId = group[0].companyId;
+        const release = companyId ? await this.writers.acquire(companyId) : () => undefined;
         try {
           const results = await this.writeGroup(funnelId, group);
           group.forEach((batch, i) => batch.resolve(results[i]));
@@ -117,6 +122,8 @@ export class EventsService {
           if (group.length === 1) group[0].reject(error);
           // One batch must not fail the others: each is tried again on its own.
           else queue.waiting.unshift(...group.map((batch) => ({ ...batch, alone: true })));
+        } finally {
+          release();
         }
       }
     } finally {
