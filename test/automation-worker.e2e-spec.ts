@@ -188,8 +188,8 @@ describe(AutomationWorker.name, () => {
     b.app.get(AutomationWorker).start();
     await receiver.waitFor(150);
     await eventually(async () => (await runs()).every((r) => r.status === 'succeeded'));
-    // Nothing more arrives after every run succeeded.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Nothing more arrives after every run succeeded: stopped, the workers have nothing in flight.
+    await Promise.all([a, b].map((app) => app.app.get(AutomationWorker).stop()));
 
     const ids = receiver.requests.map((r) => String(r.headers['x-automation-run-id']));
     expect(ids).toHaveLength(150);
