@@ -219,9 +219,13 @@ describe(AutomationWorker.name, () => {
     await worker.stop();
     expect((await runs()).map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
 
+    // A run due after the stop: the other process's worker delivers it, the stopped one never claims.
+    const claims = jest.spyOn(a.app.get(AutomationRunQueue), 'claim');
     await createContacts(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(receiver.requests).toHaveLength(3);
+    b.app.get(AutomationWorker).start();
+    await receiver.waitFor(4);
+    expect(claims).not.toHaveBeenCalled();
+    claims.mockRestore();
   });
 
   it('takes over a run whose worker died mid-delivery once its lease expires', async () => {
