@@ -188,8 +188,8 @@ describe(AutomationWorker.name, () => {
     b.app.get(AutomationWorker).start();
     await receiver.waitFor(150);
     await eventually(async () => (await runs()).every((r) => r.status === 'succeeded'));
-    // Nothing more arrives after every run succeeded.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Nothing more arrives after every run succeeded: stopped, the workers have nothing in flight.
+    await Promise.all([a, b].map((app) => app.app.get(AutomationWorker).stop()));
 
     const ids = receiver.requests.map((r) => String(r.headers['x-automation-run-id']));
     expect(ids).toHaveLength(150);
@@ -219,9 +219,13 @@ describe(AutomationWorker.name, () => {
     await worker.stop();
     expect((await runs()).map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
 
+    // A run due after the stop: the other process's worker delivers it, the stopped one never claims.
+    const claims = jest.spyOn(a.app.get(AutomationRunQueue), 'claim');
     await createContacts(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(receiver.requests).toHaveLength(3);
+    b.app.get(AutomationWorker).start();
+    await receiver.waitFor(4);
+    expect(claims).not.toHaveBeenCalled();
+    claims.mockRestore();
   });
 
   it('takes over a run whose worker died mid-delivery once its lease expires', async () => {

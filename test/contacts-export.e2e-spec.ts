@@ -289,7 +289,7 @@ describe('GET /v1/funnels/{funnelId}/contacts/export', () => {
     res.pause();
     expect(await exportsInProgress(ds)).toBe(1);
     res.destroy();
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 60_000;
     while ((await exportsInProgress(ds)) > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     expect(await exportsInProgress(ds)).toBe(0);

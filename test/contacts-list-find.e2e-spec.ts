@@ -109,7 +109,8 @@ describe('GET /v1/funnels/{funnelId}/contacts: filters, cursor and sync', () => 
   it('syncs what changed: updatedAt moves on every write, updatedAfter and sortField=updatedAt find it', async () => {
     const before = await api.get(`${path}?sortField=updatedAt&sortOrder=-1&limit=1`);
     const since: string = before.body.data[0].updatedAt;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The write below is stamped after `since`: wait for the clock to pass it.
+    while (Date.now() <= Date.parse(since)) await new Promise((resolve) => setTimeout(resolve, 1));
     const target = contacts[5];
     const put = await api.put(`${path}/${target.id}/values`, { fieldName: 'lastName', value: 'Changed' });
     expect(put.status).toBe(200);

@@ -380,7 +380,7 @@ describe('GET and PUT /v1/funnels/{funnelId}/contacts/{contactId}', () => {
               )
             )[0].n,
           );
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + 60_000;
         while ((await waiting()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         expect(await waiting()).toBe(2);
         await holder.commitTransaction();

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ChangeNotifications, runMigrations } from '@app/core';
 import { databaseSchema } from '../db/schema';
 import { startTestApp, TestApp } from './support/app';
+import { eventually } from './support/webhook-receiver';
 import { createTestDatabase } from './support/database';
 import { createTenant, TenantFixture } from './support/factories';
 import { Reply, httpClient } from './support/http-client';
@@ -66,10 +67,10 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
         }),
       });
 
-    it('answers 503 with Retry-After while it is down, then succeeds within a second of its return', async () => {
+    it('answers 503 with Retry-After while it is down, then serves the first request sent once it is back', async () => {
       const api = httpClient(t.baseUrl, acme.key);
       const contacts = `/v1/funnels/${acme.funnelId}/contacts`;
-      const replies: (Reply & { sentAt: number })[] = [];
+      const replies: (Reply & { sentAt: number; answeredAt: number })[] = [];
       let running = true;
       let n = 0;
       // Four clients reading and writing without pause, as traffic would.
@@ -80,15 +81,17 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
             ++n % 3 === 0
               ? await api.post(contacts, { email: `load-${n}@example.com` })
               : await api.get(n % 3 === 1 ? contacts : '/v1/workspaces');
-          replies.push({ ...reply, sentAt });
+          replies.push({ ...reply, sentAt, answeredAt: Date.now() });
           await sleep(10);
         }
       };
       const clients = [client(), client(), client(), client()];
-      await sleep(500);
+      const answered = (check: (reply: (typeof replies)[number]) => boolean, count: number) =>
+        eventually(async () => replies.filter(check).length >= count, 60_000);
+      await answered((r) => r.status < 300, 8);
       await pg.stop();
       const stoppedAt = Date.now();
-      await sleep(1500);
+      await answered((r) => r.sentAt > stoppedAt + 100, 6);
 
       const mcp = await mcpListWorkspaces();
       const mcpBody = (await mcp.json()) as { id: number; error?: { code: number; message: string } };
@@ -96,16 +99,13 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
       const restartingAt = Date.now();
       await pg.start();
       const returnedAt = Date.now();
-      while (
-        !replies.some((r) => r.sentAt >= returnedAt && r.status < 300) &&
-        Date.now() - returnedAt < 10_000
-      ) {
-        await sleep(20);
-      }
+      await answered((r) => r.sentAt >= returnedAt, 4);
       running = false;
       await Promise.all(clients);
 
-      const down = replies.filter((r) => r.sentAt > stoppedAt + 100 && r.sentAt < restartingAt);
+      // Sent while it was down and answered before it started again: a request waiting for a
+      // connection across the restart may be served.
+      const down = replies.filter((r) => r.sentAt > stoppedAt + 100 && r.answeredAt < restartingAt);
       expect(down.length).toBeGreaterThan(5);
       expect(new Set(down.map((r) => r.status))).toEqual(new Set([503]));
       expect(down.every((r) => r.headers.get('retry-after') === '1')).toBe(true);
@@ -115,9 +115,10 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
       expect(mcp.headers.get('retry-after')).toBe('1');
       expect(mcpBody).toMatchObject({ id: 7, error: { code: -32003, message: 'Service unavailable' } });
 
-      const firstSuccess = replies.find((r) => r.sentAt >= returnedAt && r.status < 300);
-      expect(firstSuccess).toBeDefined();
-      expect(firstSuccess!.sentAt - returnedAt).toBeLessThan(1000);
+      // Served again without a restart of the service, from the first request sent once it is back.
+      const afterReturn = replies.filter((r) => r.sentAt >= returnedAt).sort((x, y) => x.sentAt - y.sentAt);
+      expect(afterReturn.length).toBeGreaterThan(0);
+      expect(afterReturn[0].status).toBeLessThan(300);
       expect((await api.get(contacts)).status).toBe(200);
       expect((await (await mcpListWorkspaces()).json()) as object).toHaveProperty('result');
     });
@@ -156,13 +157,12 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
       try {
-        const started = Date.now();
         // More requests than the pool (10) has connections: the rest wait at most the pool timeout.
+        // The lock is held until all have answered, so each answer is a bound that fired.
         const replies = await Promise.all(Array.from({ length: 16 }, () => api.get(contacts)));
         expect(replies.map((r) => r.status)).toEqual(Array(16).fill(503));
         expect(replies.every((r) => r.headers.get('retry-after') === '1')).toBe(true);
         expect(replies[0].body).toEqual(UNAVAILABLE);
-        expect(Date.now() - started).toBeLessThan(10_000);
       } finally {
         await locker.query('ROLLBACK');
         await locker.end();
@@ -175,9 +175,11 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
     let pg: StoppablePostgres;
     let t: TestApp;
     let acme: TenantFixture;
-    // The client-side bound on a statement is this plus a second (query_timeout).
-    const STATEMENT_MS = 1000;
+    // The client-side bound on a statement is this plus a second (query_timeout). Timers may fire
+    // late on a busy machine, never early: a wait of two bounds takes at least TWO_BOUNDS_MS.
+    const STATEMENT_MS = 2000;
     const BOUND_MS = STATEMENT_MS + 1000;
+    const TWO_BOUNDS_MS = 2 * (BOUND_MS - 100);
 
     beforeAll(async () => {
       pg = await startStoppablePostgres();
@@ -233,7 +235,7 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
           expect(reply.body).toEqual(UNAVAILABLE);
           // One bound (the statement's), not two.
           expect(took).toBeGreaterThanOrEqual(BOUND_MS - 100);
-          expect(took).toBeLessThan(1.6 * BOUND_MS);
+          expect(took).toBeLessThan(TWO_BOUNDS_MS);
         }
       } finally {
         pg.thaw();
@@ -258,7 +260,7 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
         // Without the drop, the ROLLBACK queued behind the unanswered statement waits the bound again.
         started = Date.now();
         await runner.rollbackTransaction().catch(() => undefined);
-        expect(Date.now() - started).toBeLessThan(BOUND_MS / 2);
+        expect(Date.now() - started).toBeLessThan(BOUND_MS - 100);
       } finally {
         await runner.release();
         pg.thaw();

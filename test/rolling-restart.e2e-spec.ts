@@ -230,10 +230,12 @@ describe('Rolling restart', () => {
     createdIds.add(((await slow.json()) as { data: { id: string } }).data.id);
 
     // It exits by itself once those finish (a hung process would meet the deadline instead).
+    let deadline: NodeJS.Timeout | undefined;
     const code = await Promise.race([
       a.exit,
-      new Promise((resolve) => setTimeout(() => resolve('still running'), PATIENCE_MS)),
+      new Promise((resolve) => (deadline = setTimeout(() => resolve('still running'), PATIENCE_MS))),
     ]);
+    clearTimeout(deadline);
     expect(code).toBe(0);
 
     // Traffic goes on against the survivor for a few more requests of each kind, then stops.

@@ -11,7 +11,7 @@ const FAST_WORKER = {
   AUTOMATION_RETRY_MAX_MS: '40',
   AUTOMATION_MAX_ATTEMPTS: '2',
 };
-const eventually = async <T>(read: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> => {
+const eventually = async <T>(read: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -102,7 +102,17 @@ describe('/v1/funnels/{funnelId}/webhooks (REST hooks)', () => {
       event: 'contact.field_changed',
       change: { fieldName: 'status', previousValue: 'lead', value: 'converted' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Once every run of the subscription has succeeded, no delivery of it is left in flight.
+    const statuses = await eventually(async () => {
+      const rows: { status: string }[] = await t.app
+        .get(DataSource)
+        .query(
+          'SELECT r.status FROM automation_runs r JOIN automations a ON a.id = r.automation_id WHERE a.subscription_id = $1',
+          [id],
+        );
+      return rows.every((r) => r.status === 'succeeded') && rows.map((r) => r.status);
+    });
+    expect(statuses).toEqual(['succeeded', 'succeeded']);
     expect(receiver.requests).toHaveLength(2);
     await api.send('DELETE', `${hooks}/${id}`);
   });

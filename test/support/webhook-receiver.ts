@@ -50,7 +50,7 @@ export class WebhookReceiver {
   }
 
   /** Resolves once `count` requests have arrived (answered or not); rejects after `timeoutMs`. */
-  waitFor(count: number, timeoutMs = 15_000): Promise<ReceivedRequest[]> {
+  waitFor(count: number, timeoutMs = 60_000): Promise<ReceivedRequest[]> {
     if (this.requests.length >= count) return Promise.resolve(this.requests);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
@@ -82,7 +82,7 @@ export class WebhookReceiver {
 /** Polls `check` until it returns a truthy value or the deadline passes. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
