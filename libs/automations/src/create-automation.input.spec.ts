@@ -13,6 +13,16 @@ const problemsOf = (input: Partial<CreateAutomationInput>) => {
 };
 
 describe(validateAutomationInput.name, () => {
+  it('refuses a member that is not text, naming it, where a JSON body sends a number', () => {
+    const input = {
+      message: 'email',
+      template: 'Hi',
+      name: 0,
+      subject: ['x'],
+    } as unknown as CreateAutomationInput;
+    expect(problemsOf(input)).toEqual(['subject must be a string', 'name must be a string']);
+  });
+
   it('accepts a signed webhook and names it after its trigger', () => {
     expect(
       validateAutomationInput({

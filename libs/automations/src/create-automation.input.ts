@@ -25,6 +25,8 @@ export interface CreateAutomationInput {
   tracking?: boolean;
 }
 
+const TEXT_MEMBERS = ['on', 'webhook', 'secret', 'message', 'subject', 'template', 'name'] as const;
+
 export type AutomationActionInput =
   | { action: 'webhook'; url: string; secret: string | null }
   | {
@@ -44,6 +46,12 @@ export interface ValidatedAutomation {
 
 /** Checks everything that does not need the database; the funnel's statuses are checked by the caller. */
 export function validateAutomationInput(input: CreateAutomationInput): ValidatedAutomation {
+  // A JSON body may carry any type where the CLI always gives text.
+  const notText = TEXT_MEMBERS.filter((key) => input[key] !== undefined && typeof input[key] !== 'string');
+  if (notText.length) {
+    const problems = notText.map((key) => `${key} must be a string`);
+    throw new ValidationError(problems[0], problems);
+  }
   const problems: string[] = [];
   const on = input.on?.trim() ?? '';
   const spec = parseTrigger(on);
