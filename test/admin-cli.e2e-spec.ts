@@ -2,7 +2,9 @@ import { createTestDatabase } from './support/database';
 import { runAdmin } from './support/processes';
 import { startTestApp, TestApp } from './support/app';
 
-jest.setTimeout(120_000);
+// Each admin CLI call is a process that boots the application context: about 10 s on a 2-core machine
+// shared with CPU-bound work, so the budget counts a minute per call.
+jest.setTimeout(400_000);
 
 describe('Admin CLI', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -7,7 +7,9 @@ import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { eventually } from './support/webhook-receiver';
 
-jest.setTimeout(120_000);
+// Each admin CLI call is a process that boots the application context: about 10 s on a 2-core machine
+// shared with CPU-bound work, so the budget counts a minute per call.
+jest.setTimeout(400_000);
 
 /** Without SMTP_URL outside production, email goes to the catch-all mailbox the service starts itself. */
 describe('development mailbox', () => {

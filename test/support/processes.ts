@@ -18,7 +18,7 @@ export function runAdmin(args: string[], env: Record<string, string>): Promise<C
     execFile(
       process.execPath,
       [join(ROOT, 'scripts', 'admin.js'), ...args],
-      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'development', ...env }, timeout: 60_000 },
+      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'development', ...env }, timeout: 180_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         let json: Record<string, unknown> = {};
