@@ -1,5 +1,5 @@
 /**
- * `npm run bench:collect -- [--duration 8] [--connections 20] [--rounds 2] [--no-build] [--profile dir]`
+ * `npm run bench:collect -- [--duration 8] [--connections 20] [--rounds 3] [--no-build] [--profile dir]`
  *
  * Public collection (`POST /v1/funnels/{funnelId}/collect`) of the production build beside a
  * minimal express + pg reference that inserts each request's events (bench/collect), same run,
@@ -9,10 +9,12 @@
  * rounds), then each one's p99 at half the service's peak rate, and the tracker's size gzipped.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
+import { Client } from 'pg';
 import { fmt, sql, startBenchDatabase } from './metrics/bench-env';
 import { buildService, forkServer, freePort, productionEnv, Server, startService } from './http/processes';
 
@@ -23,7 +25,7 @@ const option = (name: string, fallback: string) => {
 };
 const DURATION = Number(option('duration', '8'));
 const CONNECTIONS = Number(option('connections', '20'));
-const ROUNDS = Number(option('rounds', '2'));
+const ROUNDS = Number(option('rounds', '3'));
 // A directory to write the service's CPU profile into (node --cpu-prof), read with DevTools.
 const PROFILE = option('profile', '');
 const ORIGIN = 'https://bench.example.com';
@@ -58,8 +60,78 @@ function body(run: string, i: number): string {
   return JSON.stringify({ events: events.slice(0, 1 + (i % 3)) });
 }
 
-async function load(server: Server, funnelId: string, run: string, rate?: number) {
+/** CPU seconds each process used so far (utime + stime of /proc/{pid}/stat, 100 ticks a second). */
+function cpuSeconds(pids: number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const fields = statFields(pid);
+      seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // A backend that ended meanwhile.
+    }
+  }
+  return seconds;
+}
+
+/** CPU seconds used since `before`, by its processes and those started since (from zero). */
+function cpuSince(before: Map<number, number>, now: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of now) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** The fields of /proc/{pid}/stat after the command's name. */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The bench database's server and its backends: the PostgreSQL work each server causes. */
+async function postgresPids(url: string): Promise<number[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ dir: string }>('SELECT current_setting($1) AS dir', [
+    'data_directory',
+  ]);
+  await client.end();
+  const master = Number(readFileSync(join(rows[0].dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && Number(statFields(pid)[1]) === master;
+    } catch {
+      return false;
+    }
+  });
+  return [master, ...children.map(Number)];
+}
+
+/** Once the table's rows stop growing: the service answers before it writes. */
+async function writesDone(url: string, table: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    let last = -1;
+    for (;;) {
+      const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
+      if (Number(rows[0].n) === last) return;
+      last = Number(rows[0].n);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+interface Target {
+  url: string;
+  funnelId: string;
+}
+
+/** One load of a server; its req/s, p99 and the CPU a request took in it and in PostgreSQL. */
+async function load(server: Server, target: Target, run: string, rate?: number) {
   let counter = 0;
+  const [before, pgBefore] = [cpuSeconds([server.pid]), cpuSeconds(await postgresPids(target.url))];
   const result = await autocannon({
     url: server.baseUrl,
     connections: CONNECTIONS,
@@ -68,7 +140,7 @@ async function load(server: Server, funnelId: string, run: string, rate?: number
     requests: [
       {
         method: 'POST',
-        path: `/v1/funnels/${funnelId}/collect`,
+        path: `/v1/funnels/${target.funnelId}/collect`,
         headers: { origin: ORIGIN, 'user-agent': UA, 'content-type': 'text/plain;charset=UTF-8' },
         setupRequest: (request) => ({ ...request, body: body(run, counter++) }),
       },
@@ -76,7 +148,14 @@ async function load(server: Server, funnelId: string, run: string, rate?: number
   });
   const failed = result.non2xx + result.errors;
   if (failed) throw new Error(`${server.name}: ${failed} requests failed`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  await writesDone(target.url, server.name === 'service' ? 'metric_events' : 'reference_events');
+  const perRequest = (seconds: number) => (seconds * 1000) / result.requests.total;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    cpuMs: perRequest(cpuSince(before, cpuSeconds([server.pid]))),
+    pgCpuMs: perRequest(cpuSince(pgBefore, cpuSeconds(await postgresPids(target.url)))),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -114,24 +193,28 @@ async function main(): Promise<void> {
     );
     servers.push(service, reference);
 
-    const peaks = new Map<string, number[]>([
+    const target = { url: pg.url, funnelId };
+    const peaks = new Map<string, Awaited<ReturnType<typeof load>>[]>([
       ['service', []],
       ['reference', []],
     ]);
     for (let round = 0; round < ROUNDS; round++) {
       for (const server of [service, reference]) {
-        const { rps } = await load(server, funnelId, `${server.name}-peak-${round}`);
-        peaks.get(server.name)!.push(rps);
+        const figures = await load(server, target, `${server.name}-peak-${round}`);
+        peaks.get(server.name)!.push(figures);
+        console.log(
+          `round ${round + 1} ${server.name}: ${fmt(figures.rps, 0)} req/s; CPU a request ${fmt(figures.cpuMs, 3)} ms + PostgreSQL ${fmt(figures.pgCpuMs, 3)} ms; load average ${loadavg()[0].toFixed(1)}`,
+        );
       }
     }
-    const servicePeak = median(peaks.get('service')!);
-    const referencePeak = median(peaks.get('reference')!);
+    const servicePeak = median(peaks.get('service')!.map((f) => f.rps));
+    const referencePeak = median(peaks.get('reference')!.map((f) => f.rps));
     console.log(
-      `peak req/s: service ${fmt(servicePeak, 0)}, reference ${fmt(referencePeak, 0)}, ratio ${fmt(servicePeak / referencePeak, 2)} (target ≥ 1.5)`,
+      `peak req/s (median of ${ROUNDS}): service ${fmt(servicePeak, 0)}, reference ${fmt(referencePeak, 0)}, ratio ${fmt(servicePeak / referencePeak, 2)} (target ≥ 1.5)`,
     );
     const half = Math.max(1, Math.round(servicePeak / 2));
     for (const server of [service, reference]) {
-      const { p99 } = await load(server, funnelId, `${server.name}-half`, half);
+      const { p99 } = await load(server, target, `${server.name}-half`, half);
       console.log(`${server.name} at ${half} req/s: p99 ${p99} ms (target ≤ 50 for the service)`);
     }
   } finally {

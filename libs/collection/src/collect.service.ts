@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ValidationError } from '@app/core';
 import { EVENT_TYPES, EventRetention, EventsService, parseEventBatch, TrackedEvent } from '@app/metrics';
 import { BrowserRequest, deviceOf } from './browser-request';
@@ -26,22 +26,25 @@ export function browserBody(body: unknown): unknown {
   }
 }
 
-// Events answered but not yet stored, per process: past this, a request waits for its own write.
+// Events answered but not yet stored, per process: past this, a request waits for the writes.
 const MAX_UNSTORED_EVENTS = 20_000;
 
 /**
  * The tracker's events, from the funnel's allowed origins: what a browser may not decide is
  * decided here (the visitor id, the device when not given; no message events, no contact ids),
  * then the events API's rules check them (parseEventBatch, the kept months) and its ingestion
- * stores them (EventsService.record, which writes the batches of a funnel that arrive together in
- * one transaction). A page waits for no write: it is answered once its events are checked, while
- * the writes stay under MAX_UNSTORED_EVENTS; shutdown waits for them. A bot's events are dropped
- * unseen.
+ * stores them (EventsService.record). A page waits for no write: it is answered once its events
+ * are checked; the checked events of a funnel's requests of one event-loop turn are handed to
+ * ingestion together, once, after the turn, while the writes stay under MAX_UNSTORED_EVENTS.
+ * Shutdown hands over and waits for what is pending. A bot's events are dropped unseen.
  */
 @Injectable()
-export class CollectService implements OnApplicationShutdown {
+export class CollectService implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(CollectService.name);
   private readonly writes = new Set<Promise<void>>();
+  /** Checked events not yet handed to ingestion, per funnel. */
+  private readonly pending = new Map<string, TrackedEvent[]>();
+  private handOverScheduled?: NodeJS.Immediate;
   private unstored = 0;
 
   constructor(
@@ -51,12 +54,19 @@ export class CollectService implements OnApplicationShutdown {
     private readonly retention: EventRetention,
   ) {}
 
+  // Before the database closes: what was answered is written. Again once the server stopped
+  // accepting, for the requests that were still in flight.
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.settled();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.settled();
   }
 
   /** Once the events this process answered so far are written (a lead's session reads them). */
   async settled(): Promise<void> {
+    this.handOver();
     await Promise.allSettled([...this.writes]);
   }
 
@@ -81,25 +91,45 @@ export class CollectService implements OnApplicationShutdown {
     }
     const checked = parseEventBatch(body);
     this.retention.assertKept(checked);
-    const write = this.store(funnel.id, checked);
-    if (this.unstored > MAX_UNSTORED_EVENTS) await write;
+    await this.storeAfterAnswer(funnel.id, checked);
   }
 
-  private store(funnelId: string, events: TrackedEvent[]): Promise<void> {
+  /**
+   * Hands checked events to ingestion after this event-loop turn, with the other requests' of the
+   * turn; resolves at once, unless the writes are behind (then once they caught up).
+   */
+  async storeAfterAnswer(funnelId: string, events: TrackedEvent[]): Promise<void> {
     this.unstored += events.length;
+    const waiting = this.pending.get(funnelId);
+    if (waiting) waiting.push(...events);
+    else this.pending.set(funnelId, events);
+    this.handOverScheduled ??= setImmediate(() => this.handOver());
+    if (this.unstored > MAX_UNSTORED_EVENTS) await this.settled();
+  }
+
+  /** Hands each funnel's pending events to ingestion in one call. */
+  private handOver(): void {
+    if (this.handOverScheduled) clearImmediate(this.handOverScheduled);
+    this.handOverScheduled = undefined;
+    for (const [funnelId, events] of this.pending) this.store(funnelId, events);
+    this.pending.clear();
+  }
+
+  private store(funnelId: string, events: TrackedEvent[]): void {
     const write = this.events
       .record(funnelId, events)
       .then(
         () => undefined,
         (error: Error) =>
-          this.logger.warn(`tracker events of funnel ${funnelId} not stored: ${error.message}`),
+          this.logger.warn(
+            `${events.length} tracker events of funnel ${funnelId} not stored: ${error.message}`,
+          ),
       )
       .finally(() => {
         this.unstored -= events.length;
         this.writes.delete(write);
       });
     this.writes.add(write);
-    return write;
   }
 }
 
