@@ -12,6 +12,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { cpuSeconds, cpuSince, postgresPids } from './collect/cpu';
 import { startBenchDatabase } from './metrics/bench-env';
 import { buildService, freePort, productionEnv, startService } from './http/processes';
 
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
     while ((await sessions()) < visitors) await new Promise((resolve) => setTimeout(resolve, 100));
     // Exactly RATE × DURATION submissions, each of its own visitor and email, all answered.
     const total = RATE * DURATION;
+    const pgPids = await postgresPids(pg.url);
+    const [before, pgBefore] = [cpuSeconds([service.pid]), cpuSeconds(pgPids)];
     let counter = 0;
     const result = await autocannon({
       url: service.baseUrl,
@@ -122,8 +125,11 @@ async function main(): Promise<void> {
       ],
     });
     const answered = result['2xx'];
+    const perSubmission = (seconds: number) => ((seconds * 1000) / total).toFixed(2);
+    const cpu = perSubmission(cpuSince(before, cpuSeconds([service.pid])));
+    const pgCpu = perSubmission(cpuSince(pgBefore, cpuSeconds(await postgresPids(pg.url))));
     console.log(
-      `${answered} of ${total} submissions answered 202 at ${RATE}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target ≤ 100); non-2xx ${result.non2xx}, errors ${result.errors}; load average ${loadavg()[0].toFixed(1)}`,
+      `${answered} of ${total} submissions answered 202 at ${RATE}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target ≤ 100); non-2xx ${result.non2xx}, errors ${result.errors}; CPU a submission ${cpu} ms + PostgreSQL ${pgCpu} ms; load average ${loadavg()[0].toFixed(1)}`,
     );
     // Every lead by its email, and the contact.created run of each: the contact is written before
     // the answer, its run with it; a minute's grace for anything still being written.

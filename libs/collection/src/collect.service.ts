@@ -45,6 +45,8 @@ export class CollectService implements BeforeApplicationShutdown, OnApplicationS
   /** Checked events not yet handed to ingestion, per funnel. */
   private readonly pending = new Map<string, TrackedEvent[]>();
   private handOverScheduled?: NodeJS.Immediate;
+  /** The write holding each session's latest events, by `funnelId sessionId`, until it is done. */
+  private readonly sessionWrites = new Map<string, Promise<void>>();
   private unstored = 0;
 
   constructor(
@@ -64,10 +66,16 @@ export class CollectService implements BeforeApplicationShutdown, OnApplicationS
     await this.settled();
   }
 
-  /** Once the events this process answered so far are written (a lead's session reads them). */
+  /** Once every event this process answered so far is written. */
   async settled(): Promise<void> {
     this.handOver();
     await Promise.allSettled([...this.writes]);
+  }
+
+  /** Once the session's events this process answered so far are written (a lead reads them). */
+  async sessionWritten(funnelId: string, sessionId: string): Promise<void> {
+    if (this.pending.has(funnelId)) this.handOver();
+    await this.sessionWrites.get(`${funnelId} ${sessionId}`);
   }
 
   async collect(funnelId: string, browser: BrowserRequest, rawBody: unknown): Promise<void> {
@@ -128,8 +136,11 @@ export class CollectService implements BeforeApplicationShutdown, OnApplicationS
       .finally(() => {
         this.unstored -= events.length;
         this.writes.delete(write);
+        for (const key of sessions) if (this.sessionWrites.get(key) === write) this.sessionWrites.delete(key);
       });
     this.writes.add(write);
+    const sessions = new Set(events.map((e) => `${funnelId} ${e.sessionId}`));
+    for (const key of sessions) this.sessionWrites.set(key, write);
   }
 }
 

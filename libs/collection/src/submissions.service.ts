@@ -48,12 +48,15 @@ export class SubmissionsService {
     const submission = readSubmission(browserBody(rawBody));
     if (submission.trap) return;
     // The page's last events, sent just before its form, are part of the session read below.
-    await this.collector.settled();
-    const summary = await this.sessionMeta.summary(funnel.id, submission.sessionId);
+    await this.collector.sessionWritten(funnel.id, submission.sessionId);
+    const [summary, titles] = await Promise.all([
+      this.sessionMeta.summary(funnel.id, submission.sessionId),
+      this.sessionMeta.pageTitles(funnel.id),
+    ]);
     const minimumMs = this.config.get('SUBMIT_MIN_SECONDS') * 1000;
     if (!summary?.startedAt || Date.now() - summary.startedAt.getTime() < minimumMs) return;
 
-    const details = await this.sessionMeta.detailsOf(funnel.id, summary, submission.page);
+    const details = await this.sessionMeta.detailsOf(funnel.id, summary, submission.page, titles);
     // The session's answers as tracked, and the form's own over them.
     const answers = {
       ...summary.answers,
