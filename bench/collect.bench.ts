@@ -8,7 +8,6 @@
  * allowed origin, limits raised out of reach. Prints the peak req/s of each (medians over the
  * rounds), then each one's p99 at half the service's peak rate, and the tracker's size gzipped.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,8 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { cpuSeconds, cpuSince, postgresPids } from './collect/cpu';
 import { fmt, sql, startBenchDatabase } from './metrics/bench-env';
-import { buildService, forkServer, freePort, productionEnv, Server, startService } from './http/processes';
+import { collectingFunnel, startBenchService } from './collect/setup';
+import { buildService, forkServer, freePort, Server } from './http/processes';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -33,14 +33,6 @@ const ORIGIN = 'https://bench.example.com';
 const UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ROOT = process.cwd();
-
-/** The admin CLI on the bench database; its one JSON line. */
-function admin(databaseUrl: string, ...command: string[]): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [join(ROOT, 'scripts/admin.js'), ...command], {
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
-  });
-  return JSON.parse(out.toString()) as Record<string, unknown>;
-}
 
 /** The i-th request's body: 1 to 3 events of visitor i. */
 function body(run: string, i: number): string {
@@ -124,21 +116,12 @@ async function main(): Promise<void> {
   const pg = await startBenchDatabase();
   const servers: Server[] = [];
   try {
-    const company = admin(pg.url, 'company', 'create', '--name', 'Bench').id as string;
-    const workspace = admin(pg.url, 'workspace', 'create', '--company', company, '--name', 'W').id as string;
-    const funnelId = admin(pg.url, 'funnel', 'create', '--workspace', workspace, '--name', 'F').id as string;
-    admin(pg.url, 'funnel', 'collection', '--id', funnelId, '--enable', '--origins', ORIGIN);
+    const funnelId = collectingFunnel(pg.url, ORIGIN);
     await sql(pg.url, [
       `CREATE TABLE reference_events (funnel_id uuid, session_id text, type text, occurred_at timestamptz, payload json)`,
     ]);
     const limits = { COLLECT_LIMIT_PER_ADDRESS: '1000000000', COLLECT_LIMIT_PER_FUNNEL: '1000000000' };
-    const profile = PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
-    const service = await startService(
-      ROOT,
-      { ...productionEnv(pg.url), ...limits },
-      await freePort(),
-      profile,
-    );
+    const service = await startBenchService(pg.url, limits, PROFILE);
     const referencePort = await freePort();
     const reference = await forkServer(
       'reference',

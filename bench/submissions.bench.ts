@@ -1,5 +1,5 @@
 /**
- * `npm run bench:submissions -- [--rate 100] [--duration 10] [--no-build]`
+ * `npm run bench:submissions -- [--rate 100] [--duration 10] [--no-build] [--profile dir]`
  *
  * Lead-form submissions (`POST /v1/funnels/{funnelId}/submissions`) to the production build, with a
  * `contact.created` webhook automation on the funnel, at a fixed rate, exactly rate × duration of
@@ -7,14 +7,13 @@
  * counts every submission's contact (by its email) and its automation run; exits non-zero when one
  * is missing.
  */
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { cpuSeconds, cpuSince, postgresPids } from './collect/cpu';
 import { startBenchDatabase } from './metrics/bench-env';
-import { buildService, freePort, productionEnv, startService } from './http/processes';
+import { admin, collectingFunnel, startBenchService } from './collect/setup';
+import { buildService } from './http/processes';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -23,6 +22,8 @@ const option = (name: string, fallback: string) => {
 };
 const RATE = Number(option('rate', '100'));
 const DURATION = Number(option('duration', '10'));
+// A directory to write the service's CPU profile into (node --cpu-prof).
+const PROFILE = option('profile', '');
 const ORIGIN = 'https://bench.example.com';
 const HEADERS = {
   origin: ORIGIN,
@@ -31,13 +32,6 @@ const HEADERS = {
   'content-type': 'text/plain;charset=UTF-8',
 };
 const ROOT = process.cwd();
-
-function admin(databaseUrl: string, ...command: string[]): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [join(ROOT, 'scripts/admin.js'), ...command], {
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
-  });
-  return JSON.parse(out.toString()) as Record<string, unknown>;
-}
 
 async function counts(url: string, text: string, values: unknown[]): Promise<Record<string, number>> {
   const client = new Client({ connectionString: url });
@@ -61,12 +55,9 @@ async function main(): Promise<void> {
     SUBMIT_LIMIT_PER_FUNNEL: '1000000000',
     SUBMIT_MIN_SECONDS: '0',
   };
-  const service = await startService(ROOT, { ...productionEnv(pg.url), ...limits }, await freePort());
+  const service = await startBenchService(pg.url, limits, PROFILE);
   try {
-    const company = admin(pg.url, 'company', 'create', '--name', 'Bench').id as string;
-    const workspace = admin(pg.url, 'workspace', 'create', '--company', company, '--name', 'W').id as string;
-    const funnelId = admin(pg.url, 'funnel', 'create', '--workspace', workspace, '--name', 'F').id as string;
-    admin(pg.url, 'funnel', 'collection', '--id', funnelId, '--enable', '--origins', ORIGIN);
+    const funnelId = collectingFunnel(pg.url, ORIGIN);
     admin(
       pg.url,
       'automation',
