@@ -42,8 +42,8 @@ const MAX_UNSTORED_EVENTS = 20_000;
 export class CollectService implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(CollectService.name);
   private readonly writes = new Set<Promise<void>>();
-  /** Checked events not yet handed to ingestion, per funnel. */
-  private readonly pending = new Map<string, TrackedEvent[]>();
+  /** Checked events not yet handed to ingestion, per funnel, and the promise of their write. */
+  private readonly pending = new Map<string, PendingWrite>();
   private handOverScheduled?: NodeJS.Immediate;
   /** The write holding each session's latest events, by `funnelId sessionId`, until it is done. */
   private readonly sessionWrites = new Map<string, Promise<void>>();
@@ -104,33 +104,34 @@ export class CollectService implements BeforeApplicationShutdown, OnApplicationS
 
   /**
    * Hands checked events to ingestion after this event-loop turn, with the other requests' of the
-   * turn; resolves at once, unless the writes are behind (then once they caught up).
+   * turn; resolves at once, unless the writes are behind (then once these events are written).
    */
   async storeAfterAnswer(funnelId: string, events: TrackedEvent[]): Promise<void> {
     this.unstored += events.length;
-    const waiting = this.pending.get(funnelId);
-    if (waiting) waiting.push(...events);
-    else this.pending.set(funnelId, events);
+    let batch = this.pending.get(funnelId);
+    if (!batch) this.pending.set(funnelId, (batch = pendingWrite()));
+    batch.events.push(...events);
     this.handOverScheduled ??= setImmediate(() => this.handOver());
-    if (this.unstored > MAX_UNSTORED_EVENTS) await this.settled();
+    if (this.unstored > MAX_UNSTORED_EVENTS) await batch.written;
   }
 
   /** Hands each funnel's pending events to ingestion in one call. */
   private handOver(): void {
     if (this.handOverScheduled) clearImmediate(this.handOverScheduled);
     this.handOverScheduled = undefined;
-    for (const [funnelId, events] of this.pending) this.store(funnelId, events);
+    for (const [funnelId, batch] of this.pending) batch.handedOver(this.store(funnelId, batch.events));
     this.pending.clear();
   }
 
-  private store(funnelId: string, events: TrackedEvent[]): void {
+  private store(funnelId: string, events: TrackedEvent[]): Promise<void> {
+    const sessions = new Set(events.map((e) => `${funnelId} ${e.sessionId}`));
     const write = this.events
       .record(funnelId, events)
       .then(
         () => undefined,
         (error: Error) =>
           this.logger.warn(
-            `${events.length} tracker events of funnel ${funnelId} not stored: ${error.message}`,
+            `${events.length} answered events of funnel ${funnelId} not stored: ${error.message}`,
           ),
       )
       .finally(() => {
@@ -139,9 +140,22 @@ export class CollectService implements BeforeApplicationShutdown, OnApplicationS
         for (const key of sessions) if (this.sessionWrites.get(key) === write) this.sessionWrites.delete(key);
       });
     this.writes.add(write);
-    const sessions = new Set(events.map((e) => `${funnelId} ${e.sessionId}`));
     for (const key of sessions) this.sessionWrites.set(key, write);
+    return write;
   }
+}
+
+/** A funnel's events waiting for the end of the turn; `written` settles once their write is done. */
+interface PendingWrite {
+  events: TrackedEvent[];
+  written: Promise<void>;
+  handedOver(write: Promise<void>): void;
+}
+
+function pendingWrite(): PendingWrite {
+  let handedOver!: (write: Promise<void>) => void;
+  const written = new Promise<void>((resolve) => (handedOver = resolve));
+  return { events: [], written, handedOver };
 }
 
 /** The batch's events, refused as a whole when a page may not send one of them. */
