@@ -1,17 +1,19 @@
 /**
- * `npm run bench:submissions -- [--rate 100] [--duration 10] [--no-build]`
+ * `npm run bench:submissions -- [--rate 100] [--duration 10] [--no-build] [--profile dir]`
  *
  * Lead-form submissions (`POST /v1/funnels/{funnelId}/submissions`) to the production build, with a
- * `contact.created` webhook automation on the funnel, at a fixed rate: each of a distinct visitor
- * whose session the tracker started before. Prints the p99 and checks afterwards that every
- * submission has its contact and its automation run.
+ * `contact.created` webhook automation on the funnel, at a fixed rate, exactly rate × duration of
+ * them: each of a distinct visitor whose session the tracker started before. Prints the p99, then
+ * counts every submission's contact (by its email) and its automation run; exits non-zero when one
+ * is missing.
  */
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { cpuSeconds, cpuSince, postgresPids } from './collect/cpu';
 import { startBenchDatabase } from './metrics/bench-env';
-import { buildService, freePort, productionEnv, startService } from './http/processes';
+import { admin, collectingFunnel, startBenchService } from './collect/setup';
+import { buildService } from './http/processes';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -20,6 +22,8 @@ const option = (name: string, fallback: string) => {
 };
 const RATE = Number(option('rate', '100'));
 const DURATION = Number(option('duration', '10'));
+// A directory to write the service's CPU profile into (node --cpu-prof).
+const PROFILE = option('profile', '');
 const ORIGIN = 'https://bench.example.com';
 const HEADERS = {
   origin: ORIGIN,
@@ -29,18 +33,12 @@ const HEADERS = {
 };
 const ROOT = process.cwd();
 
-function admin(databaseUrl: string, ...command: string[]): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [join(ROOT, 'scripts/admin.js'), ...command], {
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
-  });
-  return JSON.parse(out.toString()) as Record<string, unknown>;
-}
-
-async function count(url: string, text: string, values: unknown[]): Promise<number> {
+async function counts(url: string, text: string, values: unknown[]): Promise<Record<string, number>> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    return Number((await client.query(text, values)).rows[0].n);
+    const row = (await client.query(text, values)).rows[0] as Record<string, string>;
+    return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
   } finally {
     await client.end();
   }
@@ -57,12 +55,9 @@ async function main(): Promise<void> {
     SUBMIT_LIMIT_PER_FUNNEL: '1000000000',
     SUBMIT_MIN_SECONDS: '0',
   };
-  const service = await startService(ROOT, { ...productionEnv(pg.url), ...limits }, await freePort());
+  const service = await startBenchService(pg.url, limits, PROFILE);
   try {
-    const company = admin(pg.url, 'company', 'create', '--name', 'Bench').id as string;
-    const workspace = admin(pg.url, 'workspace', 'create', '--company', company, '--name', 'W').id as string;
-    const funnelId = admin(pg.url, 'funnel', 'create', '--workspace', workspace, '--name', 'F').id as string;
-    admin(pg.url, 'funnel', 'collection', '--id', funnelId, '--enable', '--origins', ORIGIN);
+    const funnelId = collectingFunnel(pg.url, ORIGIN);
     admin(
       pg.url,
       'automation',
@@ -91,14 +86,18 @@ async function main(): Promise<void> {
       if (res.status !== 202) throw new Error(`collect answered ${res.status}`);
     }
     // Answered once checked: wait until every session is written.
-    const sessions = () =>
-      count(pg.url, 'SELECT count(*) AS n FROM metric_sessions WHERE funnel_id = $1', [funnelId]);
+    const sessions = async () =>
+      (await counts(pg.url, 'SELECT count(*) AS n FROM metric_sessions WHERE funnel_id = $1', [funnelId])).n;
     while ((await sessions()) < visitors) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Exactly RATE × DURATION submissions, each of its own visitor and email, all answered.
+    const total = RATE * DURATION;
+    const pgPids = await postgresPids(pg.url);
+    const [before, pgBefore] = [cpuSeconds([service.pid]), cpuSeconds(pgPids)];
     let counter = 0;
     const result = await autocannon({
       url: service.baseUrl,
       connections: 20,
-      duration: DURATION,
+      amount: total,
       overallRate: RATE,
       requests: [
         {
@@ -116,27 +115,34 @@ async function main(): Promise<void> {
         },
       ],
     });
-    // Requests still in flight when the run ends are answered after it: count once all are written.
-    const sent = result['2xx'];
-    const leads = () =>
-      count(
+    const answered = result['2xx'];
+    const perSubmission = (seconds: number) => ((seconds * 1000) / total).toFixed(2);
+    const cpu = perSubmission(cpuSince(before, cpuSeconds([service.pid])));
+    const pgCpu = perSubmission(cpuSince(pgBefore, cpuSeconds(await postgresPids(pg.url))));
+    console.log(
+      `${answered} of ${total} submissions answered 202 at ${RATE}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target ≤ 100); non-2xx ${result.non2xx}, errors ${result.errors}; CPU a submission ${cpu} ms + PostgreSQL ${pgCpu} ms; load average ${loadavg()[0].toFixed(1)}`,
+    );
+    // Every lead by its email, and the contact.created run of each: the contact is written before
+    // the answer, its run with it; a minute's grace for anything still being written.
+    const emails = Array.from({ length: total }, (_, i) => `lead-${i}@example.com`);
+    const present = () =>
+      counts(
         pg.url,
-        `SELECT count(*) AS n FROM contacts WHERE funnel_id = $1 AND meta->>'ps_source' = 'funnel'`,
-        [funnelId],
+        `SELECT count(DISTINCT c.id) AS contacts, count(DISTINCT r.contact_id) AS runs
+           FROM contacts c LEFT JOIN automation_runs r ON r.contact_id = c.id AND r.event = 'contact.created'
+          WHERE c.funnel_id = $1 AND c.email = ANY($2) AND c.meta->>'ps_source' = 'funnel'`,
+        [funnelId, emails],
       );
     const deadline = Date.now() + 60_000;
-    while ((await leads()) < sent && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    const contacts = await leads();
-    const runs = await count(pg.url, `SELECT count(*) AS n FROM automation_runs WHERE funnel_id = $1`, [
-      funnelId,
-    ]);
+    let found = await present();
+    while ((found.contacts < total || found.runs < total) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      found = await present();
+    }
     console.log(
-      `${sent} submissions answered 202 at ${RATE}/s: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target ≤ 100), non-2xx ${result.non2xx}`,
+      `contacts ${found.contacts} of ${total}, contact.created runs ${found.runs} of ${total}, missing ${total - found.contacts} contacts and ${total - found.runs} runs`,
     );
-    console.log(
-      `contacts ${contacts}, automation runs ${runs} (both must equal the submissions answered 202: ${sent})`,
-    );
+    if (answered !== total || found.contacts !== total || found.runs !== total) process.exitCode = 1;
   } finally {
     await service.stop();
     await pg.destroy();

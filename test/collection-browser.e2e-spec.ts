@@ -148,6 +148,32 @@ describe('The demo funnel in Chromium', () => {
     expect(conversions).toEqual([{ contact: contact.id }]);
   });
 
+  it('delivers the time on a page as its tab closes, with no later page to send it', async () => {
+    const page = await visit(demo.origin);
+    const opened = Date.now();
+    const sessionId = await page.evaluate(
+      () => (globalThis as unknown as { crm: { sessionId: string } }).crm.sessionId,
+    );
+    const db = t.app.get(DataSource);
+    const events = (type: string) =>
+      db.query(`SELECT payload FROM metric_events WHERE session_id = $1 AND type = $2`, [sessionId, type]);
+    // The start went out while the page was open; its view waits for the page to be left.
+    await eventually(async () => (await events('session_start')).length === 1, 60_000);
+    expect(await events('page_view')).toEqual([]);
+    const shownFor = Date.now() - opened;
+    // The visitor closes the tab: the browser runs the page's unload and delivers its beacon.
+    await page.close({ runBeforeUnload: true });
+    const [view] = await eventually(async () => {
+      const rows = await events('page_view');
+      return rows.length ? rows : undefined;
+    }, 60_000);
+    expect(view.payload).toMatchObject({ pageSlug: 'start', timeOnPageMs: expect.any(Number) });
+    expect(view.payload.timeOnPageMs).toBeGreaterThanOrEqual(shownFor);
+    await page.context().close();
+    // The KPIs count this session too (the first test's and this one) before the next test reads them.
+    await eventually(async () => (await metric('kpis/kpi_total_sessions')).value === 2, 60_000);
+  });
+
   it('changes nothing from an origin the funnel does not allow, or from a headless browser', async () => {
     const before = await metric('kpis/kpi_total_sessions');
     for (const [origin, ua] of [

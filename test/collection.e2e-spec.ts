@@ -276,10 +276,14 @@ describe('Browser collection (settings, collect, submissions)', () => {
           ps_converted_at: expect.any(String),
         },
       });
-      const conversions = await db.query(
-        `SELECT payload->>'contactId' AS contact FROM metric_events WHERE funnel_id = $1 AND session_id = 's-new' AND type = 'conversion'`,
-        [acme.funnelId],
-      );
+      // The conversion is written after the answer.
+      const conversions = await eventually(async () => {
+        const rows = await db.query(
+          `SELECT payload->>'contactId' AS contact FROM metric_events WHERE funnel_id = $1 AND session_id = 's-new' AND type = 'conversion'`,
+          [acme.funnelId],
+        );
+        return rows.length ? rows : undefined;
+      });
       expect(conversions).toEqual([{ contact: contact.id }]);
       const session = await db.query(`SELECT converted_at FROM metric_sessions WHERE session_id = 's-new'`);
       expect(session[0].converted_at).not.toBeNull();

@@ -120,6 +120,7 @@ export function productionEnv(databaseUrl: string): Record<string, string> {
   return {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
+    BASE_URL: 'https://bench.example.com',
     // Rate limiting stays on (every request counted); the limit is out of reach.
     RATE_LIMIT_PER_MINUTE: '1000000000',
     IDP_URL: 'http://127.0.0.1:9/',

@@ -19,6 +19,22 @@ const header = (req: Request, name: string) => {
   return Array.isArray(value) ? value[0] : value;
 };
 
+// A page's requests repeat a few user agents: each is matched against isbot's pattern once.
+const BOT_VERDICTS = new Map<string, boolean>();
+const MAX_BOT_VERDICTS = 1000;
+
+function isBot(userAgent: string): boolean {
+  let bot = BOT_VERDICTS.get(userAgent);
+  if (bot === undefined) {
+    bot = !userAgent || isbot(userAgent);
+    // The oldest goes first once full (a Map keeps insertion order).
+    if (BOT_VERDICTS.size >= MAX_BOT_VERDICTS)
+      BOT_VERDICTS.delete(BOT_VERDICTS.keys().next().value as string);
+    BOT_VERDICTS.set(userAgent, bot);
+  }
+  return bot;
+}
+
 export function browserRequest(req: Request): BrowserRequest {
   const userAgent = header(req, 'user-agent')?.slice(0, 1000) ?? '';
   return {
@@ -26,7 +42,7 @@ export function browserRequest(req: Request): BrowserRequest {
     address: normalizeIp(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
     userAgent,
     optedOut: header(req, 'sec-gpc') === '1' || header(req, 'dnt') === '1',
-    bot: !userAgent || isbot(userAgent),
+    bot: isBot(userAgent),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ValidationError } from '@app/core';
 import { EVENT_TYPES, EventRetention, EventsService, parseEventBatch, TrackedEvent } from '@app/metrics';
 import { BrowserRequest, deviceOf } from './browser-request';
@@ -26,22 +26,27 @@ export function browserBody(body: unknown): unknown {
   }
 }
 
-// Events answered but not yet stored, per process: past this, a request waits for its own write.
+// Events answered but not yet stored, per process: past this, a request waits for the writes.
 const MAX_UNSTORED_EVENTS = 20_000;
 
 /**
  * The tracker's events, from the funnel's allowed origins: what a browser may not decide is
  * decided here (the visitor id, the device when not given; no message events, no contact ids),
  * then the events API's rules check them (parseEventBatch, the kept months) and its ingestion
- * stores them (EventsService.record, which writes the batches of a funnel that arrive together in
- * one transaction). A page waits for no write: it is answered once its events are checked, while
- * the writes stay under MAX_UNSTORED_EVENTS; shutdown waits for them. A bot's events are dropped
- * unseen.
+ * stores them (EventsService.record). A page waits for no write: it is answered once its events
+ * are checked; the checked events of a funnel's requests of one event-loop turn are handed to
+ * ingestion together, once, after the turn, while the writes stay under MAX_UNSTORED_EVENTS.
+ * Shutdown hands over and waits for what is pending. A bot's events are dropped unseen.
  */
 @Injectable()
-export class CollectService implements OnApplicationShutdown {
+export class CollectService implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(CollectService.name);
   private readonly writes = new Set<Promise<void>>();
+  /** Checked events not yet handed to ingestion, per funnel, and the promise of their write. */
+  private readonly pending = new Map<string, PendingWrite>();
+  private handOverScheduled?: NodeJS.Immediate;
+  /** The write holding each session's latest events, by `funnelId sessionId`, until it is done. */
+  private readonly sessionWrites = new Map<string, Promise<void>>();
   private unstored = 0;
 
   constructor(
@@ -51,13 +56,26 @@ export class CollectService implements OnApplicationShutdown {
     private readonly retention: EventRetention,
   ) {}
 
+  // Before the database closes: what was answered is written. Again once the server stopped
+  // accepting, for the requests that were still in flight.
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.settled();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.settled();
   }
 
-  /** Once the events this process answered so far are written (a lead's session reads them). */
+  /** Once every event this process answered so far is written. */
   async settled(): Promise<void> {
+    this.handOver();
     await Promise.allSettled([...this.writes]);
+  }
+
+  /** Once the session's events this process answered so far are written (a lead reads them). */
+  async sessionWritten(funnelId: string, sessionId: string): Promise<void> {
+    if (this.pending.has(funnelId)) this.handOver();
+    await this.sessionWrites.get(`${funnelId} ${sessionId}`);
   }
 
   async collect(funnelId: string, browser: BrowserRequest, rawBody: unknown): Promise<void> {
@@ -81,26 +99,63 @@ export class CollectService implements OnApplicationShutdown {
     }
     const checked = parseEventBatch(body);
     this.retention.assertKept(checked);
-    const write = this.store(funnel.id, checked);
-    if (this.unstored > MAX_UNSTORED_EVENTS) await write;
+    await this.storeAfterAnswer(funnel.id, checked);
+  }
+
+  /**
+   * Hands checked events to ingestion after this event-loop turn, with the other requests' of the
+   * turn; resolves at once, unless the writes are behind (then once these events are written).
+   */
+  async storeAfterAnswer(funnelId: string, events: TrackedEvent[]): Promise<void> {
+    this.unstored += events.length;
+    let batch = this.pending.get(funnelId);
+    if (!batch) this.pending.set(funnelId, (batch = pendingWrite()));
+    batch.events.push(...events);
+    this.handOverScheduled ??= setImmediate(() => this.handOver());
+    if (this.unstored > MAX_UNSTORED_EVENTS) await batch.written;
+  }
+
+  /** Hands each funnel's pending events to ingestion in one call. */
+  private handOver(): void {
+    if (this.handOverScheduled) clearImmediate(this.handOverScheduled);
+    this.handOverScheduled = undefined;
+    for (const [funnelId, batch] of this.pending) batch.handedOver(this.store(funnelId, batch.events));
+    this.pending.clear();
   }
 
   private store(funnelId: string, events: TrackedEvent[]): Promise<void> {
-    this.unstored += events.length;
+    const sessions = new Set(events.map((e) => `${funnelId} ${e.sessionId}`));
     const write = this.events
       .record(funnelId, events)
       .then(
         () => undefined,
         (error: Error) =>
-          this.logger.warn(`tracker events of funnel ${funnelId} not stored: ${error.message}`),
+          this.logger.warn(
+            `${events.length} answered events of funnel ${funnelId} not stored: ${error.message}`,
+          ),
       )
       .finally(() => {
         this.unstored -= events.length;
         this.writes.delete(write);
+        for (const key of sessions) if (this.sessionWrites.get(key) === write) this.sessionWrites.delete(key);
       });
     this.writes.add(write);
+    for (const key of sessions) this.sessionWrites.set(key, write);
     return write;
   }
+}
+
+/** A funnel's events waiting for the end of the turn; `written` settles once their write is done. */
+interface PendingWrite {
+  events: TrackedEvent[];
+  written: Promise<void>;
+  handedOver(write: Promise<void>): void;
+}
+
+function pendingWrite(): PendingWrite {
+  let handedOver!: (write: Promise<void>) => void;
+  const written = new Promise<void>((resolve) => (handedOver = resolve));
+  return { events: [], written, handedOver };
 }
 
 /** The batch's events, refused as a whole when a page may not send one of them. */

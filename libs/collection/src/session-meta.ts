@@ -28,16 +28,23 @@ export class SessionMeta {
     return this.sessions.read(funnelId, sessionId);
   }
 
+  /** The funnel's page titles by slug. */
+  async pageTitles(funnelId: string): Promise<Map<string, string>> {
+    return new Map((await this.funnels.pagesOf(funnelId)).map((p) => [p.slug, p.title]));
+  }
+
+  /** `titles`: the funnel's, when read already (beside the summary). */
   async detailsOf(
     funnelId: string,
     summary: SessionSummary | undefined,
     page: PageContext = {},
+    titles?: Map<string, string>,
   ): Promise<SessionDetails> {
     const meta: ContactMeta = {};
     if (page.timezone) meta.ps_timezone = page.timezone;
     if (page.embed !== undefined) meta.ps_embed = page.embed;
     if (!summary) return { meta, utmParams: {} };
-    const titles = new Map((await this.funnels.pagesOf(funnelId)).map((p) => [p.slug, p.title]));
+    titles ??= await this.pageTitles(funnelId);
     if (summary.startedAt) meta.ps_first_seen_at = summary.startedAt.toISOString();
     if (summary.lastSeenAt) meta.ps_last_seen_at = summary.lastSeenAt.toISOString();
     if (summary.firstPage) {

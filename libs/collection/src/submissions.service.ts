@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfigService, isStorableText, ValidationError } from '@app/core';
 import { ContactCaptureService } from '@app/contacts';
-import { EVENT_LIMITS, EventsService, parseEventBatch } from '@app/metrics';
+import { EVENT_LIMITS, parseEventBatch } from '@app/metrics';
 import { BrowserRequest } from './browser-request';
 import { browserBody, CollectService } from './collect.service';
 import { CollectionDoor } from './collection-door';
@@ -28,8 +28,8 @@ const MAX_TIMEZONE_LENGTH = 100;
  * filled honeypot, a session that began too recently or never), the lead creates or fills its
  * contact (ContactCaptureService) with `ps_source: funnel` and its session's meta, its answers
  * as properties `question_<n>` (the session's details by SessionMeta, as a conversion of the
- * events API links them); then the session's conversion is stored with the contact's id by the
- * events API's ingestion. The page learns
+ * events API links them); then the session's conversion, with the contact's id, is handed to the
+ * events API's ingestion after the answer (CollectService.storeAfterAnswer). The page learns
  * nothing of the contact: every outcome but a refusal of the request itself is the same 202.
  */
 @Injectable()
@@ -39,7 +39,6 @@ export class SubmissionsService {
     private readonly collector: CollectService,
     private readonly sessionMeta: SessionMeta,
     private readonly capture: ContactCaptureService,
-    private readonly events: EventsService,
     @Inject(ConfigService) private readonly config: AppConfigService,
   ) {}
 
@@ -49,12 +48,15 @@ export class SubmissionsService {
     const submission = readSubmission(browserBody(rawBody));
     if (submission.trap) return;
     // The page's last events, sent just before its form, are part of the session read below.
-    await this.collector.settled();
-    const summary = await this.sessionMeta.summary(funnel.id, submission.sessionId);
+    await this.collector.sessionWritten(funnel.id, submission.sessionId);
+    const [summary, titles] = await Promise.all([
+      this.sessionMeta.summary(funnel.id, submission.sessionId),
+      this.sessionMeta.pageTitles(funnel.id),
+    ]);
     const minimumMs = this.config.get('SUBMIT_MIN_SECONDS') * 1000;
     if (!summary?.startedAt || Date.now() - summary.startedAt.getTime() < minimumMs) return;
 
-    const details = await this.sessionMeta.detailsOf(funnel.id, summary, submission.page);
+    const details = await this.sessionMeta.detailsOf(funnel.id, summary, submission.page, titles);
     // The session's answers as tracked, and the form's own over them.
     const answers = {
       ...summary.answers,
@@ -80,7 +82,8 @@ export class SubmissionsService {
         },
       ],
     });
-    await this.events.record(funnel.id, conversion);
+    // Written after the answer, as the tracker's events are.
+    await this.collector.storeAfterAnswer(funnel.id, conversion);
   }
 }
 
