@@ -1,3 +1,4 @@
+import { createRandom } from '../../apps/admin/src/demo/demo-data';
 import { CHART_SUBTYPES, FILTERED_CHARTS, FILTERED_KPIS, KPI_SUBTYPES } from '@app/metrics';
 import { httpClient } from './http-client';
 
@@ -11,18 +12,6 @@ export const TRAFFIC_FROM = Date.parse('2026-03-26T00:00:00Z');
 export const TRAFFIC_TO = TRAFFIC_FROM + 6 * DAY;
 const PAGES = ['start', 'details', 'done'];
 
-/** A small deterministic generator (mulberry32), so every build sends the same traffic. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type TrackingEvent = Record<string, unknown>;
 
 /**
@@ -30,7 +19,7 @@ type TrackingEvent = Record<string, unknown>;
  * (some naming a contact) and completions; events in random order within the batches.
  */
 export function sessionTraffic(seed: number, sessions: number, contactIds: string[]): TrackingEvent[] {
-  const random = seeded(seed);
+  const random = createRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const at = (ms: number) => new Date(Math.min(TRAFFIC_TO - 1, ms)).toISOString();
   const events: TrackingEvent[] = [];
@@ -95,7 +84,7 @@ export function sessionTraffic(seed: number, sessions: number, contactIds: strin
  * sessions, new sessions on the first days, and repeats of events already counted.
  */
 export function lateTraffic(seed: number, earlier: TrackingEvent[]): TrackingEvent[] {
-  const random = seeded(seed);
+  const random = createRandom(seed);
   const starts = earlier.filter((e) => e.type === 'session_start');
   const late: TrackingEvent[] = [];
   for (const start of starts.filter(() => random() < 0.2)) {
