@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
@@ -37,6 +37,56 @@ interface PendingRow {
   contact: Record<string, unknown>;
 }
 
+/** The refused rows of one import, with their line and reason, written from the first one on. */
+class RefusedRows {
+  private out?: { csv: Stringifier; file: WriteStream };
+
+  constructor(readonly path: string) {}
+
+  get written(): boolean {
+    return this.out !== undefined;
+  }
+
+  async add(header: string[], cells: string[], line: number, reason: string): Promise<void> {
+    if (!this.out) {
+      const csv = stringify({ header: true, columns: [...header, 'line', 'reason'] });
+      this.out = { csv, file: createWriteStream(this.path) };
+      csv.pipe(this.out.file);
+    }
+    const { csv } = this.out;
+    const row = header.map((_, i) => cells[i] ?? '');
+    if (!csv.write([...row, String(line), reason]))
+      await new Promise((resolve) => csv.once('drain', resolve));
+  }
+
+  async close(): Promise<void> {
+    if (!this.out) return;
+    this.out.csv.end();
+    await finished(this.out.file);
+  }
+}
+
+/** A progress bar on stderr over the file's bytes. */
+function importProgress(size: number): SingleBar {
+  const progress = new SingleBar(
+    {
+      stream: process.stderr,
+      format:
+        'importing |{bar}| {percentage}% | {rows} rows: {created} created, {updated} updated, {refused} refused',
+      hideCursor: true,
+    },
+    Presets.shades_classic,
+  );
+  progress.start(size, 0, { rows: 0, created: 0, updated: 0, refused: 0 });
+  return progress;
+}
+
+/** The CSV rows of `input` with their line numbers. */
+const csvRecords = (input: ReadStream, delimiter: string) =>
+  input.pipe(
+    parse({ bom: true, delimiter, info: true, relax_column_count: true, skip_empty_lines: true }),
+  ) as AsyncIterable<{ record: string[]; info: { lines: number } }>;
+
 /**
  * Imports a CSV of contacts into a funnel through the batch upsert of ContactsService, so every row
  * passes the checks of the API: the file is read as a stream and written MAX_BATCH_CONTACTS rows a
@@ -53,27 +103,17 @@ export class ContactImportService {
   async import(options: ContactImportOptions): Promise<ContactImportSummary> {
     const funnel = await this.funnels.findById(options.funnelId);
     const { size } = await stat(options.file);
-    const refusedFile = `${options.file}.refused.csv`;
+    const refused = new RefusedRows(`${options.file}.refused.csv`);
     // The previous run's refusals would read as this run's.
-    await rm(refusedFile, { force: true });
+    await rm(refused.path, { force: true });
 
     const summary: ContactImportSummary = { rows: 0, created: 0, updated: 0, refused: 0, ignoredColumns: [] };
     let header: string[] | undefined;
     let targets: ColumnTarget[] = [];
-    let refusals: { csv: Stringifier; file: WriteStream } | undefined;
     let pending: PendingRow[] = [];
-
     const refuse = async (cells: string[], line: number, reason: string) => {
       summary.refused += 1;
-      if (!refusals) {
-        const csv = stringify({ header: true, columns: [...header!, 'line', 'reason'] });
-        refusals = { csv, file: createWriteStream(refusedFile) };
-        csv.pipe(refusals.file);
-      }
-      const row = header!.map((_, i) => cells[i] ?? '');
-      if (!refusals.csv.write([...row, String(line), reason])) {
-        await new Promise((resolve) => refusals!.csv.once('drain', resolve));
-      }
+      await refused.add(header!, cells, line, reason);
     };
 
     const flush = async () => {
@@ -96,30 +136,9 @@ export class ContactImportService {
     };
 
     const input = createReadStream(options.file);
-    const progress = new SingleBar(
-      {
-        stream: process.stderr,
-        format:
-          'importing |{bar}| {percentage}% | {rows} rows: {created} created, {updated} updated, {refused} refused',
-        hideCursor: true,
-      },
-      Presets.shades_classic,
-    );
-    progress.start(size, 0, { rows: 0, created: 0, updated: 0, refused: 0 });
+    const progress = importProgress(size);
     try {
-      const records = input.pipe(
-        parse({
-          bom: true,
-          delimiter: options.delimiter ?? ',',
-          info: true,
-          relax_column_count: true,
-          skip_empty_lines: true,
-        }),
-      );
-      for await (const { record, info } of records as AsyncIterable<{
-        record: string[];
-        info: { lines: number };
-      }>) {
+      for await (const { record, info } of csvRecords(input, options.delimiter ?? ',')) {
         if (!header) {
           header = record.map((column) => column.trim());
           targets = columnTargets(header, options.map ?? {});
@@ -141,11 +160,8 @@ export class ContactImportService {
     } finally {
       progress.stop();
       input.destroy();
-      if (refusals) {
-        refusals.csv.end();
-        await finished(refusals.file);
-      }
+      await refused.close();
     }
-    return refusals ? { ...summary, refusedFile } : summary;
+    return refused.written ? { ...summary, refusedFile: refused.path } : summary;
   }
 }

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { firstLine, freePort, isAlive, logReason, runningPort } from './embedded-postgres-probes';
 import {
   Account,
   binariesFor,
@@ -48,39 +48,6 @@ export interface EmbeddedPostgresHandle {
   keepAlive(onLost: (error: Error) => void, intervalMs?: number): () => void;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Port of the server running on this cluster, read from postmaster.pid, if one runs. */
-async function runningPort(clusterDir: string): Promise<number | undefined> {
-  const pidFile = join(clusterDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const lines = (await readFile(pidFile, 'utf8')).split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  const status = lines[7]?.trim();
-  if (!pid || !port || !isAlive(pid)) return undefined;
-  return status === 'ready' ? port : undefined;
-}
-
 interface Cluster {
   dir: string;
   logFile: string;
@@ -90,12 +57,6 @@ interface Cluster {
 
 function asAccount(cluster: Cluster) {
   return cluster.account ? { uid: cluster.account.uid, gid: cluster.account.gid } : {};
-}
-
-/** The first line of what a failed tool printed, for a one-line error. */
-function firstLine(error: unknown): string {
-  const { stderr, message } = error as { stderr?: string; message?: string };
-  return (stderr || message || String(error)).split('\n').find((line) => line.trim()) ?? 'unknown error';
 }
 
 async function initialise(cluster: Cluster, credentialsFile: string): Promise<void> {
@@ -184,34 +145,14 @@ async function setAside(
   log(`embedded PostgreSQL in ${cluster.dir} had no credentials in ${credentialsFile}: kept as ${aside}`);
 }
 
-/** The last FATAL or PANIC line of the server's log, which says why it did not start. */
-async function logReason(logFile: string): Promise<string | undefined> {
-  const text = await readFile(logFile, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .reverse()
-    .find((line) => /\b(FATAL|PANIC):/.test(line))
-    ?.trim();
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Starts (or joins) the embedded PostgreSQL cluster of DATA_DIR `<dir>`, so the server and the
- * admin CLI can use one database at the same time. The data survives restarts.
- */
-export async function acquireEmbeddedPostgres(
-  options: EmbeddedPostgresOptions,
-): Promise<EmbeddedPostgresHandle> {
-  const dir = resolve(options.dir);
+/** The cluster of `dir` and its superuser's credentials: set aside or initialised as needed. */
+async function openCluster(
+  dir: string,
+  log: (line: string) => void,
+): Promise<{ cluster: Cluster; credentials: Credentials }> {
   const credentialsFile = join(dir, 'postgres-credentials.json');
-  const log = options.log ?? (() => undefined);
-  const usersDir = join(dir, 'postgres-users');
-  const userFile = join(usersDir, String(process.pid));
-  await mkdir(usersDir, { recursive: true });
-  // Registered before the server is looked at, so a process releasing it now sees this one.
-  await writeFile(userFile, '');
-
   const account = await postgresAccount();
   const clusterDir = await clusterDirFor(dir, account);
   const cluster: Cluster = {
@@ -227,28 +168,93 @@ export async function acquireEmbeddedPostgres(
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
     await initialise(cluster, credentialsFile);
   }
-  const credentials = JSON.parse(await readFile(credentialsFile, 'utf8')) as Credentials;
+  return { cluster, credentials: JSON.parse(await readFile(credentialsFile, 'utf8')) as Credentials };
+}
 
-  let started = false;
-  let port = await runningPort(clusterDir);
+/** The port of the cluster's server: the running one's, or a new one's this process started. */
+async function startOrJoin(
+  cluster: Cluster,
+  log: (line: string) => void,
+): Promise<{ port: number; started: boolean }> {
+  let port = await runningPort(cluster.dir);
   for (let attempt = 0; port === undefined && attempt < 3; attempt++) {
     const candidate = await freePort();
     try {
       await startServer(cluster, candidate);
-      started = true;
-      port = candidate;
       log(`embedded PostgreSQL started on 127.0.0.1:${candidate}`);
+      return { port: candidate, started: true };
     } catch {
       // Another process may have started the cluster at the same moment: join it if so.
       await sleep(500 * (attempt + 1));
-      port = await runningPort(clusterDir);
+      port = await runningPort(cluster.dir);
     }
   }
   if (port === undefined) {
     const reason = (await logReason(cluster.logFile)) ?? 'the server did not become ready';
     throw new EmbeddedPostgresError(reason, `see ${cluster.logFile}`);
   }
+  return { port, started: false };
+}
 
+/**
+ * Every `intervalMs`, starts the server again on `port` when it is not running; `onLost` when it
+ * cannot be. Returns a function that stops watching.
+ */
+function watchServer(
+  cluster: Cluster,
+  port: number,
+  log: (line: string) => void,
+  onLost: (error: Error) => void,
+  intervalMs: number,
+): () => void {
+  let restarting = false;
+  let watching = true;
+  const timer = setInterval(() => {
+    if (restarting || !watching) return;
+    restarting = true;
+    void (async () => {
+      if ((await runningPort(cluster.dir)) !== undefined || !watching) return;
+      log('embedded PostgreSQL is not running: starting it again');
+      try {
+        await startServer(cluster, port);
+        log(`embedded PostgreSQL started again on 127.0.0.1:${port}`);
+      } catch (error) {
+        // Another process may have restarted it at the same moment.
+        if ((await runningPort(cluster.dir)) !== undefined) return;
+        clearInterval(timer);
+        const reason = (await logReason(cluster.logFile)) ?? firstLine(error);
+        onLost(
+          new EmbeddedPostgresError(
+            `it stopped and could not be restarted: ${reason}`,
+            `see ${cluster.logFile}`,
+          ),
+        );
+      }
+    })().finally(() => (restarting = false));
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    watching = false;
+    clearInterval(timer);
+  };
+}
+
+/**
+ * Starts (or joins) the embedded PostgreSQL cluster of DATA_DIR `<dir>`, so the server and the
+ * admin CLI can use one database at the same time. The data survives restarts.
+ */
+export async function acquireEmbeddedPostgres(
+  options: EmbeddedPostgresOptions,
+): Promise<EmbeddedPostgresHandle> {
+  const dir = resolve(options.dir);
+  const log = options.log ?? (() => undefined);
+  const usersDir = join(dir, 'postgres-users');
+  const userFile = join(usersDir, String(process.pid));
+  await mkdir(usersDir, { recursive: true });
+  // Registered before the server is looked at, so a process releasing it now sees this one.
+  await writeFile(userFile, '');
+  const { cluster, credentials } = await openCluster(dir, log);
+  const { port, started } = await startOrJoin(cluster, log);
   const adminUrl = `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`;
   await ensureDatabase(`${adminUrl}/postgres`, EMBEDDED_DATABASE);
 
@@ -259,12 +265,11 @@ export async function acquireEmbeddedPostgres(
     haltWatcher();
     await run(
       cluster.binaries.pg_ctl,
-      ['stop', '-w', '-m', 'fast', '-D', clusterDir],
+      ['stop', '-w', '-m', 'fast', '-D', cluster.dir],
       asAccount(cluster),
     ).catch(() => undefined);
     log('embedded PostgreSQL stopped');
   };
-  const serverPort = port;
   return {
     url: `${adminUrl}/${EMBEDDED_DATABASE}`,
     started,
@@ -275,36 +280,7 @@ export async function acquireEmbeddedPostgres(
       if (!(await otherUsersAlive(usersDir))) await stop();
     },
     keepAlive: (onLost, intervalMs = 2000) => {
-      let restarting = false;
-      let watching = true;
-      const timer = setInterval(() => {
-        if (restarting || !watching) return;
-        restarting = true;
-        void (async () => {
-          if ((await runningPort(clusterDir)) !== undefined || !watching) return;
-          log('embedded PostgreSQL is not running: starting it again');
-          try {
-            await startServer(cluster, serverPort);
-            log(`embedded PostgreSQL started again on 127.0.0.1:${serverPort}`);
-          } catch (error) {
-            // Another process may have restarted it at the same moment.
-            if ((await runningPort(clusterDir)) !== undefined) return;
-            clearInterval(timer);
-            const reason = (await logReason(cluster.logFile)) ?? firstLine(error);
-            onLost(
-              new EmbeddedPostgresError(
-                `it stopped and could not be restarted: ${reason}`,
-                `see ${cluster.logFile}`,
-              ),
-            );
-          }
-        })().finally(() => (restarting = false));
-      }, intervalMs);
-      timer.unref();
-      haltWatcher = () => {
-        watching = false;
-        clearInterval(timer);
-      };
+      haltWatcher = watchServer(cluster, port, log, onLost, intervalMs);
       return haltWatcher;
     },
   };
