@@ -50,8 +50,4 @@ export class MetricSegmentRollup extends SessionSegmentColumns {
    */
   @Column({ type: 'jsonb', default: () => "'{}'" })
   events: Record<string, Record<string, [number, number, number, string | null, number | null]>>;
-
-  /** The version of the fold that wrote the row (FOLD_VERSION); no default, so an older fold cannot write. */
-  @Column({ type: 'smallint' })
-  foldVersion: number;
 }

@@ -11,7 +11,7 @@ import type { FilterName } from '../events/session-definitions';
 import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
 import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
-import { foldedSessionCover, SegmentPlan, SegmentPlanner } from '../segments/segment-state';
+import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SqlParams } from '../sql/sql-params';
 import { signedCover } from '../time/time-cover';
@@ -110,20 +110,18 @@ export class RollupReader {
 
   /**
    * Session counters of dimensions the session rollups hold, of every session: ingestion's grains,
-   * and at an edge off the minute the fold's ten-second rows where the statement finds that they
-   * may be read (foldedSessionCover), so the edge reads at most five seconds of sessions there.
+   * and at most half a minute of sessions raw at each edge.
    */
   private rolledSessions(
     funnelId: string,
     window: MetricWindow,
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const minutes = signedCover(window.from, window.to + 1, SESSION_GRAINS);
     return this.sessionSums(
       funnelId,
       dimensions,
       {},
-      minutes.raw.length ? foldedSessionCover(minutes) : minutes,
+      signedCover(window.from, window.to + 1, SESSION_GRAINS),
     );
   }
 
@@ -149,8 +147,7 @@ export class RollupReader {
 
   /**
    * Session counters per dimension and key: the session rollups' buckets of `cover` and its raw
-   * pieces, those guarded as the statement finds the fold (foldedSessionCover); with `plan`, also
-   * the segment rollups' whole buckets.
+   * pieces; with `plan`, also the segment rollups' whole buckets.
    */
   private async sessionSums(
     funnelId: string,

@@ -1,10 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
-import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
-import { emptySession } from '../events/session-state';
-import { RollupRow, SessionCounts, sessionRollupDeltas } from '../rollups/rollup-deltas';
-import { sessionRollupReplaceSql, sessionRollupValues } from '../rollups/rollup-rows';
 import { at, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
@@ -40,8 +36,6 @@ interface Computed {
 interface MinuteRows {
   finest: SegmentRow[];
   minute: SegmentRow[];
-  /** The session rollups' ten-second rows of the sessions started in the minutes. */
-  sessions: RollupRow<SessionCounts>[];
 }
 
 /**
@@ -112,8 +106,7 @@ export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_
 /**
  * Computes the ten-second and minute rows of `minutes` from the raw rows and the whole coarser
  * buckets above them (coarserBuckets) from the finer rows, those in hand and those read for the
- * rest of a bucket, and writes what changed: one statement reads, one writes; a second writes the
- * session rollups' ten-second rows of the minutes.
+ * rest of a bucket, and writes what changed: one statement reads, one writes.
  */
 export async function refold(
   manager: EntityManager,
@@ -148,7 +141,6 @@ export async function refold(
     levels.push({ grain: plan.grain, ranges: plan.buckets, rows: coarserRows(rows, plan.grain) });
   }
   await replace(manager, funnelId, levels);
-  if (minutes.length) await replaceSessions(manager, funnelId, minutes, computed?.sessions ?? []);
 }
 
 /**
@@ -161,9 +153,9 @@ export async function refold(
 async function minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<MinuteRows> {
   const dropped = await droppedParts(manager, ranges);
   const raw = dropped.length ? subtract(ranges, dropped) : ranges;
-  const { finest, sessions } = await computedRows(manager, funnelId, ranges, raw);
+  const finest = await computedRows(manager, funnelId, ranges, raw);
   const minute = coarserRows(finest, 60);
-  if (!dropped.length) return { finest, minute, sessions };
+  if (!dropped.length) return { finest, minute };
   const stored = await read(
     manager,
     funnelId,
@@ -176,20 +168,16 @@ async function minuteRows(manager: EntityManager, funnelId: string, ranges: Rang
   return {
     finest: withStoredEvents(finest, of(FINEST_SEGMENT_GRAIN)),
     minute: withStoredEvents(minute, of(60)),
-    sessions,
   };
 }
 
-/**
- * Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`, and
- * the session rollups' ten-second rows of those sessions, as ingestion counts them at its grains.
- */
+/** Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
 async function computedRows(
   manager: EntityManager,
   funnelId: string,
   ranges: Range[],
   raw: Range[],
-): Promise<Pick<MinuteRows, 'finest' | 'sessions'>> {
+): Promise<SegmentRow[]> {
   const los = ranges.map((r) => iso(r.from));
   const his = ranges.map((r) => iso(r.to));
   const sessionRows: SessionRow[] = await manager.query(
@@ -216,12 +204,7 @@ async function computedRows(
     label: r.label as string | null,
     labelAt: r.label_at === null ? null : Number(r.label_at),
   }));
-  const states = sessionRows.map(sessionFromRow);
-  const started = states.map((after) => ({ before: emptySession(after.sessionId), after }));
-  return {
-    finest: finestRows(states, events),
-    sessions: sessionRollupDeltas(started, SESSION_ROLLUP_DIMENSIONS, [FINEST_SEGMENT_GRAIN]),
-  };
+  return finestRows(sessionRows.map(sessionFromRow), events);
 }
 
 /** The stored rows of the given grains and ranges. */
@@ -277,18 +260,5 @@ async function replace(manager: EntityManager, funnelId: string, levels: Compute
       rows.map((r) => r.segment),
       ...documents,
     ],
-  );
-}
-
-/** Makes the session rollups' ten-second rows of the minutes `minutes` the given ones. */
-async function replaceSessions(
-  manager: EntityManager,
-  funnelId: string,
-  minutes: Range[],
-  rows: RollupRow<SessionCounts>[],
-): Promise<void> {
-  await manager.query(
-    sessionRollupReplaceSql('$1', ['$2::timestamptz[]', '$3::timestamptz[]'], FINEST_SEGMENT_GRAIN, 4),
-    [funnelId, minutes.map((r) => iso(r.from)), minutes.map((r) => iso(r.to)), ...sessionRollupValues(rows)],
   );
 }

@@ -28,7 +28,7 @@ export async function rawEventsNeededFrom(manager: EntityManager, before: number
 }
 
 /**
- * Deletes the segment rollups' and the session rollups' ten-second rows before `before` (epoch ms,
+ * Deletes the segment rollups' ten-second rows before `before` (epoch ms,
  * the end of the raw months just dropped): they serve the edges of reads at finer than a minute, as
  * the raw rows did, and would otherwise keep most of the rollups' size past the retention. Every funnel's
  * `finest_from` moves to `before` first, so plans take no ten-second row there, and a change that
@@ -42,8 +42,6 @@ export async function dropTenSecondRows(manager: EntityManager, before: number):
        WHERE finest_from IS NULL OR finest_from < $1 RETURNING funnel_id
      ), recorded AS (
        INSERT INTO metric_segment_changes (funnel_id) SELECT funnel_id FROM moved
-     ), sessions AS (
-       DELETE FROM metric_session_rollups WHERE grain = $2 AND bucket < $1
      )
      DELETE FROM metric_segment_rollups WHERE grain = $2 AND bucket < $1`,
     [new Date(before).toISOString(), FINEST_SEGMENT_GRAIN],

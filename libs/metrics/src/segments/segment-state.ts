@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { bucketStart, FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
-import { Cover, CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
+import { FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
+import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
 /**
@@ -157,49 +157,3 @@ function mergePieces(pieces: RawPiece[]): RawPiece[] {
   }
   return [...merged, ...pieces.filter((p) => p.sign < 0)];
 }
-
-/**
- * A session figure's cover over ingestion's grains (`minutes`) with each raw piece, cut at the
- * minutes it spans (a window shorter than a minute may be one piece across a boundary), offered
- * twice, guarded by whether the fold's rows of its minute may be read (`guard`): its ten-second
- * buckets from the session rollups and at most five seconds raw where they may, the piece raw (up
- * to half a minute) where they may not. The statement decides (usableMinutesSql) and reads in one
- * snapshot, so the answer is exact whatever the fold has done, with no plan read first.
- */
-export function foldedSessionCover(minutes: Cover): Cover {
-  const segments: Segment[] = [...minutes.segments];
-  const raw: RawPiece[] = [];
-  for (const piece of minutes.raw)
-    for (let from = piece.from; from < piece.to;) {
-      const minute = bucketStart(from, 60);
-      const to = Math.min(piece.to, minute + MINUTE_MS);
-      raw.push({ from, to, sign: piece.sign, guard: { minute, folded: false } });
-      const fine = signedCover(from, to, [FINEST_SEGMENT_GRAIN]);
-      const sign = (s: 1 | -1) => (s * piece.sign) as 1 | -1;
-      for (const s of fine.segments) segments.push({ ...s, sign: sign(s.sign), guard: minute });
-      for (const r of fine.raw) raw.push({ ...r, sign: sign(r.sign), guard: { minute, folded: true } });
-      from = to;
-    }
-  return { segments, raw, finest: FINEST_SEGMENT_GRAIN };
-}
-
-/** The minutes (epoch ms) the guards of a cover name (foldedSessionCover). */
-export const guardedMinutes = (cover: Cover): number[] => [
-  ...new Set([
-    ...cover.segments.flatMap((s) => (s.guard === undefined ? [] : [s.guard])),
-    ...cover.raw.flatMap((r) => (r.guard === undefined ? [] : [r.guard.minute])),
-  ]),
-];
-
-/**
- * SELECT of those of the minutes `minutes` (a timestamptz[] SQL) whose session rollups' ten-second
- * rows may be read in the statement's snapshot, as `minute`: folded (before `folded_to`), from
- * `finest_from` on, and named by no pending change. A change of a session names its start minutes
- * (segmentChanges), the only minutes whose session rows it alters, so no session's step marks are
- * read, unlike the segment rows' stale minutes (staleMinutesSql), which its events' minutes are.
- */
-export const usableMinutesSql = (funnel: string, minutes: string) =>
-  `SELECT m.minute FROM unnest(${minutes}) AS m(minute)
-   JOIN metric_segment_folds f ON f.funnel_id = ${funnel} AND f.folded_to >= m.minute + interval '1 minute'
-     AND (f.finest_from IS NULL OR f.finest_from <= m.minute)
-   WHERE NOT EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = ${funnel} AND c.minute = m.minute)`;

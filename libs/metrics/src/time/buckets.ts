@@ -9,12 +9,9 @@ export const MINUTE_MS = 60_000;
  *
  * Page views and clicks keep ten-second buckets: at high traffic their raw rows are the densest,
  * and their rollup rows are few and cheap to write, so an edge reads at most five seconds of them.
- * Ingestion's session rows stop at the minute: a session adds a rollup row per page, device,
- * source and answer, and ten-second rows would cost ingestion a sixth of its throughput. The fold
- * writes them instead, from the sessions of the minutes it folds (segments/segment-folder.ts): an
- * edge of a session figure reads them where its minute is folded and unchanged since
- * (foldedSessionCover), so at most five seconds of sessions raw; elsewhere half a minute, summed
- * where they are (rollups/raw-sessions.ts).
+ * Session rows stop at the minute: a session adds a rollup row per page, device, source and
+ * answer, and ten-second rows would cost ingestion a sixth of its throughput. An edge of a session
+ * figure reads at most half a minute of sessions, summed where they are (rollups/raw-sessions.ts).
  */
 export const EVENT_GRAINS = [86_400, 3_600, 900, 60, 10] as const;
 export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
