@@ -336,7 +336,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
     return row;
   };
 
-  const GRAINS = [10, 60, 300, 900, 3600, 86400];
+  const GRAINS = [60, 300, 900, 3600, 86400];
   // A segment's key as segmentKey() writes it (`<length>:<value>` per filter attribute, `-` unset).
   const SEGMENT_KEY = ['device', 'utm_source', 'ab_variant', 'utm_medium', 'utm_campaign']
     .map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`)
@@ -344,17 +344,19 @@ describe('filtered figures from folded segment rollups equal the raw computation
 
   /**
    * Runs migrations' frozen statements as they ran at their turn, before the later migrations
-   * added the totals columns without a default: the columns the statements do not write take the
-   * values those migrations gave the rows already there.
+   * added the totals columns without a default (the columns the statements do not write take the
+   * values those migrations gave the rows already there) and dropped `finest_from` (none: every
+   * minute's ten-second rows were read).
    */
   const atTheirTurn = (statements: string[]) =>
     db.transaction(async (manager) => {
       const columns = ['started', 'conversions', 'completions', 'completion_ms'];
-      const defaults = ['0', '0', '0', '0'];
       await manager.query(
-        `ALTER TABLE metric_segment_rollups ${columns.map((c, i) => `ALTER ${c} SET DEFAULT ${defaults[i]}`).join(', ')}`,
+        `ALTER TABLE metric_segment_rollups ${columns.map((c) => `ALTER ${c} SET DEFAULT 0`).join(', ')}`,
       );
+      await manager.query(`ALTER TABLE metric_segment_folds ADD finest_from timestamptz`);
       for (const sql of statements) await manager.query(sql);
+      await manager.query(`ALTER TABLE metric_segment_folds DROP COLUMN finest_from`);
       await manager.query(
         `ALTER TABLE metric_segment_rollups ${columns.map((c) => `ALTER ${c} DROP DEFAULT`).join(', ')}`,
       );
@@ -362,8 +364,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
 
   /**
    * A funnel's segment rollup totals per grain (non-zero ones), and the same counted from its
-   * sessions one by one for the whole buckets before `folded_to` (ten-second ones from
-   * `finest_from`): what the fold must have written.
+   * sessions one by one for the whole buckets before `folded_to`: what the fold must have written.
    */
   const segmentTotals = async (funnelId: string) => {
     const rows = (sql: string, grain: number) =>
@@ -388,7 +389,6 @@ describe('filtered figures from folded segment rollups equal the raw computation
            FROM metric_sessions m JOIN metric_segment_folds f ON f.funnel_id = m.funnel_id
            WHERE m.funnel_id = $1 AND m.started_at IS NOT NULL
              AND date_bin($2 * interval '1 second', m.started_at, 'epoch') + $2 * interval '1 second' <= f.folded_to
-             AND ($2 <> 10 OR m.started_at >= coalesce(f.finest_from, '-infinity'))
            GROUP BY 1, 2`,
           grain,
         ),
@@ -515,28 +515,5 @@ describe('filtered figures from folded segment rollups equal the raw computation
       );
     await expect(previousFold(stored.bucket)).rejects.toThrow(/"started".*not-null/);
     await expect(previousFold(new Date(0))).rejects.toThrow(/"started".*not-null/);
-  });
-
-  it("reads no ten-second row among the minutes folded before they existed (the grain's migration)", async () => {
-    // Folded with the minutes: per funnel, the ten-second rows hold what the minute rows hold.
-    const totals: { funnel_id: string; grain: number; sessions: string; page_views: string }[] =
-      await db.query(
-        `SELECT funnel_id, grain, sum((SELECT coalesce(sum(value::bigint), 0) FROM jsonb_each_text(sessions -> 'page'))) AS sessions,
-              sum((SELECT coalesce(sum((value ->> 0)::bigint), 0) FROM jsonb_each(events -> 'page'))) AS page_views
-       FROM metric_segment_rollups WHERE grain IN (10, 60) AND funnel_id = ANY($1) GROUP BY 1, 2 ORDER BY 1, 2`,
-        [tenants.map((tenant) => tenant.funnelId)],
-      );
-    expect(totals).toHaveLength(2 * tenants.length);
-    for (const tenant of tenants) {
-      const [ten, minute] = totals.filter((r) => r.funnel_id === tenant.funnelId);
-      expect(Number(ten.page_views)).toBeGreaterThan(0);
-      expect([ten.sessions, ten.page_views]).toEqual([minute.sessions, minute.page_views]);
-    }
-    // As the migration leaves a funnel folded before: no ten-second rows before `finest_from`.
-    await db.query(`UPDATE metric_segment_folds SET finest_from = folded_to WHERE funnel_id = ANY($1)`, [
-      tenants.map((tenant) => tenant.funnelId),
-    ]);
-    await db.query(`DELETE FROM metric_segment_rollups WHERE grain = 10`);
-    await agreeEverywhere();
   });
 });

@@ -16,11 +16,4 @@ export class MetricSegmentFold {
 
   @Column({ type: 'timestamptz', nullable: true })
   foldedTo: Date | null;
-
-  /**
-   * The ten-second rows exist for the minutes from here on (folded after they were introduced).
-   * Null: for every minute.
-   */
-  @Column({ type: 'timestamptz', nullable: true })
-  finestFrom: Date | null;
 }

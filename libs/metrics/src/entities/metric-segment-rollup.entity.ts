@@ -13,7 +13,7 @@ export class MetricSegmentRollup extends SessionSegmentColumns {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
-  /** Seconds: a day, an hour, a quarter hour, five minutes, a minute or ten seconds (SEGMENT_GRAINS). */
+  /** Seconds: a day, an hour, a quarter hour, five minutes or a minute (SEGMENT_GRAINS). */
   @PrimaryColumn({ type: 'integer' })
   grain: number;
 

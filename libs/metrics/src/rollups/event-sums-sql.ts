@@ -11,9 +11,11 @@ import { SqlParams } from '../sql/sql-params';
 import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN } from '../time/buckets';
 import { coverWindow, signedCover } from '../time/time-cover';
 import type { CoverOptions } from '../time/time-cover';
+import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
+import { minuteOf, SLOT } from './filtered-event-sql';
 import type { Statement } from './filtered-event-sql';
-import { rawEvents, rawMessages } from './raw-events';
+import { rawEventCount, rawEvents, rawMessages } from './raw-events';
 import { sessionJoinSql } from './session-filter-sql';
 
 /**
@@ -94,6 +96,46 @@ export function eventSumsSql(
      ) AS raw
      ${plan ? `UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}` : ''}
      ${partial ? `UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM ${partial} CROSS JOIN LATERAL (${latestLabel('p')}) AS l` : ''}`,
+    values: params.values,
+  };
+}
+
+/**
+ * The statement that counts the events of a dimension (page views: `activity`) per local
+ * weekday-hour slot (`slot`, `events`): the event rollups' whole buckets that fit local hours and
+ * the raw edges. A bucket must not straddle a local hour: whole hours only when every offset of the
+ * window and every change between them is whole hours, etc. (a zone's offset changes with its rules).
+ */
+export function activitySql(
+  funnelId: string,
+  window: MetricWindow,
+  dimension: CountedDimensionName,
+): Statement {
+  const periods = window.zone.periods(window.from, window.to);
+  const cover = signedCover(
+    window.from,
+    window.to + 1,
+    EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods)),
+  );
+  // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
+  // slot, and its events are counted where they are (one row per piece).
+  const params = new SqlParams();
+  const funnel = params.bind(funnelId);
+  const inSegments = segments(cover, params);
+  const wanted = params.bind(dimension);
+  const offsetAt = offsetAtSql(periods, params);
+  // Local hours since the epoch of a time given in minutes since the epoch.
+  const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
+  const rawCount = rawEventCount(countedDimension(dimension), funnel, (lo) => localHour(minuteOf(lo)));
+  return {
+    text: `SELECT ${SLOT} AS slot, sum(b.events) AS events
+       FROM (
+         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, s.sign * r.events AS events
+         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.bucket, r.events, r.grain')}
+         UNION ALL
+         ${pieceScans(cover.raw, params, rawCount)}
+       ) AS b
+       GROUP BY 1`,
     values: params.values,
   };
 }

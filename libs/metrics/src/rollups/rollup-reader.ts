@@ -9,18 +9,15 @@ import {
 } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
 import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
-import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
+import { FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
-import { SqlParams } from '../sql/sql-params';
 import { signedCover } from '../time/time-cover';
 import type { Cover, CoverOptions } from '../time/time-cover';
-import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
-import { pieceScans, segmentRows, segments } from './cover-sql';
-import { rawEventCount } from './raw-events';
-import { eventSumsSql, labelCover, messagesSql } from './event-sums-sql';
-import { filteredActivitySql, minuteOf, SLOT, timedPageViewsSql } from './filtered-event-sql';
+import { fitsLocalHours } from '../time/zone-sql';
+import { activitySql, eventSumsSql, labelCover, messagesSql } from './event-sums-sql';
+import { filteredActivitySql, timedPageViewsSql } from './filtered-event-sql';
 import { sessionSumsSql } from './session-sums-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
@@ -235,37 +232,9 @@ export class RollupReader {
     dimension: CountedDimensionName = 'activity',
     filter: SessionFilter = {},
   ): Promise<number[]> {
-    const declared = countedDimension(dimension);
     if (isFiltered(filter)) return this.filteredActivity(funnelId, window, dimension, filter);
-    // A bucket must not straddle a local hour: whole hours only when every offset of the window
-    // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
-    const periods = window.zone.periods(window.from, window.to);
-    const grains = EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
-    const cover = signedCover(window.from, window.to + 1, grains);
-    // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
-    // slot, and its events are counted where they are (one row per piece).
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimension);
-    const offsetAt = offsetAtSql(periods, params);
-    // Local hours since the epoch of a time given in minutes since the epoch.
-    const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
-    const rows: { slot: number; events: string }[] = await this.reads.rows(
-      `SELECT ${SLOT} AS slot, sum(b.events) AS events
-       FROM (
-         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, s.sign * r.events AS events
-         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.bucket, r.events, r.grain')}
-         UNION ALL
-         ${pieceScans(
-           cover.raw,
-           params,
-           rawEventCount(declared, funnel, (lo) => localHour(minuteOf(lo))),
-         )}
-       ) AS b
-       GROUP BY 1`,
-      params.values,
-    );
+    const { text, values } = activitySql(funnelId, window, dimension);
+    const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
     const slots = new Array<number>(SLOTS).fill(0);
     for (const r of rows) slots[Number(r.slot)] += Number(r.events);
     return slots;

@@ -6,14 +6,9 @@ import { COUNTED_EVENTS } from '../events/event-definitions';
 import { IngestionActivity } from '../events/ingestion-activity';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
-import { millis } from '../sql/epoch';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
 import { refold } from './segment-refold';
-import { countedEventBetweenSql } from './segment-sql';
-import { staleMinutesSql } from './segment-state';
-
-/** Funnels one statement chooses; a round goes through all of them, each once. */
-const CANDIDATES = 50;
+import { CANDIDATES, FOLDER_SQL } from './folder-sql';
 
 /**
  * What one transaction folds: the new minutes up to the first `boundary` (seconds) at least
@@ -51,10 +46,6 @@ const IDLE_VISIT_MS = 86_400_000;
  * ingestion is quiet it folds at full speed.
  */
 export const SHARE_WHILE_INGESTING = 0.02;
-
-/** The last change recorded for funnel `funnel` (0 when none), as text. */
-const lastSeqSql = (funnel: string) =>
-  `(SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = ${funnel})::text`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -136,11 +127,7 @@ export class SegmentFolder extends BackgroundRounds {
   /** Folds every funnel that needs it up to now less the lag, unless another process holds it. */
   async drain(now = Date.now()): Promise<void> {
     const target = bucketStart(now - this.lagMs, 60);
-    await this.dataSource.query(
-      `INSERT INTO metric_segment_folds (funnel_id) SELECT f.id FROM funnels f
-       WHERE NOT EXISTS (SELECT 1 FROM metric_segment_folds s WHERE s.funnel_id = f.id)
-       ON CONFLICT DO NOTHING`,
-    );
+    await this.dataSource.query(FOLDER_SQL.register);
     let after: string | null = null;
     for (;;) {
       const due = await this.due(target, after);
@@ -161,18 +148,12 @@ export class SegmentFolder extends BackgroundRounds {
    * is locked or written.
    */
   private async due(target: number, after: string | null): Promise<string[]> {
-    const rows: { funnel_id: string }[] = await this.dataSource.query(
-      `SELECT f.funnel_id FROM metric_segment_folds f
-       WHERE ($2::uuid IS NULL OR f.funnel_id > $2::uuid)
-         AND (f.sealed_to IS NULL OR f.folded_to IS NULL OR f.folded_to < f.sealed_to OR f.sealed_to < $3
-           OR EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)
-           OR f.sealed_to < $1 AND (
-             EXISTS (SELECT 1 FROM metric_sessions s
-                     WHERE s.funnel_id = f.funnel_id AND s.started_at >= f.sealed_to AND s.started_at < $1)
-             OR ${countedEventBetweenSql('f.funnel_id', '$4::text[]', 'f.sealed_to', '$1')}))
-       ORDER BY f.funnel_id LIMIT ${CANDIDATES}`,
-      [iso(target), after, iso(target - IDLE_VISIT_MS), Object.keys(COUNTED_EVENTS)],
-    );
+    const rows: { funnel_id: string }[] = await this.dataSource.query(FOLDER_SQL.due, [
+      iso(target),
+      after,
+      iso(target - IDLE_VISIT_MS),
+      Object.keys(COUNTED_EVENTS),
+    ]);
     return rows.map((r) => r.funnel_id);
   }
 
@@ -229,37 +210,28 @@ export class SegmentFolder extends BackgroundRounds {
       // Nothing before the funnel's first data needs folding: late data there records changes.
       const start = fold.folded_to ?? Math.min(target, await this.firstMinute(manager, funnelId));
       // The ingestion turn: batches that hold it commit first; later ones read the new seal.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
-      const [row]: { last_seq: string }[] = await manager.query(
-        `WITH sealed AS (UPDATE metric_segment_folds SET sealed_to = $2, folded_to = $3 WHERE funnel_id = $1)
-         SELECT ${lastSeqSql('$1')} AS last_seq`,
-        [funnelId, iso(target), iso(start)],
-      );
+      await manager.query(FOLDER_SQL.turn, [funnelId]);
+      const [row]: { last_seq: string }[] = await manager.query(FOLDER_SQL.seal, [
+        funnelId,
+        iso(target),
+        iso(start),
+      ]);
       return row.last_seq;
     });
   }
 
   private async claim(manager: EntityManager, funnelId: string): Promise<Fold[]> {
-    return manager.query(
-      `SELECT ${millis('sealed_to')} AS sealed_to, ${millis('folded_to')} AS folded_to,
-              ${lastSeqSql('$1')} AS last_seq
-       FROM metric_segment_folds WHERE funnel_id = $1 FOR UPDATE SKIP LOCKED`,
-      [funnelId],
-    );
+    return manager.query(FOLDER_SQL.claim, [funnelId]);
   }
 
   /** The first minute at or after `from` (epoch ms) that holds a started session or a counted event. */
   private async firstMinute(manager: EntityManager, funnelId: string, from = -Infinity): Promise<number> {
     const after = Number.isFinite(from) ? iso(from) : null;
-    const [row]: { first: number | null }[] = await manager.query(
-      `SELECT ${millis('least(s.first, e.first)')} AS first FROM
-         (SELECT min(started_at) AS first FROM metric_sessions
-          WHERE funnel_id = $1 AND started_at IS NOT NULL AND ($3::timestamptz IS NULL OR started_at >= $3)) AS s,
-         (SELECT min(t.first) AS first FROM unnest($2::text[]) AS ty(type) CROSS JOIN LATERAL (
-            SELECT min(occurred_at) AS first FROM metric_events
-            WHERE funnel_id = $1 AND type = ty.type AND ($3::timestamptz IS NULL OR occurred_at >= $3)) AS t) AS e`,
-      [funnelId, Object.keys(COUNTED_EVENTS), after],
-    );
+    const [row]: { first: number | null }[] = await manager.query(FOLDER_SQL.firstMinute, [
+      funnelId,
+      Object.keys(COUNTED_EVENTS),
+      after,
+    ]);
     return row.first === null ? Infinity : bucketStart(row.first, 60);
   }
 
@@ -272,14 +244,11 @@ export class SegmentFolder extends BackgroundRounds {
     return this.dataSource.transaction(async (manager) => {
       const [fold] = await this.claim(manager, funnelId);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;
-      const changes: { seq: string; minute: number | null }[] = await manager.query(
-        `WITH c AS (
-           SELECT seq, minute, session_id FROM metric_segment_changes
-           WHERE funnel_id = $1 AND seq <= $3::bigint ORDER BY seq LIMIT $2
-         )
-         SELECT c.seq, x.minute FROM c LEFT JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x ON true`,
-        [funnelId, size.changes, lastSeq],
-      );
+      const changes: { seq: string; minute: number | null }[] = await manager.query(FOLDER_SQL.changes, [
+        funnelId,
+        size.changes,
+        lastSeq,
+      ]);
       const seqs = [...new Set(changes.map((c) => c.seq))];
       const foldedTo = fold.folded_to;
       // New minutes from the next that holds data: a stretch without any is passed over at once.
@@ -298,11 +267,7 @@ export class SegmentFolder extends BackgroundRounds {
       if (!ranges.length && !seqs.length && foldedAfter === foldedTo) return false;
       if (ranges.length || foldedAfter > foldedTo)
         await refold(manager, funnelId, ranges, foldedTo, foldedAfter);
-      await manager.query(
-        `WITH folded AS (DELETE FROM metric_segment_changes WHERE funnel_id = $1 AND seq = ANY($3::bigint[]))
-         UPDATE metric_segment_folds SET folded_to = $2 WHERE funnel_id = $1`,
-        [funnelId, iso(foldedAfter), seqs],
-      );
+      await manager.query(FOLDER_SQL.advance, [funnelId, iso(foldedAfter), seqs]);
       return true;
     });
   }

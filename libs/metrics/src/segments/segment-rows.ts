@@ -50,7 +50,7 @@ export interface SegmentRow {
   events: Record<string, Record<string, EventCell>>;
 }
 
-/** Page views and clicks of one finest bucket (ten seconds), segment and key, as the fold's statement sums them. */
+/** Page views and clicks of one finest bucket (a minute), segment and key, as the fold's statement sums them. */
 export interface EventSum {
   /** Epoch ms. */
   bucket: number;
@@ -177,7 +177,7 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
 }
 
 /** The grains above the minute, finest first: five minutes, quarter hour, hour, day. */
-export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > 60);
+export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > FINEST_SEGMENT_GRAIN);
 
 /** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
 export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);

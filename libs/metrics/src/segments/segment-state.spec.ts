@@ -34,23 +34,16 @@ function expectEachInstantOnce(
 }
 
 describe(planWindow.name, () => {
-  const cases = fc.record({
-    ...WINDOW_CASES,
-    finest: fc.option(fc.integer({ min: -3000, max: 3000 }), { nil: null }),
-  });
+  const cases = fc.record(WINDOW_CASES);
 
   it('counts every instant of the window once and nothing outside it, rollups only over clean folded minutes', () => {
     fc.assert(
-      fc.property(cases, ({ folded, finest, stale, a, b, points }) => {
+      fc.property(cases, ({ folded, stale, a, b, points }) => {
         const from = T + Math.min(a, b);
         const to = T + Math.max(a, b) + 1;
         const foldedTo = folded === null ? null : T + folded * MINUTE;
         const staleMinutes = new Set(stale.map((m) => T + m * MINUTE));
-        const finestFrom = finest === null ? null : T + finest * MINUTE;
-        const plan = planWindow({ foldedTo, stale: staleMinutes, finestFrom }, from, to, SEGMENT_GRAINS);
-        // Ten-second rows only where they exist.
-        for (const s of plan.segments)
-          expect(s.grain > 10 || finestFrom === null || s.from >= finestFrom).toBe(true);
+        const plan = planWindow({ foldedTo, stale: staleMinutes }, from, to, SEGMENT_GRAINS);
         for (const s of plan.segments)
           for (let m = Math.floor(s.from / MINUTE) * MINUTE; m < s.to; m += MINUTE) {
             expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);

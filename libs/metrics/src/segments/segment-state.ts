@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
+import { MINUTE_MS } from '../time/buckets';
 import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
@@ -18,6 +18,16 @@ export const staleMinutesSql = (funnel: string, c: string) =>
    FROM metric_session_steps st CROSS JOIN unnest(st.marks) AS mk
    WHERE ${c}.session_id IS NOT NULL AND st.funnel_id = ${funnel} AND st.session_id = ${c}.session_id`;
 
+/** A funnel's fold state for planning ($1 the funnel): `folded_to`, the last change's `seq`, the stale minutes. */
+export const FOLD_STATE_SQL = `SELECT ${millis('f.folded_to')} AS folded_to,
+              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
+              ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x
+                    WHERE c.funnel_id = $1 AND x.minute < ${millis('f.folded_to')}) AS stale
+       FROM metric_segment_folds f WHERE f.funnel_id = $1`;
+
+/** Whether funnel $1 recorded a change after the change $2 (a plan's `seq`). */
+export const CHANGED_SINCE_SQL = `SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed`;
+
 /** A window split into the segment rollups' whole buckets and the raw pieces around them. */
 export interface SegmentPlan {
   segments: Segment[];
@@ -26,14 +36,10 @@ export interface SegmentPlan {
   seq: string;
 }
 
-/**
- * What of a funnel is folded: rollups before `foldedTo` except the stale minutes; ten-second rows
- * from `finestFrom` on (minutes folded before they existed have none).
- */
+/** What of a funnel is folded: rollups before `foldedTo` except the stale minutes. */
 interface FoldState {
   foldedTo: number | null;
   stale: Set<number>;
-  finestFrom?: number | null;
   seq: string;
 }
 
@@ -49,21 +55,12 @@ export class SegmentPlanner {
   private async state(funnelId: string): Promise<FoldState> {
     const [row]: {
       folded_to: number | null;
-      finest_from: number | null;
       seq: string;
       stale: number[] | null;
-    }[] = await this.reads.rows(
-      `SELECT ${millis('f.folded_to')} AS folded_to, ${millis('f.finest_from')} AS finest_from,
-              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
-              ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x
-                    WHERE c.funnel_id = $1 AND x.minute < ${millis('f.folded_to')}) AS stale
-       FROM metric_segment_folds f WHERE f.funnel_id = $1`,
-      [funnelId],
-    );
+    }[] = await this.reads.rows(FOLD_STATE_SQL, [funnelId]);
     if (!row) return { foldedTo: null, stale: new Set(), seq: '0' };
     return {
       foldedTo: row.folded_to === null ? null : Number(row.folded_to),
-      finestFrom: row.finest_from === null ? null : Number(row.finest_from),
       stale: new Set((row.stale ?? []).map(Number)),
       seq: row.seq,
     };
@@ -71,10 +68,7 @@ export class SegmentPlanner {
 
   /** True when a change was recorded after the plan (a read over it may have missed it). */
   async changedSince(funnelId: string, plan: SegmentPlan): Promise<boolean> {
-    const [row]: { changed: boolean }[] = await this.reads.rows(
-      `SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed`,
-      [funnelId, plan.seq],
-    );
+    const [row]: { changed: boolean }[] = await this.reads.rows(CHANGED_SINCE_SQL, [funnelId, plan.seq]);
     return row.changed;
   }
 
@@ -111,7 +105,7 @@ export class SegmentPlanner {
  * reaching past it) all hold clean folded minutes only.
  */
 export function planWindow(
-  { foldedTo, stale, finestFrom }: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>,
+  { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
   from: number,
   to: number,
   grains: readonly number[],
@@ -121,11 +115,8 @@ export function planWindow(
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
   const staleMinutes = [...stale].sort((a, b) => a - b);
-  const finest = finestFrom ?? -Infinity;
   const usable = (b: Range & { grain: number }) =>
-    b.to <= folded &&
-    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
-    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
+    b.to <= folded && !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;

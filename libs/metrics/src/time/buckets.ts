@@ -16,15 +16,14 @@ export const MINUTE_MS = 60_000;
 export const EVENT_GRAINS = [86_400, 3_600, 900, 60, 10] as const;
 export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
 /**
- * The folded segment rollups' resolutions (segments/segment-folder.ts): the session grains, five
- * minutes and ten seconds. A filtered read sums one row per segment in use in each bucket it reads,
- * and a busy funnel's minutes hold many more segments than a quiet one's, so the five-minute rows
- * keep the minutes an edge reads few. What is left at an edge is read raw, each page view or click
- * joined to its session for the filter, which is what grows with traffic density: the ten-second
- * rows bound that to five seconds instead of half a minute. The fold job writes them, not ingestion.
+ * The folded segment rollups' resolutions (segments/segment-folder.ts): the session grains and five
+ * minutes. A filtered read sums one row per segment in use in each bucket it reads, and a busy
+ * funnel's minutes hold many more segments than a quiet one's, so the five-minute rows keep the
+ * minutes an edge reads few. What is left at an edge, at most half a minute, is read raw, each page
+ * view or click probing its session for the filter. The fold job writes them, not ingestion.
  */
-export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60, 10] as const;
-/** The finest segment grain: the fold computes its rows from raw rows, the coarser ones from finer rows. */
+export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60] as const;
+/** The finest segment grain, the minute: the fold computes its rows from raw rows, the coarser ones from finer rows. */
 export const FINEST_SEGMENT_GRAIN = SEGMENT_GRAINS[SEGMENT_GRAINS.length - 1];
 
 /** Start (epoch ms, UTC) of the bucket of the given grain (seconds) that holds `ms`. */
