@@ -47,6 +47,8 @@ export { emptySession, sessionContributions } from './events/session-state';
 export { eventRollupDeltas } from './rollups/rollup-deltas';
 export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
+// Every statement the metrics send, as text for review (npm run sql:generate).
+export { statementCatalog, statementFiles } from './sql/statement-catalog';
 // What ingestion would have written from the stored rows, by the declarations alone (the suites
 // check the declarations against ingestion with them; a migration writes its SQL out instead).
 export { backfillEventDimensions } from './rollups/event-backfill';
