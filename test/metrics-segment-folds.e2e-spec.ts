@@ -462,6 +462,46 @@ describe('filtered figures from folded segment rollups equal the raw computation
     await agreeEverywhere();
   });
 
+  it('folds chunks of at most the sessions it is given (a minute at least) into the same rows', async () => {
+    const [tenant] = tenants;
+    const rows = () =>
+      db.query(
+        `SELECT grain, bucket, segment, started, sessions, events FROM metric_segment_rollups
+         WHERE funnel_id = $1 ORDER BY grain, bucket, segment`,
+        [tenant.funnelId],
+      );
+    await folder.drain(Date.now());
+    const whole = await rows();
+    const perMinute: { minute: Date; n: number }[] = await db.query(
+      `SELECT date_bin('1 minute', started_at, 'epoch') AS minute, count(*)::int AS n FROM metric_sessions
+       WHERE funnel_id = $1 AND started_at IS NOT NULL GROUP BY 1 ORDER BY 1`,
+      [tenant.funnelId],
+    );
+    expect(perMinute.length).toBeGreaterThanOrEqual(3);
+    const sessionsIn = (from: number, to: number) =>
+      perMinute.filter((m) => +m.minute >= from && +m.minute < to).reduce((n, m) => n + m.n, 0);
+    // As many sessions as the first minute holds: each chunk ends before the next minute's first.
+    const bound = perMinute[0].n;
+    await db.query(
+      `UPDATE metric_segment_folds SET sealed_to = NULL, folded_to = NULL WHERE funnel_id = $1`,
+      [tenant.funnelId],
+    );
+    await db.query(`DELETE FROM metric_segment_rollups WHERE funnel_id = $1`, [tenant.funnelId]);
+    const lastSeq = await folder.seal(tenant.funnelId, Math.floor(Date.now() / 60_000) * 60_000);
+    const foldedTo = async () => +(await counts(tenant.funnelId)).folded_to!;
+    const ends = [await foldedTo()];
+    const size = { minutes: 60, boundary: 3600, sessions: bound, changes: 60 };
+    while (await folder.foldChunk(tenant.funnelId, lastSeq!, size)) ends.push(await foldedTo());
+    expect(ends[1]).toBe(+perMinute[1].minute);
+    for (let i = 1; i < ends.length; i++) {
+      const held = sessionsIn(ends[i - 1], ends[i]);
+      expect(held <= bound || ends[i] - ends[i - 1] === 60_000).toBe(true);
+    }
+    expect(ends.length).toBeGreaterThan(perMinute.length);
+    expect(await rows()).toEqual(whole);
+    await agreeEverywhere();
+  });
+
   it("rebuilds the five-minute rows from the minute rows as the fold writes them (the grain's migration)", async () => {
     const fiveMinuteRows = async () =>
       db.query(

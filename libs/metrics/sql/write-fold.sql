@@ -39,6 +39,11 @@ SELECT (extract(epoch FROM least(s.first, e.first)) * 1000)::float8 AS first FRO
             SELECT min(occurred_at) AS first FROM metric_events
             WHERE funnel_id = $1 AND type = ty.type AND ($3::timestamptz IS NULL OR occurred_at >= $3)) AS t) AS e;
 
+-- folder: sessionPastBound
+SELECT (extract(epoch FROM s.started_at) * 1000)::float8 AS at FROM metric_sessions s
+       WHERE s.funnel_id = $1 AND s.started_at >= $2 AND s.started_at < $3
+       ORDER BY s.started_at OFFSET $4 LIMIT 1;
+
 -- folder: changes
 WITH c AS (
            SELECT seq, minute, session_id FROM metric_segment_changes

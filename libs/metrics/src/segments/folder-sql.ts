@@ -41,6 +41,10 @@ export const FOLDER_SQL = {
          (SELECT min(t.first) AS first FROM unnest($2::text[]) AS ty(type) CROSS JOIN LATERAL (
             SELECT min(occurred_at) AS first FROM metric_events
             WHERE funnel_id = $1 AND type = ty.type AND ($3::timestamptz IS NULL OR occurred_at >= $3)) AS t) AS e`,
+  /** The start of funnel $1's session after the first $4 started at or after $2 and before $3, by the start index. */
+  sessionPastBound: `SELECT ${millis('s.started_at')} AS at FROM metric_sessions s
+       WHERE s.funnel_id = $1 AND s.started_at >= $2 AND s.started_at < $3
+       ORDER BY s.started_at OFFSET $4 LIMIT 1`,
   changes: `WITH c AS (
            SELECT seq, minute, session_id FROM metric_segment_changes
            WHERE funnel_id = $1 AND seq <= $3::bigint ORDER BY seq LIMIT $2

@@ -12,29 +12,33 @@ import { CANDIDATES, FOLDER_SQL } from './folder-sql';
 
 /**
  * What one transaction folds: the new minutes up to the first `boundary` (seconds) at least
- * `minutes` after the chunk's start, and at most `changes` recorded changes.
+ * `minutes` after the chunk's start, cut short before the minute that would bring the sessions
+ * started in them past `sessions` (one minute at least: a minute is folded whole), and at most
+ * `changes` recorded changes.
  */
 export interface ChunkSize {
   minutes: number;
   boundary: number;
+  sessions: number;
   changes: number;
 }
 
 /**
  * A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its
- * minutes, and as many changes (a minute each, or the few of a session). A chunk holds the
- * sessions of its minutes in memory, so the minutes changes name are bounded like new minutes:
- * with 2,000 changes a chunk, a day of past traffic imported into a folded funnel (320,000 events,
+ * minutes, or fewer minutes holding 20,000 sessions (an hour holds about 18,000 at 100 M events
+ * a month), and 60 changes (a minute each, or the few of a session). A chunk holds the sessions of
+ * its minutes in memory, so their number bounds its memory whatever the traffic's density: with
+ * 2,000 changes a chunk, a day of past traffic imported into a folded funnel (320,000 events,
  * 98,000 sessions) took the service past its 160 MB heap, and again at each restart.
  */
-const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 60 };
+const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, sessions: 20_000, changes: 60 };
 /**
- * A chunk while this process ingests: a quarter hour, and as many changes. The fold yields a
- * share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk must be short beside a
- * burst: an hour of 10,000,000 events a month took 110 to 190 ms at full speed, a core taken from
- * batches for as long, once in a burst of a few seconds.
+ * A chunk while this process ingests: a quarter hour (or 5,000 sessions), and as many changes.
+ * The fold yields a share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk must be
+ * short beside a burst: an hour of 10,000,000 events a month took 110 to 190 ms at full speed, a
+ * core taken from batches for as long, once in a burst of a few seconds.
  */
-const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, changes: 15 };
+const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, sessions: 5_000, changes: 15 };
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
 /**
@@ -236,6 +240,27 @@ export class SegmentFolder extends BackgroundRounds {
   }
 
   /**
+   * The end of the new minutes from `from` to `until` (epoch ms, whole minutes) that hold at most
+   * `sessions` started sessions: the minute of the first session past them (one minute at least).
+   */
+  private async sessionsBound(
+    manager: EntityManager,
+    funnelId: string,
+    from: number,
+    until: number,
+    sessions: number,
+  ): Promise<number> {
+    if (from >= until) return until;
+    const [row]: { at: number }[] = await manager.query(FOLDER_SQL.sessionPastBound, [
+      funnelId,
+      iso(from),
+      iso(until),
+      sessions,
+    ]);
+    return row ? Math.max(from + MINUTE_MS, bucketStart(Number(row.at), 60)) : until;
+  }
+
+  /**
    * Folds the next chunk of `size`: the minutes the oldest recorded changes up to `lastSeq` name
    * (before `folded_to`) and the new minutes before the seal from the next that holds data to the
    * chunk's boundary. False when there was nothing to do.
@@ -257,7 +282,13 @@ export class SegmentFolder extends BackgroundRounds {
           ? Math.min(fold.sealed_to, await this.firstMinute(manager, funnelId, foldedTo))
           : foldedTo;
       // Ending at a boundary of a coarser grain, the chunk's buckets of it are summed from its minutes.
-      const until = Math.min(fold.sealed_to, bucketStart(next + size.minutes * MINUTE_MS, size.boundary));
+      const until = await this.sessionsBound(
+        manager,
+        funnelId,
+        next,
+        Math.min(fold.sealed_to, bucketStart(next + size.minutes * MINUTE_MS, size.boundary)),
+        size.sessions,
+      );
       const minutes = changes
         .filter((c) => c.minute !== null && Number(c.minute) < foldedTo)
         .map((c) => Number(c.minute));
