@@ -4,14 +4,13 @@ import {
   MESSAGE_KEYS,
   MessageDimensionName,
 } from '../events/event-definitions';
-import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
+import { isFiltered, SessionFilter } from '../query/metric-query';
 import { partialLabelKeys, segmentEventSums } from '../segments/segment-sql';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
-import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN } from '../time/buckets';
-import { coverWindow, signedCover } from '../time/time-cover';
-import type { CoverOptions } from '../time/time-cover';
-import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
+import type { Cover } from '../time/time-cover';
+import type { OffsetPeriod } from '../time/time-zone';
+import { offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import { minuteOf, SLOT } from './filtered-event-sql';
 import type { Statement } from './filtered-event-sql';
@@ -19,32 +18,20 @@ import { rawEventCount, rawEvents, rawMessages } from './raw-events';
 import { sessionJoinSql } from './session-filter-sql';
 
 /**
- * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
- * finding the latest inside would scan the bucket's raw rows: a labelled dimension (clicks) reaches
- * past the window's edges with its finest buckets only (signedCover).
- */
-export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
-  coarseOutside: !countedDimension(dimension).labelled,
-});
-
-/**
  * The statement that sums a dimension counted from events per key (`key`, `events`, `timed`,
- * `total_ms`, `label`, `label_at`) over the window: the event rollups' whole buckets and the raw
- * edges; with a plan (a filter), the folded segment rollups and the raw events of the rest, of the
- * sessions the filter matches.
+ * `total_ms`, `label`, `label_at`): the event rollups' whole buckets of `cover` (eventsPlan) and its
+ * raw edges; with a plan (a filter), the folded segment rollups and the raw events of the rest
+ * (`cover` then rawPartOf the plan), of the sessions the filter matches.
  */
 export function eventSumsSql(
   funnelId: string,
-  window: MetricWindow,
+  cover: Cover,
   dimension: CountedDimensionName,
   filter: SessionFilter,
   plan?: SegmentPlan,
 ): Statement {
   const declared = countedDimension(dimension);
   const filtered = isFiltered(filter);
-  const cover = plan
-    ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
-    : signedCover(window.from, window.to + 1, EVENT_GRAINS, labelCover(dimension));
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
   const inSegments = segments(cover, params);
@@ -102,21 +89,15 @@ export function eventSumsSql(
 
 /**
  * The statement that counts the events of a dimension (page views: `activity`) per local
- * weekday-hour slot (`slot`, `events`): the event rollups' whole buckets that fit local hours and
- * the raw edges. A bucket must not straddle a local hour: whole hours only when every offset of the
- * window and every change between them is whole hours, etc. (a zone's offset changes with its rules).
+ * weekday-hour slot (`slot`, `events`): the event rollups' whole buckets of `cover` (activityPlan,
+ * buckets that fit the local hours of `periods`) and its raw edges.
  */
 export function activitySql(
   funnelId: string,
-  window: MetricWindow,
+  cover: Cover,
+  periods: OffsetPeriod[],
   dimension: CountedDimensionName,
 ): Statement {
-  const periods = window.zone.periods(window.from, window.to);
-  const cover = signedCover(
-    window.from,
-    window.to + 1,
-    EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods)),
-  );
   // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
   // slot, and its events are counted where they are (one row per piece).
   const params = new SqlParams();
@@ -140,14 +121,11 @@ export function activitySql(
   };
 }
 
-/** The statement that counts the messages sent in the window that were delivered and opened (`delivered`, `opened`). */
-export function messagesSql(
-  funnelId: string,
-  window: MetricWindow,
-  dimension: MessageDimensionName,
-): Statement {
-  // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
-  const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
+/**
+ * The statement that counts the messages sent in the window that were delivered and opened
+ * (`delivered`, `opened`): the rollups' buckets of `cover` (messagesPlan) and its raw edges.
+ */
+export function messagesSql(funnelId: string, cover: Cover, dimension: MessageDimensionName): Statement {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
   const inSegments = segments(cover, params);

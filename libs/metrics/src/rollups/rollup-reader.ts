@@ -9,14 +9,22 @@ import {
 } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
 import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
-import { FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
-import { signedCover } from '../time/time-cover';
 import type { Cover, CoverOptions } from '../time/time-cover';
-import { fitsLocalHours } from '../time/zone-sql';
-import { activitySql, eventSumsSql, labelCover, messagesSql } from './event-sums-sql';
+import { activitySql, eventSumsSql, messagesSql } from './event-sums-sql';
+import {
+  activityPlan,
+  eventsPlan,
+  FILTERED_GRAINS,
+  labelCover,
+  localHourGrains,
+  messagesPlan,
+  periodsOf,
+  rawPartOf,
+  sessionsPlan,
+} from './read-plans';
 import { filteredActivitySql, timedPageViewsSql } from './filtered-event-sql';
 import { sessionSumsSql } from './session-sums-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
@@ -114,12 +122,7 @@ export class RollupReader {
     window: MetricWindow,
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    return this.sessionSums(
-      funnelId,
-      dimensions,
-      {},
-      signedCover(window.from, window.to + 1, SESSION_GRAINS),
-    );
+    return this.sessionSums(funnelId, dimensions, {}, sessionsPlan(window));
   }
 
   /** Session counters of dimensions the segment rollups hold, planned over what is folded (see planned). */
@@ -131,14 +134,8 @@ export class RollupReader {
   ): Promise<Map<string, Sums<SessionCounts>>> {
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
-    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
-      this.sessionSums(
-        funnelId,
-        dimensions,
-        filter,
-        { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN },
-        plan,
-      ),
+    return this.planned(funnelId, window, FILTERED_GRAINS, (plan) =>
+      this.sessionSums(funnelId, dimensions, filter, rawPartOf(plan), plan),
     );
   }
 
@@ -181,24 +178,25 @@ export class RollupReader {
     dimension: CountedDimensionName,
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
-    if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
+    if (!isFiltered(filter))
+      return this.eventSums(funnelId, eventsPlan(window, dimension), dimension, filter);
     return this.planned(
       funnelId,
       window,
-      SEGMENT_GRAINS,
-      (plan) => this.eventSums(funnelId, window, dimension, filter, plan),
+      FILTERED_GRAINS,
+      (plan) => this.eventSums(funnelId, rawPartOf(plan), dimension, filter, plan),
       labelCover(dimension),
     );
   }
 
   private async eventSums(
     funnelId: string,
-    window: MetricWindow,
+    cover: Cover,
     dimension: CountedDimensionName,
     filter: SessionFilter,
     plan?: SegmentPlan,
   ): Promise<Sums<EventCounts>> {
-    const { text, values } = eventSumsSql(funnelId, window, dimension, filter, plan);
+    const { text, values } = eventSumsSql(funnelId, cover, dimension, filter, plan);
     const rows: EventRow[] = await this.reads.rows(text, values);
     const sums: Sums<EventCounts> = new Map();
     for (const r of rows) {
@@ -220,7 +218,7 @@ export class RollupReader {
     window: MetricWindow,
     dimension: MessageDimensionName = 'message',
   ): Promise<{ delivered: number; opened: number }> {
-    const { text, values } = messagesSql(funnelId, window, dimension);
+    const { text, values } = messagesSql(funnelId, messagesPlan(window), dimension);
     const [row]: { delivered: string; opened: string }[] = await this.reads.rows(text, values);
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
@@ -233,7 +231,8 @@ export class RollupReader {
     filter: SessionFilter = {},
   ): Promise<number[]> {
     if (isFiltered(filter)) return this.filteredActivity(funnelId, window, dimension, filter);
-    const { text, values } = activitySql(funnelId, window, dimension);
+    const periods = periodsOf(window);
+    const { text, values } = activitySql(funnelId, activityPlan(window, periods), periods, dimension);
     const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
     const slots = new Array<number>(SLOTS).fill(0);
     for (const r of rows) slots[Number(r.slot)] += Number(r.events);
@@ -251,9 +250,8 @@ export class RollupReader {
     filter: SessionFilter,
   ): Promise<number[]> {
     const { type } = countedDimension(dimension);
-    const periods = window.zone.periods(window.from, window.to);
-    const grains = SEGMENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
-    return this.planned(funnelId, window, grains, async (plan) => {
+    const periods = periodsOf(window);
+    return this.planned(funnelId, window, localHourGrains(FILTERED_GRAINS, periods), async (plan) => {
       const { text, values } = filteredActivitySql(plan, funnelId, periods, dimension, type, filter);
       const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
       const slots = new Array<number>(SLOTS).fill(0);
@@ -276,7 +274,7 @@ export class RollupReader {
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
-    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
+    return this.planned(funnelId, window, FILTERED_GRAINS, async (plan) => {
       const { text, values } = timedPageViewsSql(plan, funnelId, type, column, filter);
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
         text,

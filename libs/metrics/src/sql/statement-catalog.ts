@@ -3,6 +3,15 @@ import { INSERT_EVENTS_SQL, LOCK_FUNNEL_SQL, READ_SESSIONS_SQL } from '../events
 import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { activitySql, eventSumsSql, messagesSql } from '../rollups/event-sums-sql';
 import { filteredActivitySql, timedPageViewsSql } from '../rollups/filtered-event-sql';
+import {
+  activityPlan,
+  eventsPlan,
+  FILTERED_GRAINS,
+  messagesPlan,
+  periodsOf,
+  rawPartOf,
+  sessionsPlan,
+} from '../rollups/read-plans';
 import { sessionSumsSql } from '../rollups/session-sums-sql';
 import { FOLDER_SQL } from '../segments/folder-sql';
 import {
@@ -13,8 +22,6 @@ import {
 } from '../segments/segment-refold';
 import { CHANGED_SINCE_SQL, FOLD_STATE_SQL, planWindow, SegmentPlan } from '../segments/segment-state';
 import { sessionsInBucketsSql, stepFunnelSql } from '../steps/step-funnel-reader';
-import { SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
-import { signedCover } from '../time/time-cover';
 import { FixedOffsetZone, ianaZone } from '../time/time-zone';
 
 // Every statement the metrics' read and write paths send, rendered from the code for sample
@@ -53,18 +60,18 @@ const PLAN: SegmentPlan = {
     { foldedTo: WINDOW.to - HOUR - 13 * MINUTE + 1, stale: new Set([T + 30 * HOUR, T + 30 * HOUR + MINUTE]) },
     WINDOW.from,
     WINDOW.to + 1,
-    SEGMENT_GRAINS,
+    FILTERED_GRAINS,
   ),
   seq: '42',
 };
 const LABEL_PLAN: SegmentPlan = {
-  ...planWindow({ foldedTo: WINDOW.to + 1, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS, {
+  ...planWindow({ foldedTo: WINDOW.to + 1, stale: new Set() }, WINDOW.from, WINDOW.to + 1, FILTERED_GRAINS, {
     coarseOutside: false,
   }),
   seq: '42',
 };
-const sessionCover = signedCover(WINDOW.from, WINDOW.to + 1, SESSION_GRAINS);
-const filteredCover = { segments: [], raw: PLAN.raw, finest: 60 };
+const sessionCover = sessionsPlan(WINDOW);
+const filteredCover = rawPartOf(PLAN);
 const iso = (ms: number) => new Date(ms).toISOString();
 const statement = (name: string, text: string, values: unknown[] = []): CatalogStatement => ({
   name,
@@ -89,22 +96,26 @@ export function statementCatalog(): Record<string, CatalogStatement[]> {
       rendered('filtered pages', sessionSumsSql(FUNNEL, ['page'], FILTER, filteredCover, PLAN)),
     ],
     'read-events': [
-      rendered('page views per page', eventSumsSql(FUNNEL, WINDOW, 'page', {})),
-      rendered('clicks per button, with the latest label', eventSumsSql(FUNNEL, WINDOW, 'button', {})),
-      rendered('filtered page views', eventSumsSql(FUNNEL, WINDOW, 'page', FILTER, PLAN)),
-      rendered('filtered clicks', eventSumsSql(FUNNEL, WINDOW, 'button', FILTER, LABEL_PLAN)),
-      rendered('messages delivered and opened', messagesSql(FUNNEL, WINDOW, 'message')),
-      rendered('activity per local weekday-hour', activitySql(FUNNEL, DST_WINDOW, 'activity')),
+      rendered('page views per page', eventSumsSql(FUNNEL, eventsPlan(WINDOW, 'page'), 'page', {})),
+      rendered(
+        'clicks per button, with the latest label',
+        eventSumsSql(FUNNEL, eventsPlan(WINDOW, 'button'), 'button', {}),
+      ),
+      rendered('filtered page views', eventSumsSql(FUNNEL, rawPartOf(PLAN), 'page', FILTER, PLAN)),
+      rendered('filtered clicks', eventSumsSql(FUNNEL, rawPartOf(LABEL_PLAN), 'button', FILTER, LABEL_PLAN)),
+      rendered('messages delivered and opened', messagesSql(FUNNEL, messagesPlan(WINDOW), 'message')),
+      rendered(
+        'activity per local weekday-hour',
+        activitySql(
+          FUNNEL,
+          activityPlan(DST_WINDOW, periodsOf(DST_WINDOW)),
+          periodsOf(DST_WINDOW),
+          'activity',
+        ),
+      ),
       rendered(
         'filtered activity per local weekday-hour',
-        filteredActivitySql(
-          PLAN,
-          FUNNEL,
-          WINDOW.zone.periods(WINDOW.from, WINDOW.to),
-          'activity',
-          'page_view',
-          FILTER,
-        ),
+        filteredActivitySql(PLAN, FUNNEL, periodsOf(WINDOW), 'activity', 'page_view', FILTER),
       ),
       rendered('time on page per device', timedPageViewsSql(PLAN, FUNNEL, 'page_view', 'device', FILTER)),
     ],
