@@ -49,11 +49,6 @@ export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
 // Every statement the metrics send, as text for review (npm run sql:generate).
 export { statementCatalog, statementFiles } from './sql/statement-catalog';
-// What ingestion would have written from the stored rows, by the declarations alone (the suites
-// check the declarations against ingestion with them; a migration writes its SQL out instead).
-export { backfillEventDimensions } from './rollups/event-backfill';
-export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
-export type { RunSql } from './rollups/session-backfill';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';
 export { FixedOffsetZone } from './time/time-zone';
