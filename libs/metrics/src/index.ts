@@ -36,11 +36,7 @@ export { writeBatch } from './events/batch-writes';
 export { segmentChanges } from './segments/segment-changes';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
-export {
-  DECLARED_DIMENSIONS,
-  SESSION_DIMENSIONS,
-  SESSION_ROLLUP_DIMENSIONS,
-} from './events/session-definitions';
+export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';
 export { DECLARED_EVENT_DIMENSIONS } from './events/event-definitions';
 export type { CountedDimensionName, EventDimensionName } from './events/event-definitions';
 export { emptySession, sessionContributions } from './events/session-state';

@@ -2,8 +2,8 @@ import { at } from '../sql/epoch';
 import { columnArrays } from '../sql/column-arrays';
 import type { EventCounts, RollupRow, SessionCounts } from './rollup-deltas';
 
-// Rollup increments travel as one array per column (columnArrays); ingestion and backfills add
-// them through the same statements.
+// Rollup increments travel as one array per column (columnArrays); ingestion adds them through
+// these statements.
 
 const SESSION_ROLLUP_ROWS = columnArrays<RollupRow<SessionCounts>>([
   ['dimension', 'text', (r) => r.dimension],
@@ -16,9 +16,8 @@ const SESSION_ROLLUP_ROWS = columnArrays<RollupRow<SessionCounts>>([
   ['completion_ms', 'bigint', (r) => r.counts.completionMs],
 ]);
 
-/** Session rollup increments as the parameters sessionRollupUpsertSql reads (SESSION_ROLLUP_PARAMS of them). */
+/** Session rollup increments as the parameters sessionRollupUpsertSql reads. */
 export const sessionRollupValues = SESSION_ROLLUP_ROWS.values;
-export const SESSION_ROLLUP_PARAMS = SESSION_ROLLUP_ROWS.count;
 
 /** A session rollup row's counters, as columns. */
 const SESSION_COUNTERS = ['sessions', 'conversions', 'completions', 'completion_ms'];
@@ -26,7 +25,7 @@ const counterList = (prefix: string) => SESSION_COUNTERS.map((c) => `${prefix}${
 
 /**
  * Adds session rollup increments (sessionRollupValues, bound from parameter `first` on) to a
- * funnel's rows: ingestion and backfills write through this one statement.
+ * funnel's rows.
  */
 export function sessionRollupUpsertSql(funnel: string, first: number): string {
   return `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, ${counterList('')})
