@@ -6,8 +6,7 @@
  * 200 000) through EventsService with the fold job idle, then folds them whole (SegmentFolder.drain,
  * the job's round) `rounds` times, forgetting the folded rows between rounds. Prints per round the
  * wall time and the CPU per event of this process (the job's Node side) and of PostgreSQL, and the
- * rows and bytes written (with the session rollups' ten-second rows, which it also writes): the
- * figures the fold adds to each event ingested, whenever it runs.
+ * rows and bytes written: the figures the fold adds to each event ingested, whenever it runs.
  */
 import { DataSource } from 'typeorm';
 import { EventsService, SegmentFolder } from '@app/metrics';
@@ -55,9 +54,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       await dataSource.query('DELETE FROM metric_segment_rollups');
       await dataSource.query('DELETE FROM metric_segment_folds');
-      // The session rollups' ten-second rows, which the fold writes beside its own.
-      await dataSource.query('DELETE FROM metric_session_rollups WHERE grain = 10');
-      await dataSource.query('VACUUM ANALYZE metric_segment_rollups, metric_session_rollups');
+      await dataSource.query('VACUUM ANALYZE metric_segment_rollups');
       const node0 = nodeCpuMs();
       const pg0 = postgresCpuMs(postmaster);
       const t0 = performance.now();
@@ -65,17 +62,15 @@ async function main(): Promise<void> {
       const wall = performance.now() - t0;
       const node = nodeCpuMs() - node0;
       const postgres = postgresCpuMs(postmaster) - pg0;
-      const [rows]: { rows: string; bytes: string; sessions: string }[] = await dataSource.query(
-        `SELECT count(*) AS rows, coalesce(sum(pg_column_size(sessions) + pg_column_size(events)), 0) AS bytes,
-                (SELECT count(*) FROM metric_session_rollups WHERE grain = 10) AS sessions
+      const [rows]: { rows: string; bytes: string }[] = await dataSource.query(
+        `SELECT count(*) AS rows, coalesce(sum(pg_column_size(sessions) + pg_column_size(events)), 0) AS bytes
          FROM metric_segment_rollups`,
       );
       const perEvent = (ms: number) => `${fmt((ms * 1000) / built.events)} µs`;
       console.log(
         `round ${round}: ${fmt(wall, 0)} ms, CPU per event: Node ${perEvent(node)}, PostgreSQL ${perEvent(postgres)}; ` +
           `${fmt(Number(rows.rows), 0)} rows (${fmt(Number(rows.rows) / built.events, 3)} per event), ` +
-          `${fmt(Number(rows.bytes) / Number(rows.rows), 0)} bytes of cells a row; ` +
-          `${fmt(Number(rows.sessions), 0)} ten-second session rollup rows`,
+          `${fmt(Number(rows.bytes) / Number(rows.rows), 0)} bytes of cells a row`,
       );
     }
   } finally {

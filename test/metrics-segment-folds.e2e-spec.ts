@@ -4,7 +4,6 @@ import { EventsService, parseEventBatch, SegmentFolder } from '@app/metrics';
 import { createRandom } from '../apps/admin/src/demo/demo-data';
 import { FIVE_MINUTE_ROWS } from '../db/migrations/1796480000000-FiveMinuteSegments';
 import { SEGMENT_TOTALS } from '../db/migrations/1796510000000-SegmentSessionTotals';
-import { TEN_SECOND_SESSION_ROWS } from '../db/migrations/1796520000000-TenSecondSessionRollups';
 import { startTestApp, TestApp } from './support/app';
 import { createTenant, TenantFixture } from './support/factories';
 import { httpClient } from './support/http-client';
@@ -337,7 +336,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
     return row;
   };
 
-  const GRAINS = [10, 60, 300, 900, 3600, 86400];
+  const GRAINS = [60, 300, 900, 3600, 86400];
   // A segment's key as segmentKey() writes it (`<length>:<value>` per filter attribute, `-` unset).
   const SEGMENT_KEY = ['device', 'utm_source', 'ab_variant', 'utm_medium', 'utm_campaign']
     .map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`)
@@ -345,15 +344,14 @@ describe('filtered figures from folded segment rollups equal the raw computation
 
   /**
    * Runs migrations' frozen statements as they ran at their turn, before the later migrations
-   * added the totals and `fold_version` columns without a default: the columns the statements do
-   * not write take the values those migrations gave the rows already there.
+   * added the totals columns without a default (the columns the statements do not write take the
+   * values those migrations gave the rows already there).
    */
   const atTheirTurn = (statements: string[]) =>
     db.transaction(async (manager) => {
-      const columns = ['started', 'conversions', 'completions', 'completion_ms', 'fold_version'];
-      const defaults = ['0', '0', '0', '0', '1'];
+      const columns = ['started', 'conversions', 'completions', 'completion_ms'];
       await manager.query(
-        `ALTER TABLE metric_segment_rollups ${columns.map((c, i) => `ALTER ${c} SET DEFAULT ${defaults[i]}`).join(', ')}`,
+        `ALTER TABLE metric_segment_rollups ${columns.map((c) => `ALTER ${c} SET DEFAULT 0`).join(', ')}`,
       );
       for (const sql of statements) await manager.query(sql);
       await manager.query(
@@ -363,8 +361,7 @@ describe('filtered figures from folded segment rollups equal the raw computation
 
   /**
    * A funnel's segment rollup totals per grain (non-zero ones), and the same counted from its
-   * sessions one by one for the whole buckets before `folded_to` (ten-second ones from
-   * `finest_from`): what the fold must have written.
+   * sessions one by one for the whole buckets before `folded_to`: what the fold must have written.
    */
   const segmentTotals = async (funnelId: string) => {
     const rows = (sql: string, grain: number) =>
@@ -389,7 +386,6 @@ describe('filtered figures from folded segment rollups equal the raw computation
            FROM metric_sessions m JOIN metric_segment_folds f ON f.funnel_id = m.funnel_id
            WHERE m.funnel_id = $1 AND m.started_at IS NOT NULL
              AND date_bin($2 * interval '1 second', m.started_at, 'epoch') + $2 * interval '1 second' <= f.folded_to
-             AND ($2 <> 10 OR m.started_at >= coalesce(f.finest_from, '-infinity'))
            GROUP BY 1, 2`,
           grain,
         ),
@@ -463,94 +459,43 @@ describe('filtered figures from folded segment rollups equal the raw computation
     await agreeEverywhere();
   });
 
-  it("writes the session rollups' ten-second rows as ingestion counts its minutes, and reads them at the edges (their migration)", async () => {
-    const funnels = tenants.map((tenant) => tenant.funnelId);
-    // Per folded minute from `finest_from` on: its ten-second rows sum to ingestion's minute row.
-    const minutesOf = (grain: 10 | 60) =>
-      db.query(
-        `SELECT r.funnel_id, r.dimension, date_bin('1 minute', r.bucket, 'epoch') AS minute, r.key,
-                sum(r.sessions)::int AS sessions, sum(r.conversions)::int AS conversions,
-                sum(r.completions)::int AS completions, sum(r.completion_ms)::text AS completion_ms
-         FROM metric_session_rollups r JOIN metric_segment_folds f ON f.funnel_id = r.funnel_id
-         WHERE r.funnel_id = ANY($1) AND r.grain = $2 AND r.dimension <> 'segment'
-           AND r.bucket < f.folded_to AND r.bucket >= coalesce(f.finest_from, '-infinity')
-         GROUP BY 1, 2, 3, 4 HAVING sum(r.sessions) <> 0 OR sum(r.conversions) <> 0
-         ORDER BY 1, 2, 3, 4`,
-        [funnels, grain],
-      );
-    const tens = await minutesOf(10);
-    expect(new Set(tens.map((r: { dimension: string }) => r.dimension))).toEqual(
-      new Set([
-        'all',
-        'device',
-        'source',
-        'page',
-        'page:original',
-        'page:variant',
-        'answer:question_1',
-        'answer:question_2',
-        'answer-group:question_1',
-        'answer-group:question_2',
-      ]),
-    );
-    expect(tens).toEqual(await minutesOf(60));
-
-    // The migration computes them from the sessions as the fold does.
-    const stored = () =>
-      db.query(
-        `SELECT funnel_id, dimension, bucket, key, sessions, conversions, completions, completion_ms
-         FROM metric_session_rollups WHERE grain = 10 AND funnel_id = ANY($1) ORDER BY 1, 2, 3, 4`,
-        [funnels],
-      );
-    const folded = await stored();
-    await db.query(`DELETE FROM metric_session_rollups WHERE grain = 10`);
-    await db.query(TEN_SECOND_SESSION_ROWS);
-    expect(await stored()).toEqual(folded);
-
-    // A window from ten seconds into a minute to twenty into another reads them, unless a change
-    // names the minute: rows off by 1,000 sessions change the answer, then no longer.
+  it('folds chunks of at most the sessions it is given (a minute at least) into the same rows', async () => {
     const [tenant] = tenants;
-    const from = T0 + 10_000;
-    const to = T0 + 140_000 - 1;
-    const expected = (await expectedOf(tenant.funnelId))(from, to, 0, {}).outcomes.sessions;
-    const total = async () =>
-      (
-        await get(
-          tenant,
-          `kpis/kpi_total_sessions?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`,
-        )
-      ).value;
-    expect(await total()).toBe(expected);
-    await db.query(
-      `UPDATE metric_session_rollups SET sessions = sessions + 1000 WHERE funnel_id = $1 AND grain = 10 AND dimension = 'all'`,
+    const rows = () =>
+      db.query(
+        `SELECT grain, bucket, segment, started, sessions, events FROM metric_segment_rollups
+         WHERE funnel_id = $1 ORDER BY grain, bucket, segment`,
+        [tenant.funnelId],
+      );
+    await folder.drain(Date.now());
+    const whole = await rows();
+    const perMinute: { minute: Date; n: number }[] = await db.query(
+      `SELECT date_bin('1 minute', started_at, 'epoch') AS minute, count(*)::int AS n FROM metric_sessions
+       WHERE funnel_id = $1 AND started_at IS NOT NULL GROUP BY 1 ORDER BY 1`,
       [tenant.funnelId],
     );
-    expect(Math.abs((await total()) - expected) % 1000).toBe(0);
-    expect(await total()).not.toBe(expected);
-    await db.query(`INSERT INTO metric_segment_changes (funnel_id, minute) VALUES ($1, $2), ($1, $3)`, [
-      tenant.funnelId,
-      new Date(T0),
-      new Date(T0 + 120_000),
-    ]);
-    expect(await total()).toBe(expected);
-    // Folding the changed minutes writes their rows again.
-    await folder.drain(Date.now());
-    expect((await counts(tenant.funnelId)).changes).toBe(0);
-    const refolded = await stored();
-    expect(
-      refolded.filter(
-        (r: { funnel_id: string; bucket: Date }) =>
-          r.funnel_id === tenant.funnelId && +r.bucket < T0 + 60_000,
-      ),
-    ).toEqual(
-      folded.filter(
-        (r: { funnel_id: string; bucket: Date }) =>
-          r.funnel_id === tenant.funnelId && +r.bucket < T0 + 60_000,
-      ),
+    expect(perMinute.length).toBeGreaterThanOrEqual(3);
+    const sessionsIn = (from: number, to: number) =>
+      perMinute.filter((m) => +m.minute >= from && +m.minute < to).reduce((n, m) => n + m.n, 0);
+    // As many sessions as the first minute holds: each chunk ends before the next minute's first.
+    const bound = perMinute[0].n;
+    await db.query(
+      `UPDATE metric_segment_folds SET sealed_to = NULL, folded_to = NULL WHERE funnel_id = $1`,
+      [tenant.funnelId],
     );
-    await db.query(`DELETE FROM metric_session_rollups WHERE grain = 10`);
-    await db.query(TEN_SECOND_SESSION_ROWS);
-    expect(await stored()).toEqual(folded);
+    await db.query(`DELETE FROM metric_segment_rollups WHERE funnel_id = $1`, [tenant.funnelId]);
+    const lastSeq = await folder.seal(tenant.funnelId, Math.floor(Date.now() / 60_000) * 60_000);
+    const foldedTo = async () => +(await counts(tenant.funnelId)).folded_to!;
+    const ends = [await foldedTo()];
+    const size = { minutes: 60, boundary: 3600, sessions: bound, changes: 60 };
+    while (await folder.foldChunk(tenant.funnelId, lastSeq!, size)) ends.push(await foldedTo());
+    expect(ends[1]).toBe(+perMinute[1].minute);
+    for (let i = 1; i < ends.length; i++) {
+      const held = sessionsIn(ends[i - 1], ends[i]);
+      expect(held <= bound || ends[i] - ends[i - 1] === 60_000).toBe(true);
+    }
+    expect(ends.length).toBeGreaterThan(perMinute.length);
+    expect(await rows()).toEqual(whole);
     await agreeEverywhere();
   });
 
@@ -607,45 +552,5 @@ describe('filtered figures from folded segment rollups equal the raw computation
       );
     await expect(previousFold(stored.bucket)).rejects.toThrow(/"started".*not-null/);
     await expect(previousFold(new Date(0))).rejects.toThrow(/"started".*not-null/);
-  });
-
-  it("refuses rows without the fold's version, as the fold before the ten-second session rows writes them during a rollout", async () => {
-    const [stored]: { funnel_id: string; grain: number; bucket: Date; segment: string }[] = await db.query(
-      `SELECT funnel_id, grain, bucket, segment FROM metric_segment_rollups WHERE funnel_id = $1 AND grain = 10 LIMIT 1`,
-      [tenants[0].funnelId],
-    );
-    // That fold's statement: the totals and documents, no version.
-    const previousFold = (bucket: Date) =>
-      db.query(
-        `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, started, conversions, completions, completion_ms, sessions, events)
-         VALUES ($1, $2, $3, $4, 1, 0, 0, 0, '{}', '{}')
-         ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET started = EXCLUDED.started, sessions = EXCLUDED.sessions`,
-        [stored.funnel_id, stored.grain, bucket, stored.segment],
-      );
-    await expect(previousFold(stored.bucket)).rejects.toThrow(/"fold_version".*not-null/);
-    await expect(previousFold(new Date(0))).rejects.toThrow(/"fold_version".*not-null/);
-  });
-
-  it("reads no ten-second row among the minutes folded before they existed (the grain's migration)", async () => {
-    // Folded with the minutes: per funnel, the ten-second rows hold what the minute rows hold.
-    const totals: { funnel_id: string; grain: number; sessions: string; page_views: string }[] =
-      await db.query(
-        `SELECT funnel_id, grain, sum((SELECT coalesce(sum(value::bigint), 0) FROM jsonb_each_text(sessions -> 'page'))) AS sessions,
-              sum((SELECT coalesce(sum((value ->> 0)::bigint), 0) FROM jsonb_each(events -> 'page'))) AS page_views
-       FROM metric_segment_rollups WHERE grain IN (10, 60) AND funnel_id = ANY($1) GROUP BY 1, 2 ORDER BY 1, 2`,
-        [tenants.map((tenant) => tenant.funnelId)],
-      );
-    expect(totals).toHaveLength(2 * tenants.length);
-    for (const tenant of tenants) {
-      const [ten, minute] = totals.filter((r) => r.funnel_id === tenant.funnelId);
-      expect(Number(ten.page_views)).toBeGreaterThan(0);
-      expect([ten.sessions, ten.page_views]).toEqual([minute.sessions, minute.page_views]);
-    }
-    // As the migration leaves a funnel folded before: no ten-second rows before `finest_from`.
-    await db.query(`UPDATE metric_segment_folds SET finest_from = folded_to WHERE funnel_id = ANY($1)`, [
-      tenants.map((tenant) => tenant.funnelId),
-    ]);
-    await db.query(`DELETE FROM metric_segment_rollups WHERE grain = 10`);
-    await agreeEverywhere();
   });
 });

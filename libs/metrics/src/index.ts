@@ -36,22 +36,15 @@ export { writeBatch } from './events/batch-writes';
 export { segmentChanges } from './segments/segment-changes';
 export { SESSION_COLUMNS, sessionFromRow } from './events/session-row';
 export type { SessionRow } from './events/session-row';
-export {
-  DECLARED_DIMENSIONS,
-  SESSION_DIMENSIONS,
-  SESSION_ROLLUP_DIMENSIONS,
-} from './events/session-definitions';
+export { DECLARED_DIMENSIONS, SESSION_DIMENSIONS } from './events/session-definitions';
 export { DECLARED_EVENT_DIMENSIONS } from './events/event-definitions';
 export type { CountedDimensionName, EventDimensionName } from './events/event-definitions';
 export { emptySession, sessionContributions } from './events/session-state';
 export { eventRollupDeltas } from './rollups/rollup-deltas';
 export type { EventCounts, SessionCounts } from './rollups/rollup-deltas';
 export { RollupReader } from './rollups/rollup-reader';
-// What ingestion would have written from the stored rows, by the declarations alone (the suites
-// check the declarations against ingestion with them; a migration writes its SQL out instead).
-export { backfillEventDimensions } from './rollups/event-backfill';
-export { backfillSessionDimensions, backfillStartAttribute } from './rollups/session-backfill';
-export type { RunSql } from './rollups/session-backfill';
+// Every statement the metrics send, as text for review (npm run sql:generate).
+export { statementCatalog, statementFiles } from './sql/statement-catalog';
 export { EVENT_GRAINS, SESSION_GRAINS } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';
 export { FixedOffsetZone } from './time/time-zone';

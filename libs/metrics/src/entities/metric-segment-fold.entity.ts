@@ -18,9 +18,9 @@ export class MetricSegmentFold {
   foldedTo: Date | null;
 
   /**
-   * The ten-second rows exist for the minutes from here on (folded after they were introduced).
-   * Null: for every minute.
+   * Read by no code of this release: 'infinity', so that the pods of the release before, while a
+   * rollout replaces them, read none of the ten-second rows that release kept (none are left).
    */
-  @Column({ type: 'timestamptz', nullable: true })
+  @Column({ type: 'timestamptz', nullable: true, default: () => "'infinity'" })
   finestFrom: Date | null;
 }

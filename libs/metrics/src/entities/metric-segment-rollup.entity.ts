@@ -13,7 +13,7 @@ export class MetricSegmentRollup extends SessionSegmentColumns {
   @PrimaryColumn({ type: 'uuid' })
   funnelId: string;
 
-  /** Seconds: a day, an hour, a quarter hour, five minutes, a minute or ten seconds (SEGMENT_GRAINS). */
+  /** Seconds: a day, an hour, a quarter hour, five minutes or a minute (SEGMENT_GRAINS). */
   @PrimaryColumn({ type: 'integer' })
   grain: number;
 
@@ -50,8 +50,4 @@ export class MetricSegmentRollup extends SessionSegmentColumns {
    */
   @Column({ type: 'jsonb', default: () => "'{}'" })
   events: Record<string, Record<string, [number, number, number, string | null, number | null]>>;
-
-  /** The version of the fold that wrote the row (FOLD_VERSION); no default, so an older fold cannot write. */
-  @Column({ type: 'smallint' })
-  foldVersion: number;
 }

@@ -3,9 +3,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /**
  * Counters of sessions attributed to their start, per funnel, dimension (all, device, source,
  * page, page:<variant>, answer:<question>, answer-group:<question>), grain, bucket start and key.
- * Kept in step with ingestion, in the same transaction, except the ten-second rows the fold
- * writes. A segment's totals are columns of the segment rollups instead (inSessionRollups); the
- * `segment` rows an earlier release wrote here are deleted (TenSecondSessionRollups).
+ * Kept in step with ingestion, in the same transaction; nothing else writes it. A segment's
+ * totals are columns of the segment rollups instead (inSessionRollups).
  */
 @Entity('metric_session_rollups')
 export class MetricSessionRollup {
@@ -16,8 +15,7 @@ export class MetricSessionRollup {
   dimension: string;
 
   /**
-   * Seconds: 86400, 3600, 900 or 60, kept by ingestion (SESSION_GRAINS in time/buckets.ts); 10,
-   * written by the fold for the minutes it folds (segments/segment-folder.ts).
+   * Seconds: 86400, 3600, 900 or 60 (SESSION_GRAINS in time/buckets.ts).
    */
   @PrimaryColumn({ type: 'int' })
   grain: number;

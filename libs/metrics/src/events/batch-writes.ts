@@ -28,7 +28,7 @@ export interface BatchWrites {
 const FIRST_ROLLUP_PARAM = 7;
 
 /** writeBatch's statement, built once. */
-const WRITE_BATCH_SQL = `WITH sessions AS (
+export const WRITE_BATCH_SQL = `WITH sessions AS (
      ${sessionUpsertSql('$1', '$2::json')}
    ), event_rollups AS (
      ${eventRollupUpsertSql('$1', FIRST_ROLLUP_PARAM)}

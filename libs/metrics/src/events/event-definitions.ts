@@ -2,8 +2,8 @@ import type { ButtonClickFields, EventFields, PageViewFields } from './event-typ
 
 // What metrics count of page views, clicks and messages, declared once. The contribution of
 // ingestion (rollups/rollup-deltas.ts), the rollup read and the raw rows at a window's edges
-// (rollups/rollup-reader.ts, rollups/raw-events.ts) and the backfill of a migration
-// (rollups/event-backfill.ts) all derive from these tables, never written per dimension.
+// (rollups/rollup-reader.ts, rollups/raw-events.ts) all derive from these tables, never written
+// per dimension.
 
 /**
  * The event types counted at their own time, and the plain columns of metric_events that edge

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { EnvironmentVariables, ValidationError } from '@app/core';
-import { dropTenSecondRows, rawEventsNeededFrom } from '../segments/segment-retention';
+import { rawEventsNeededFrom } from '../segments/segment-retention';
 import {
   droppedMonthError,
   droppedMonths,
@@ -132,9 +132,6 @@ export class EventRetention {
     });
     if (dropped.length) {
       this.partitions.reset();
-      // Apart from the drops, whose lock on metric_events ingestion waits behind until they commit.
-      const until = Math.max(...dropped.map((p) => p.end));
-      await this.dataSource.transaction((manager) => dropTenSecondRows(manager, until));
       this.logger.log(
         `dropped raw event partitions past the retention: ${dropped.map((p) => p.name).join(', ')}`,
       );

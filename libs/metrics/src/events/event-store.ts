@@ -52,6 +52,26 @@ function eventJson(e: TrackedEvent): string {
   return `${row},"key":${JSON.stringify(c.key)}${time}${label}}`;
 }
 
+/** insertEvents' statement: $1 the funnel, $2 the events (eventJson), $3 how many. */
+export const INSERT_EVENTS_SQL = `WITH inserted AS (
+       INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload, key, button_label, time_on_page_ms)
+       SELECT $1, ${at('t.occurred_at')}, t.event_id, t.session_id, t.type, t.payload, t.key, t.button_label,
+              t.time_on_page_ms
+       FROM json_to_recordset($2::json) AS t(occurred_at bigint, event_id uuid, session_id text, type text,
+         payload json, key text, button_label text, time_on_page_ms integer)
+       ON CONFLICT DO NOTHING
+       RETURNING event_id
+     ), counted AS (SELECT count(*) <> $3 AS repeats FROM inserted)
+     SELECT counted.repeats,
+       CASE WHEN counted.repeats THEN (SELECT string_agg(event_id::text, ',') FROM inserted) END AS inserted
+     FROM counted`;
+
+/** The funnel's turn: its advisory lock, to the end of the transaction. */
+export const LOCK_FUNNEL_SQL = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+
+/** The stored sessions among $2 of funnel $1, through the primary key, the only index that serves a lookup by id. */
+export const READ_SESSIONS_SQL = `SELECT ${SESSION_COLUMNS} FROM metric_sessions WHERE funnel_id = $1 AND session_id = ANY($2::text[])`;
+
 /**
  * Stores the events that are new. Returns their ids, or `all` when none was a repeat of a stored
  * event (the usual case, which saves sending 500 ids back).
@@ -64,18 +84,7 @@ export async function insertEvents(
   // ON CONFLICT checks each event with one probe of the primary key.
   const [row] = await sql<{ repeats: boolean; inserted: string | null }>(
     'metrics_insert_events',
-    `WITH inserted AS (
-       INSERT INTO metric_events (funnel_id, occurred_at, event_id, session_id, type, payload, key, button_label, time_on_page_ms)
-       SELECT $1, ${at('t.occurred_at')}, t.event_id, t.session_id, t.type, t.payload, t.key, t.button_label,
-              t.time_on_page_ms
-       FROM json_to_recordset($2::json) AS t(occurred_at bigint, event_id uuid, session_id text, type text,
-         payload json, key text, button_label text, time_on_page_ms integer)
-       ON CONFLICT DO NOTHING
-       RETURNING event_id
-     ), counted AS (SELECT count(*) <> $3 AS repeats FROM inserted)
-     SELECT counted.repeats,
-       CASE WHEN counted.repeats THEN (SELECT string_agg(event_id::text, ',') FROM inserted) END AS inserted
-     FROM counted`,
+    INSERT_EVENTS_SQL,
     [funnelId, `[${events.map(eventJson).join(',')}]`, events.length],
   );
   return !row.repeats ? 'all' : new Set(row.inserted ? row.inserted.split(',') : []);
@@ -91,13 +100,8 @@ export async function lockFunnelAndReadSessions(
   funnelId: string,
   sessionIds: string[],
 ): Promise<Map<string, SessionState>> {
-  await sql('metrics_lock_funnel', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
+  await sql('metrics_lock_funnel', LOCK_FUNNEL_SQL, [funnelId]);
   if (!sessionIds.length) return new Map();
-  // Read through the primary key, the only index that serves a lookup by id: one probe each.
-  const rows = await sql<SessionRow>(
-    'metrics_read_sessions',
-    `SELECT ${SESSION_COLUMNS} FROM metric_sessions WHERE funnel_id = $1 AND session_id = ANY($2::text[])`,
-    [funnelId, sessionIds],
-  );
+  const rows = await sql<SessionRow>('metrics_read_sessions', READ_SESSIONS_SQL, [funnelId, sessionIds]);
   return new Map(rows.map((r) => [r.session_id, sessionFromRow(r)]));
 }

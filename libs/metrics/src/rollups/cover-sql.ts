@@ -6,7 +6,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 // The rows of a window's cover are summed in one statement, so they come from one snapshot (a
 // filtered read first plans what is folded, and checks for changes after: SegmentPlanner). Whole
 // buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
-// window, the sign: −1 for a bucket subtracted, and the minute of a guard, see foldedSessionCover), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
+// window, the sign: −1 for a bucket subtracted), the edges shorter than a finest bucket from raw
+// rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are
 // joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
 // hash a whole funnel's rows instead of scanning a few ranges.
@@ -24,10 +25,7 @@ export const segments = (cover: Cover, params: SqlParams) => {
   )}, ${times((s) => s.from)}, ${times((s) => s.to)}, ${times((s) => inside(s).from)}, ${times((s) => inside(s).to)}, ${params.bind(
     cover.segments.map((s) => s.sign),
     'int[]',
-  )}, ${params.bind(
-    cover.segments.map((s) => (s.guard === undefined ? null : iso(s.guard))),
-    'timestamptz[]',
-  )}) AS s(grain, lo, hi, inside_lo, inside_hi, sign, guard)`;
+  )}) AS s(grain, lo, hi, inside_lo, inside_hi, sign)`;
 };
 export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
 
@@ -43,7 +41,7 @@ export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket <
 export function pieceScans(
   pieces: RawPiece[],
   params: SqlParams,
-  scan: (lo: string, hi: string, sign: number, piece: RawPiece) => string,
+  scan: (lo: string, hi: string, sign: number) => string,
 ): string {
   const ranges: RawPiece[] = pieces.length ? pieces : [{ from: 0, to: 0, sign: 1 }];
   return ranges
@@ -52,7 +50,6 @@ export function pieceScans(
         params.bind(iso(piece.from), 'timestamptz'),
         params.bind(iso(piece.to), 'timestamptz'),
         piece.sign,
-        piece,
       ),
     )
     .join('\nUNION ALL\n');
@@ -60,8 +57,7 @@ export function pieceScans(
 
 /**
  * The rollup rows of a cover's segments, as `r` beside each segment's columns (`s`): `columns` of
- * the rows of `table` whose dimension meets `dimension` (e.g. `= $3`), one index range per segment;
- * with `guarded`, a guarded segment's only if its minute is among the `minute`s of `guarded` (SQL).
+ * the rows of `table` whose dimension meets `dimension` (e.g. `= $3`), one index range per segment.
  */
 export const segmentRows = (
   inSegments: string,
@@ -69,10 +65,8 @@ export const segmentRows = (
   funnel: string,
   dimension: string,
   columns = '*',
-  guarded?: string,
 ) =>
   `${inSegments}
    CROSS JOIN LATERAL (
-     SELECT ${columns} FROM ${table} r WHERE r.funnel_id = ${funnel} AND r.dimension ${dimension} AND ${IN_SEGMENT}
-       ${guarded ? `AND (s.guard IS NULL OR s.guard IN (${guarded}))` : ''} OFFSET 0
+     SELECT ${columns} FROM ${table} r WHERE r.funnel_id = ${funnel} AND r.dimension ${dimension} AND ${IN_SEGMENT} OFFSET 0
    ) AS r`;

@@ -4,45 +4,34 @@ import {
   MESSAGE_KEYS,
   MessageDimensionName,
 } from '../events/event-definitions';
-import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
+import { isFiltered, SessionFilter } from '../query/metric-query';
 import { partialLabelKeys, segmentEventSums } from '../segments/segment-sql';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
-import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN } from '../time/buckets';
-import { coverWindow, signedCover } from '../time/time-cover';
-import type { CoverOptions } from '../time/time-cover';
+import type { Cover } from '../time/time-cover';
+import type { OffsetPeriod } from '../time/time-zone';
+import { offsetAtSql } from '../time/zone-sql';
 import { pieceScans, segmentRows, segments } from './cover-sql';
+import { minuteOf, SLOT } from './filtered-event-sql';
 import type { Statement } from './filtered-event-sql';
-import { rawEvents, rawMessages } from './raw-events';
+import { rawEventCount, rawEvents, rawMessages } from './raw-events';
 import { sessionJoinSql } from './session-filter-sql';
 
 /**
- * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
- * finding the latest inside would scan the bucket's raw rows: a labelled dimension (clicks) reaches
- * past the window's edges with its finest buckets only (signedCover).
- */
-export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
-  coarseOutside: !countedDimension(dimension).labelled,
-});
-
-/**
  * The statement that sums a dimension counted from events per key (`key`, `events`, `timed`,
- * `total_ms`, `label`, `label_at`) over the window: the event rollups' whole buckets and the raw
- * edges; with a plan (a filter), the folded segment rollups and the raw events of the rest, of the
- * sessions the filter matches.
+ * `total_ms`, `label`, `label_at`): the event rollups' whole buckets of `cover` (eventsPlan) and its
+ * raw edges; with a plan (a filter), the folded segment rollups and the raw events of the rest
+ * (`cover` then rawPartOf the plan), of the sessions the filter matches.
  */
 export function eventSumsSql(
   funnelId: string,
-  window: MetricWindow,
+  cover: Cover,
   dimension: CountedDimensionName,
   filter: SessionFilter,
   plan?: SegmentPlan,
 ): Statement {
   const declared = countedDimension(dimension);
   const filtered = isFiltered(filter);
-  const cover = plan
-    ? { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN }
-    : signedCover(window.from, window.to + 1, EVENT_GRAINS, labelCover(dimension));
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
   const inSegments = segments(cover, params);
@@ -98,14 +87,45 @@ export function eventSumsSql(
   };
 }
 
-/** The statement that counts the messages sent in the window that were delivered and opened (`delivered`, `opened`). */
-export function messagesSql(
+/**
+ * The statement that counts the events of a dimension (page views: `activity`) per local
+ * weekday-hour slot (`slot`, `events`): the event rollups' whole buckets of `cover` (activityPlan,
+ * buckets that fit the local hours of `periods`) and its raw edges.
+ */
+export function activitySql(
   funnelId: string,
-  window: MetricWindow,
-  dimension: MessageDimensionName,
+  cover: Cover,
+  periods: OffsetPeriod[],
+  dimension: CountedDimensionName,
 ): Statement {
-  // Sent messages are counted per contact, not per event: no subtraction needed at this volume.
-  const cover = coverWindow(window.from, window.to + 1, EVENT_GRAINS);
+  // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
+  // slot, and its events are counted where they are (one row per piece).
+  const params = new SqlParams();
+  const funnel = params.bind(funnelId);
+  const inSegments = segments(cover, params);
+  const wanted = params.bind(dimension);
+  const offsetAt = offsetAtSql(periods, params);
+  // Local hours since the epoch of a time given in minutes since the epoch.
+  const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
+  const rawCount = rawEventCount(countedDimension(dimension), funnel, (lo) => localHour(minuteOf(lo)));
+  return {
+    text: `SELECT ${SLOT} AS slot, sum(b.events) AS events
+       FROM (
+         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, s.sign * r.events AS events
+         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.bucket, r.events, r.grain')}
+         UNION ALL
+         ${pieceScans(cover.raw, params, rawCount)}
+       ) AS b
+       GROUP BY 1`,
+    values: params.values,
+  };
+}
+
+/**
+ * The statement that counts the messages sent in the window that were delivered and opened
+ * (`delivered`, `opened`): the rollups' buckets of `cover` (messagesPlan) and its raw edges.
+ */
+export function messagesSql(funnelId: string, cover: Cover, dimension: MessageDimensionName): Statement {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
   const inSegments = segments(cover, params);

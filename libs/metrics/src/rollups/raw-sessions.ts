@@ -86,50 +86,8 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
                      AS completion_ms
             FROM m ${tail}`;
   };
-  const branches = dimensions.map((dimension) => {
-    const { definition, arg } = sessionDimension(dimension);
-    switch (definition.shape) {
-      case 'totals':
-        return outcomes(dimension, `''`, 'HAVING count(*) > 0');
-      case 'segment': {
-        // The text segmentKey() gives: `<length>:<value>` per filter attribute, `-` when unset
-        // (length() counts code points, as segmentKey does).
-        const columns = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
-        use(...columns);
-        const members = columns.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(' || ');
-        // Grouped by the columns, so the key is built once per combination, not once per session.
-        return outcomes(dimension, members, `GROUP BY ${columns.map((c) => `m.${c}`).join(', ')}`);
-      }
-      case 'attribute': {
-        const column = START_ATTRIBUTES[definition.attribute].column;
-        use(column);
-        return outcomes(dimension, `m.${column}`, `WHERE m.${column} IS NOT NULL GROUP BY 2`);
-      }
-      case 'pages': {
-        use('pages');
-        const from = 'FROM m CROSS JOIN unnest(m.pages) AS p(slug)';
-        if (!definition.by) return counted(dimension, 'p.slug', from);
-        const column = START_ATTRIBUTES[definition.by].column;
-        use(column);
-        return counted(dimension, 'p.slug', `${from} WHERE m.${column} = ${bind(arg)}`);
-      }
-      case 'answers': {
-        const answers = answersOf(arg);
-        // Grouped: the distinct answers joined, the key of the session's answer group.
-        return definition.grouped
-          ? counted(
-              dimension,
-              `array_to_string(${answers}, '${GROUP_SEPARATOR}')`,
-              `FROM m WHERE ${answers} IS NOT NULL`,
-            )
-          : counted(
-              dimension,
-              'a.answer',
-              `FROM m CROSS JOIN unnest(${answers}) AS a(answer) WHERE ${answers} IS NOT NULL`,
-            );
-      }
-    }
-  });
+  const tools: BranchTools = { bind, use, answersOf, counted, outcomes };
+  const branches = dimensions.map((dimension) => dimensionBranch(dimension, tools));
   const [question] = questions.values();
   const answersOnly = questions.size === 1 && dimensions.every(isAnswerDimension);
   return {
@@ -143,6 +101,69 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
       : null,
     sql: branches.join('\nUNION ALL\n'),
   };
+}
+
+/** What rawSessionSums gives a dimension's branch to build it with. */
+interface BranchTools {
+  /** A value bound as text. */
+  bind: (value: string) => string;
+  /** Marks columns of `m` as read. */
+  use: (...names: string[]) => void;
+  /** The column of a question's distinct answers. */
+  answersOf: (questionId: string) => string;
+  /** A branch counting sessions per key only. */
+  counted: (dimension: string, key: string, from: string) => string;
+  /** A branch counting sessions with their outcomes per key. */
+  outcomes: (dimension: string, key: string, tail: string) => string;
+}
+
+/** The branch of one dimension, from its declared shape (events/session-definitions.ts). */
+function dimensionBranch(
+  dimension: string,
+  { bind, use, answersOf, counted, outcomes }: BranchTools,
+): string {
+  const { definition, arg } = sessionDimension(dimension);
+  switch (definition.shape) {
+    case 'totals':
+      return outcomes(dimension, `''`, 'HAVING count(*) > 0');
+    case 'segment': {
+      // The text segmentKey() gives: `<length>:<value>` per filter attribute, `-` when unset
+      // (length() counts code points, as segmentKey does).
+      const columns = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
+      use(...columns);
+      const members = columns.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(' || ');
+      // Grouped by the columns, so the key is built once per combination, not once per session.
+      return outcomes(dimension, members, `GROUP BY ${columns.map((c) => `m.${c}`).join(', ')}`);
+    }
+    case 'attribute': {
+      const column = START_ATTRIBUTES[definition.attribute].column;
+      use(column);
+      return outcomes(dimension, `m.${column}`, `WHERE m.${column} IS NOT NULL GROUP BY 2`);
+    }
+    case 'pages': {
+      use('pages');
+      const from = 'FROM m CROSS JOIN unnest(m.pages) AS p(slug)';
+      if (!definition.by) return counted(dimension, 'p.slug', from);
+      const column = START_ATTRIBUTES[definition.by].column;
+      use(column);
+      return counted(dimension, 'p.slug', `${from} WHERE m.${column} = ${bind(arg)}`);
+    }
+    case 'answers': {
+      const answers = answersOf(arg);
+      // Grouped: the distinct answers joined, the key of the session's answer group.
+      return definition.grouped
+        ? counted(
+            dimension,
+            `array_to_string(${answers}, '${GROUP_SEPARATOR}')`,
+            `FROM m WHERE ${answers} IS NOT NULL`,
+          )
+        : counted(
+            dimension,
+            'a.answer',
+            `FROM m CROSS JOIN unnest(${answers}) AS a(answer) WHERE ${answers} IS NOT NULL`,
+          );
+    }
+  }
 }
 
 /**

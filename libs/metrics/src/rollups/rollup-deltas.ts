@@ -6,7 +6,7 @@ import {
   MESSAGE_KEYS,
 } from '../events/event-definitions';
 import type { TrackedEvent } from '../events/event-types';
-import { SESSION_ROLLUP_DIMENSIONS, SessionDimension } from '../events/session-definitions';
+import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { bucketStart, EVENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 
@@ -182,20 +182,17 @@ export function messageRollupDeltas(changes: MessageChange[]): RollupRow<EventCo
 
 /**
  * Rollup changes of sessions that changed: what each contributes now minus what it contributed
- * before, at its start time, at every grain (ingestion's by default; the fold asks for ten seconds),
- * in the `declared` dimensions (by default those the session rollups hold,
- * SESSION_ROLLUP_DIMENSIONS). A session whose start moved (an earlier session_start arrived) leaves
+ * before, at its start time, at ingestion's grains, in the dimensions the session rollups hold
+ * (SESSION_ROLLUP_DIMENSIONS). A session whose start moved (an earlier session_start arrived) leaves
  * its old buckets and enters the new ones.
  */
 export function sessionRollupDeltas(
   changes: { before: SessionState; after: SessionState }[],
-  declared: readonly (readonly [string, SessionDimension])[] = SESSION_ROLLUP_DIMENSIONS,
-  grains: readonly number[] = SESSION_GRAINS,
 ): RollupRow<SessionCounts>[] {
-  const finest = new FinestSums(grains, emptySessions);
+  const finest = new FinestSums(SESSION_GRAINS, emptySessions);
   const apply = (state: SessionState, sign: 1 | -1) => {
     if (state.startedAt === null) return;
-    for (const c of sessionContributions(state, declared)) {
+    for (const c of sessionContributions(state, SESSION_ROLLUP_DIMENSIONS)) {
       const sum = finest.at(state.startedAt, c.dimension, c.key);
       sum.sessions += sign * c.sessions;
       sum.conversions += sign * c.conversions;

@@ -9,18 +9,23 @@ import {
 } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
 import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
-import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
 import { inSegmentRollups } from '../segments/segment-rows';
-import { foldedSessionCover, SegmentPlan, SegmentPlanner } from '../segments/segment-state';
+import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
-import { SqlParams } from '../sql/sql-params';
-import { signedCover } from '../time/time-cover';
 import type { Cover, CoverOptions } from '../time/time-cover';
-import { fitsLocalHours, offsetAtSql } from '../time/zone-sql';
-import { pieceScans, segmentRows, segments } from './cover-sql';
-import { rawEventCount } from './raw-events';
-import { eventSumsSql, labelCover, messagesSql } from './event-sums-sql';
-import { filteredActivitySql, minuteOf, SLOT, timedPageViewsSql } from './filtered-event-sql';
+import { activitySql, eventSumsSql, messagesSql } from './event-sums-sql';
+import {
+  activityPlan,
+  eventsPlan,
+  FILTERED_GRAINS,
+  labelCover,
+  localHourGrains,
+  messagesPlan,
+  periodsOf,
+  rawPartOf,
+  sessionsPlan,
+} from './read-plans';
+import { filteredActivitySql, timedPageViewsSql } from './filtered-event-sql';
 import { sessionSumsSql } from './session-sums-sql';
 import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
 
@@ -110,21 +115,14 @@ export class RollupReader {
 
   /**
    * Session counters of dimensions the session rollups hold, of every session: ingestion's grains,
-   * and at an edge off the minute the fold's ten-second rows where the statement finds that they
-   * may be read (foldedSessionCover), so the edge reads at most five seconds of sessions there.
+   * and at most half a minute of sessions raw at each edge.
    */
   private rolledSessions(
     funnelId: string,
     window: MetricWindow,
     dimensions: string[],
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    const minutes = signedCover(window.from, window.to + 1, SESSION_GRAINS);
-    return this.sessionSums(
-      funnelId,
-      dimensions,
-      {},
-      minutes.raw.length ? foldedSessionCover(minutes) : minutes,
-    );
+    return this.sessionSums(funnelId, dimensions, {}, sessionsPlan(window));
   }
 
   /** Session counters of dimensions the segment rollups hold, planned over what is folded (see planned). */
@@ -136,21 +134,14 @@ export class RollupReader {
   ): Promise<Map<string, Sums<SessionCounts>>> {
     if (!dimensions.every(inSegmentRollups))
       throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
-    return this.planned(funnelId, window, SEGMENT_GRAINS, (plan) =>
-      this.sessionSums(
-        funnelId,
-        dimensions,
-        filter,
-        { segments: [], raw: plan.raw, finest: FINEST_SEGMENT_GRAIN },
-        plan,
-      ),
+    return this.planned(funnelId, window, FILTERED_GRAINS, (plan) =>
+      this.sessionSums(funnelId, dimensions, filter, rawPartOf(plan), plan),
     );
   }
 
   /**
    * Session counters per dimension and key: the session rollups' buckets of `cover` and its raw
-   * pieces, those guarded as the statement finds the fold (foldedSessionCover); with `plan`, also
-   * the segment rollups' whole buckets.
+   * pieces; with `plan`, also the segment rollups' whole buckets.
    */
   private async sessionSums(
     funnelId: string,
@@ -187,24 +178,25 @@ export class RollupReader {
     dimension: CountedDimensionName,
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
-    if (!isFiltered(filter)) return this.eventSums(funnelId, window, dimension, filter);
+    if (!isFiltered(filter))
+      return this.eventSums(funnelId, eventsPlan(window, dimension), dimension, filter);
     return this.planned(
       funnelId,
       window,
-      SEGMENT_GRAINS,
-      (plan) => this.eventSums(funnelId, window, dimension, filter, plan),
+      FILTERED_GRAINS,
+      (plan) => this.eventSums(funnelId, rawPartOf(plan), dimension, filter, plan),
       labelCover(dimension),
     );
   }
 
   private async eventSums(
     funnelId: string,
-    window: MetricWindow,
+    cover: Cover,
     dimension: CountedDimensionName,
     filter: SessionFilter,
     plan?: SegmentPlan,
   ): Promise<Sums<EventCounts>> {
-    const { text, values } = eventSumsSql(funnelId, window, dimension, filter, plan);
+    const { text, values } = eventSumsSql(funnelId, cover, dimension, filter, plan);
     const rows: EventRow[] = await this.reads.rows(text, values);
     const sums: Sums<EventCounts> = new Map();
     for (const r of rows) {
@@ -226,7 +218,7 @@ export class RollupReader {
     window: MetricWindow,
     dimension: MessageDimensionName = 'message',
   ): Promise<{ delivered: number; opened: number }> {
-    const { text, values } = messagesSql(funnelId, window, dimension);
+    const { text, values } = messagesSql(funnelId, messagesPlan(window), dimension);
     const [row]: { delivered: string; opened: string }[] = await this.reads.rows(text, values);
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
@@ -238,37 +230,10 @@ export class RollupReader {
     dimension: CountedDimensionName = 'activity',
     filter: SessionFilter = {},
   ): Promise<number[]> {
-    const declared = countedDimension(dimension);
     if (isFiltered(filter)) return this.filteredActivity(funnelId, window, dimension, filter);
-    // A bucket must not straddle a local hour: whole hours only when every offset of the window
-    // and every change between them is whole hours, etc. (a zone's offset changes with its rules).
-    const periods = window.zone.periods(window.from, window.to);
-    const grains = EVENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
-    const cover = signedCover(window.from, window.to + 1, grains);
-    // A raw piece lies within one finest bucket, hence within one local hour: its minute gives the
-    // slot, and its events are counted where they are (one row per piece).
-    const params = new SqlParams();
-    const funnel = params.bind(funnelId);
-    const inSegments = segments(cover, params);
-    const wanted = params.bind(dimension);
-    const offsetAt = offsetAtSql(periods, params);
-    // Local hours since the epoch of a time given in minutes since the epoch.
-    const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
-    const rows: { slot: number; events: string }[] = await this.reads.rows(
-      `SELECT ${SLOT} AS slot, sum(b.events) AS events
-       FROM (
-         SELECT ${localHour('extract(epoch FROM r.bucket)::bigint / 60')} AS h, s.sign * r.events AS events
-         FROM ${segmentRows(inSegments, 'metric_event_rollups', funnel, `= ${wanted}`, 'r.bucket, r.events, r.grain')}
-         UNION ALL
-         ${pieceScans(
-           cover.raw,
-           params,
-           rawEventCount(declared, funnel, (lo) => localHour(minuteOf(lo))),
-         )}
-       ) AS b
-       GROUP BY 1`,
-      params.values,
-    );
+    const periods = periodsOf(window);
+    const { text, values } = activitySql(funnelId, activityPlan(window, periods), periods, dimension);
+    const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
     const slots = new Array<number>(SLOTS).fill(0);
     for (const r of rows) slots[Number(r.slot)] += Number(r.events);
     return slots;
@@ -285,9 +250,8 @@ export class RollupReader {
     filter: SessionFilter,
   ): Promise<number[]> {
     const { type } = countedDimension(dimension);
-    const periods = window.zone.periods(window.from, window.to);
-    const grains = SEGMENT_GRAINS.filter((g) => fitsLocalHours(g, periods));
-    return this.planned(funnelId, window, grains, async (plan) => {
+    const periods = periodsOf(window);
+    return this.planned(funnelId, window, localHourGrains(FILTERED_GRAINS, periods), async (plan) => {
       const { text, values } = filteredActivitySql(plan, funnelId, periods, dimension, type, filter);
       const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
       const slots = new Array<number>(SLOTS).fill(0);
@@ -310,7 +274,7 @@ export class RollupReader {
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
-    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
+    return this.planned(funnelId, window, FILTERED_GRAINS, async (plan) => {
       const { text, values } = timedPageViewsSql(plan, funnelId, type, column, filter);
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
         text,

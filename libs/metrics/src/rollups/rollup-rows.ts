@@ -2,8 +2,8 @@ import { at } from '../sql/epoch';
 import { columnArrays } from '../sql/column-arrays';
 import type { EventCounts, RollupRow, SessionCounts } from './rollup-deltas';
 
-// Rollup increments travel as one array per column (columnArrays); ingestion and backfills add
-// them through the same statements.
+// Rollup increments travel as one array per column (columnArrays); ingestion adds them through
+// these statements.
 
 const SESSION_ROLLUP_ROWS = columnArrays<RollupRow<SessionCounts>>([
   ['dimension', 'text', (r) => r.dimension],
@@ -16,59 +16,23 @@ const SESSION_ROLLUP_ROWS = columnArrays<RollupRow<SessionCounts>>([
   ['completion_ms', 'bigint', (r) => r.counts.completionMs],
 ]);
 
-/** Session rollup increments as the parameters sessionRollupUpsertSql reads (SESSION_ROLLUP_PARAMS of them). */
+/** Session rollup increments as the parameters sessionRollupUpsertSql reads. */
 export const sessionRollupValues = SESSION_ROLLUP_ROWS.values;
-export const SESSION_ROLLUP_PARAMS = SESSION_ROLLUP_ROWS.count;
 
 /** A session rollup row's counters, as columns. */
 const SESSION_COUNTERS = ['sessions', 'conversions', 'completions', 'completion_ms'];
 const counterList = (prefix: string) => SESSION_COUNTERS.map((c) => `${prefix}${c}`).join(', ');
 
-/** INSERT of session rollup rows (sessionRollupValues from parameter `first` on); `onConflict` follows DO UPDATE. */
-const insertSessionRowsSql = (funnel: string, first: number, onConflict: string) =>
-  `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, ${counterList('')})
-     SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, ${counterList('v.')}
-     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET ${onConflict}`;
-
 /**
  * Adds session rollup increments (sessionRollupValues, bound from parameter `first` on) to a
- * funnel's rows: ingestion and backfills write through this one statement.
+ * funnel's rows.
  */
 export function sessionRollupUpsertSql(funnel: string, first: number): string {
-  return insertSessionRowsSql(
-    funnel,
-    first,
-    SESSION_COUNTERS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', '),
-  );
-}
-
-/**
- * Makes a funnel's session rollup rows of `grain` in the bucket ranges `ranges` ([lo, hi): two
- * timestamptz arrays, as SQL) the given rows (sessionRollupValues, bound from parameter
- * `first` on): keys no longer there deleted, a row written only where it is new or differs. The
- * fold writes its ten-second rows so, computed whole from the sessions of the minutes it folds.
- */
-export function sessionRollupReplaceSql(
-  funnel: string,
-  [los, his]: readonly [string, string],
-  grain: number,
-  first: number,
-): string {
-  const param = (name: string) => `$${first + SESSION_ROLLUP_ROWS.names.indexOf(name)}`;
-  const [dimension, bucket, key] = ['dimension', 'bucket', 'key'].map(param);
-  return `WITH gone AS (
-       DELETE FROM metric_session_rollups r USING unnest(${los}, ${his}) AS w(lo, hi)
-       WHERE r.funnel_id = ${funnel} AND r.grain = ${Number(grain)} AND r.bucket >= w.lo AND r.bucket < w.hi
-         AND NOT EXISTS (SELECT 1 FROM unnest(${dimension}::text[], ${bucket}::bigint[], ${key}::text[]) AS k(dimension, bucket, key)
-                         WHERE k.dimension = r.dimension AND ${at('k.bucket')} = r.bucket AND k.key = r.key)
-     )
-     ${insertSessionRowsSql(
-       funnel,
-       first,
-       `${SESSION_COUNTERS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-       WHERE (${counterList('r.')}) IS DISTINCT FROM (${counterList('EXCLUDED.')})`,
-     )}`;
+  return `INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, ${counterList('')})
+     SELECT ${funnel}, v.dimension, v.grain, ${at('v.bucket')}, v.key, ${counterList('v.')}
+     FROM ${SESSION_ROLLUP_ROWS.sql(first)}
+     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
+       ${SESSION_COUNTERS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')}`;
 }
 
 const EVENT_ROLLUP_ROWS = columnArrays<RollupRow<EventCounts>>([

@@ -1,7 +1,6 @@
 import { START_ATTRIBUTES } from '../events/session-definitions';
-import type { MetricWindow, SessionFilter } from '../query/metric-query';
+import type { SessionFilter } from '../query/metric-query';
 import type { SqlParams } from '../sql/sql-params';
-import type { Cover } from '../time/time-cover';
 
 /** Conditions (each after AND) that keep the sessions `alias` matching the filter. */
 export function sessionFilterSql(filter: SessionFilter, params: SqlParams, alias = 'm'): string {
@@ -32,13 +31,3 @@ export function sessionJoinSql(
       WHERE m.funnel_id = ${funnel} AND m.session_id = ${events}.session_id${sessionFilterSql(filter, params)} LIMIT 1
     ) AS m ON true`;
 }
-
-/**
- * A window read wholly from raw rows: rollups count every session, so a filtered figure sums the
- * rows of the sessions that match, by the same SQL that sums a window's edges.
- */
-export const rawCover = (window: MetricWindow): Cover => ({
-  segments: [],
-  raw: [{ from: window.from, to: window.to + 1, sign: 1 }],
-  finest: 0,
-});

@@ -2,10 +2,9 @@ import { SESSION_DIMENSIONS } from '../events/session-definitions';
 import type { SessionFilter } from '../query/metric-query';
 import { inSessionsDocument } from '../segments/segment-rows';
 import { segmentSessionSums, segmentTotalSums } from '../segments/segment-sql';
-import { guardedMinutes, usableMinutesSql } from '../segments/segment-state';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
-import type { Cover, RawPiece } from '../time/time-cover';
+import type { Cover } from '../time/time-cover';
 import { pieceScans, segmentRows, segments } from './cover-sql';
 import type { Statement } from './filtered-event-sql';
 import { rawSessionSums } from './raw-sessions';
@@ -14,8 +13,8 @@ import { sessionFilterSql } from './session-filter-sql';
 /**
  * The statement that sums session counters per dimension and key (`dimension`, `key`, `sessions`,
  * `conversions`, `completions`, `completion_ms`): the session rollups' buckets of `cover` and its
- * raw pieces, those guarded as the statement finds the fold (foldedSessionCover); with `plan`,
- * also the segment rollups' whole buckets, of the sessions the filter matches.
+ * raw pieces; with `plan`, also the segment rollups' whole buckets, of the sessions the filter
+ * matches.
  */
 export function sessionSumsSql(
   funnelId: string,
@@ -30,29 +29,12 @@ export function sessionSumsSql(
   const inSegments = segments(cover, params);
   const wanted = params.bind(dimensions, 'text[]');
   const raw = rawSessionSums(dimensions, params);
-  // The guards' minutes whose folded rows may be read, decided in the statement's snapshot.
-  const minutes = guardedMinutes(cover);
-  const usable = minutes.length ? 'SELECT u.minute FROM usable u' : undefined;
-  const guard = (piece: RawPiece) => {
-    if (!piece.guard || !usable) return '';
-    const minute = params.bind(new Date(piece.guard.minute).toISOString(), 'timestamptz');
-    return ` AND ${piece.guard.folded ? '' : 'NOT '}EXISTS (${usable} WHERE u.minute = ${minute})`;
-  };
   const edges = pieceScans(
     cover.raw,
     params,
-    (lo, hi, sign, piece) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-      WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}${guard(piece)}`,
+    (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
+      WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
   );
-  const usableCte = usable
-    ? `usable AS MATERIALIZED (${usableMinutesSql(
-        funnel,
-        params.bind(
-          minutes.map((m) => new Date(m).toISOString()),
-          'timestamptz[]',
-        ),
-      )}),`
-    : '';
   // The segment rollups' part: the totals' columns, and the cells of the `sessions` documents.
   const folded: string[] = [];
   if (plan && dimensions.includes(SESSION_DIMENSIONS.segment))
@@ -61,7 +43,7 @@ export function sessionSumsSql(
   if (plan && documented.length)
     folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
   return {
-    text: `WITH ${usableCte} m AS (
+    text: `WITH m AS (
        ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
      )
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
@@ -69,7 +51,7 @@ export function sessionSumsSql(
      FROM (
        SELECT r.dimension, r.key, s.sign * r.sessions AS sessions, s.sign * r.conversions AS conversions,
               s.sign * r.completions AS completions, s.sign * r.completion_ms AS completion_ms
-       FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`, '*', usable)}
+       FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
        UNION ALL
        ${raw.sql}
        ${folded.map((sql) => `UNION ALL ${sql}`).join(' ')}

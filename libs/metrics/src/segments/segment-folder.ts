@@ -6,40 +6,39 @@ import { COUNTED_EVENTS } from '../events/event-definitions';
 import { IngestionActivity } from '../events/ingestion-activity';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
-import { millis } from '../sql/epoch';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
 import { refold } from './segment-refold';
-import { countedEventBetweenSql } from './segment-sql';
-import { staleMinutesSql } from './segment-state';
-
-/** Funnels one statement chooses; a round goes through all of them, each once. */
-const CANDIDATES = 50;
+import { CANDIDATES, FOLDER_SQL } from './folder-sql';
 
 /**
  * What one transaction folds: the new minutes up to the first `boundary` (seconds) at least
- * `minutes` after the chunk's start, and at most `changes` recorded changes.
+ * `minutes` after the chunk's start, cut short before the minute that would bring the sessions
+ * started in them past `sessions` (one minute at least: a minute is folded whole), and at most
+ * `changes` recorded changes.
  */
 export interface ChunkSize {
   minutes: number;
   boundary: number;
+  sessions: number;
   changes: number;
 }
 
 /**
  * A chunk while ingestion is quiet: an hour, whose quarter hours and hours are summed from its
- * minutes, and as many changes (a minute each, or the few of a session). A chunk holds the
- * sessions of its minutes in memory, so the minutes changes name are bounded like new minutes:
- * with 2,000 changes a chunk, a day of past traffic imported into a folded funnel (320,000 events,
+ * minutes, or fewer minutes holding 20,000 sessions (an hour holds about 18,000 at 100 M events
+ * a month), and 60 changes (a minute each, or the few of a session). A chunk holds the sessions of
+ * its minutes in memory, so their number bounds its memory whatever the traffic's density: with
+ * 2,000 changes a chunk, a day of past traffic imported into a folded funnel (320,000 events,
  * 98,000 sessions) took the service past its 160 MB heap, and again at each restart.
  */
-const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, changes: 60 };
+const WHOLE_CHUNK: ChunkSize = { minutes: 60, boundary: 3600, sessions: 20_000, changes: 60 };
 /**
- * A chunk while this process ingests: a quarter hour, and as many changes. The fold yields a
- * share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk must be short beside a
- * burst: an hour of 10,000,000 events a month took 110 to 190 ms at full speed, a core taken from
- * batches for as long, once in a burst of a few seconds.
+ * A chunk while this process ingests: a quarter hour (or 5,000 sessions), and as many changes.
+ * The fold yields a share of its time by the chunk (SHARE_WHILE_INGESTING), so a chunk must be
+ * short beside a burst: an hour of 10,000,000 events a month took 110 to 190 ms at full speed, a
+ * core taken from batches for as long, once in a burst of a few seconds.
  */
-const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, changes: 15 };
+const CHUNK_WHILE_INGESTING: ChunkSize = { minutes: 15, boundary: 900, sessions: 5_000, changes: 15 };
 /** An idle funnel is still visited once a day, so that the check for its new traffic reads a day at most. */
 const IDLE_VISIT_MS = 86_400_000;
 /**
@@ -51,10 +50,6 @@ const IDLE_VISIT_MS = 86_400_000;
  * ingestion is quiet it folds at full speed.
  */
 export const SHARE_WHILE_INGESTING = 0.02;
-
-/** The last change recorded for funnel `funnel` (0 when none), as text. */
-const lastSeqSql = (funnel: string) =>
-  `(SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = ${funnel})::text`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -136,11 +131,7 @@ export class SegmentFolder extends BackgroundRounds {
   /** Folds every funnel that needs it up to now less the lag, unless another process holds it. */
   async drain(now = Date.now()): Promise<void> {
     const target = bucketStart(now - this.lagMs, 60);
-    await this.dataSource.query(
-      `INSERT INTO metric_segment_folds (funnel_id) SELECT f.id FROM funnels f
-       WHERE NOT EXISTS (SELECT 1 FROM metric_segment_folds s WHERE s.funnel_id = f.id)
-       ON CONFLICT DO NOTHING`,
-    );
+    await this.dataSource.query(FOLDER_SQL.register);
     let after: string | null = null;
     for (;;) {
       const due = await this.due(target, after);
@@ -161,18 +152,12 @@ export class SegmentFolder extends BackgroundRounds {
    * is locked or written.
    */
   private async due(target: number, after: string | null): Promise<string[]> {
-    const rows: { funnel_id: string }[] = await this.dataSource.query(
-      `SELECT f.funnel_id FROM metric_segment_folds f
-       WHERE ($2::uuid IS NULL OR f.funnel_id > $2::uuid)
-         AND (f.sealed_to IS NULL OR f.folded_to IS NULL OR f.folded_to < f.sealed_to OR f.sealed_to < $3
-           OR EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = f.funnel_id)
-           OR f.sealed_to < $1 AND (
-             EXISTS (SELECT 1 FROM metric_sessions s
-                     WHERE s.funnel_id = f.funnel_id AND s.started_at >= f.sealed_to AND s.started_at < $1)
-             OR ${countedEventBetweenSql('f.funnel_id', '$4::text[]', 'f.sealed_to', '$1')}))
-       ORDER BY f.funnel_id LIMIT ${CANDIDATES}`,
-      [iso(target), after, iso(target - IDLE_VISIT_MS), Object.keys(COUNTED_EVENTS)],
-    );
+    const rows: { funnel_id: string }[] = await this.dataSource.query(FOLDER_SQL.due, [
+      iso(target),
+      after,
+      iso(target - IDLE_VISIT_MS),
+      Object.keys(COUNTED_EVENTS),
+    ]);
     return rows.map((r) => r.funnel_id);
   }
 
@@ -229,38 +214,50 @@ export class SegmentFolder extends BackgroundRounds {
       // Nothing before the funnel's first data needs folding: late data there records changes.
       const start = fold.folded_to ?? Math.min(target, await this.firstMinute(manager, funnelId));
       // The ingestion turn: batches that hold it commit first; later ones read the new seal.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [funnelId]);
-      const [row]: { last_seq: string }[] = await manager.query(
-        `WITH sealed AS (UPDATE metric_segment_folds SET sealed_to = $2, folded_to = $3 WHERE funnel_id = $1)
-         SELECT ${lastSeqSql('$1')} AS last_seq`,
-        [funnelId, iso(target), iso(start)],
-      );
+      await manager.query(FOLDER_SQL.turn, [funnelId]);
+      const [row]: { last_seq: string }[] = await manager.query(FOLDER_SQL.seal, [
+        funnelId,
+        iso(target),
+        iso(start),
+      ]);
       return row.last_seq;
     });
   }
 
   private async claim(manager: EntityManager, funnelId: string): Promise<Fold[]> {
-    return manager.query(
-      `SELECT ${millis('sealed_to')} AS sealed_to, ${millis('folded_to')} AS folded_to,
-              ${lastSeqSql('$1')} AS last_seq
-       FROM metric_segment_folds WHERE funnel_id = $1 FOR UPDATE SKIP LOCKED`,
-      [funnelId],
-    );
+    return manager.query(FOLDER_SQL.claim, [funnelId]);
   }
 
   /** The first minute at or after `from` (epoch ms) that holds a started session or a counted event. */
   private async firstMinute(manager: EntityManager, funnelId: string, from = -Infinity): Promise<number> {
     const after = Number.isFinite(from) ? iso(from) : null;
-    const [row]: { first: number | null }[] = await manager.query(
-      `SELECT ${millis('least(s.first, e.first)')} AS first FROM
-         (SELECT min(started_at) AS first FROM metric_sessions
-          WHERE funnel_id = $1 AND started_at IS NOT NULL AND ($3::timestamptz IS NULL OR started_at >= $3)) AS s,
-         (SELECT min(t.first) AS first FROM unnest($2::text[]) AS ty(type) CROSS JOIN LATERAL (
-            SELECT min(occurred_at) AS first FROM metric_events
-            WHERE funnel_id = $1 AND type = ty.type AND ($3::timestamptz IS NULL OR occurred_at >= $3)) AS t) AS e`,
-      [funnelId, Object.keys(COUNTED_EVENTS), after],
-    );
+    const [row]: { first: number | null }[] = await manager.query(FOLDER_SQL.firstMinute, [
+      funnelId,
+      Object.keys(COUNTED_EVENTS),
+      after,
+    ]);
     return row.first === null ? Infinity : bucketStart(row.first, 60);
+  }
+
+  /**
+   * The end of the new minutes from `from` to `until` (epoch ms, whole minutes) that hold at most
+   * `sessions` started sessions: the minute of the first session past them (one minute at least).
+   */
+  private async sessionsBound(
+    manager: EntityManager,
+    funnelId: string,
+    from: number,
+    until: number,
+    sessions: number,
+  ): Promise<number> {
+    if (from >= until) return until;
+    const [row]: { at: number }[] = await manager.query(FOLDER_SQL.sessionPastBound, [
+      funnelId,
+      iso(from),
+      iso(until),
+      sessions,
+    ]);
+    return row ? Math.max(from + MINUTE_MS, bucketStart(Number(row.at), 60)) : until;
   }
 
   /**
@@ -272,14 +269,11 @@ export class SegmentFolder extends BackgroundRounds {
     return this.dataSource.transaction(async (manager) => {
       const [fold] = await this.claim(manager, funnelId);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;
-      const changes: { seq: string; minute: number | null }[] = await manager.query(
-        `WITH c AS (
-           SELECT seq, minute, session_id FROM metric_segment_changes
-           WHERE funnel_id = $1 AND seq <= $3::bigint ORDER BY seq LIMIT $2
-         )
-         SELECT c.seq, x.minute FROM c LEFT JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x ON true`,
-        [funnelId, size.changes, lastSeq],
-      );
+      const changes: { seq: string; minute: number | null }[] = await manager.query(FOLDER_SQL.changes, [
+        funnelId,
+        size.changes,
+        lastSeq,
+      ]);
       const seqs = [...new Set(changes.map((c) => c.seq))];
       const foldedTo = fold.folded_to;
       // New minutes from the next that holds data: a stretch without any is passed over at once.
@@ -288,7 +282,13 @@ export class SegmentFolder extends BackgroundRounds {
           ? Math.min(fold.sealed_to, await this.firstMinute(manager, funnelId, foldedTo))
           : foldedTo;
       // Ending at a boundary of a coarser grain, the chunk's buckets of it are summed from its minutes.
-      const until = Math.min(fold.sealed_to, bucketStart(next + size.minutes * MINUTE_MS, size.boundary));
+      const until = await this.sessionsBound(
+        manager,
+        funnelId,
+        next,
+        Math.min(fold.sealed_to, bucketStart(next + size.minutes * MINUTE_MS, size.boundary)),
+        size.sessions,
+      );
       const minutes = changes
         .filter((c) => c.minute !== null && Number(c.minute) < foldedTo)
         .map((c) => Number(c.minute));
@@ -298,11 +298,7 @@ export class SegmentFolder extends BackgroundRounds {
       if (!ranges.length && !seqs.length && foldedAfter === foldedTo) return false;
       if (ranges.length || foldedAfter > foldedTo)
         await refold(manager, funnelId, ranges, foldedTo, foldedAfter);
-      await manager.query(
-        `WITH folded AS (DELETE FROM metric_segment_changes WHERE funnel_id = $1 AND seq = ANY($3::bigint[]))
-         UPDATE metric_segment_folds SET folded_to = $2 WHERE funnel_id = $1`,
-        [funnelId, iso(foldedAfter), seqs],
-      );
+      await manager.query(FOLDER_SQL.advance, [funnelId, iso(foldedAfter), seqs]);
       return true;
     });
   }

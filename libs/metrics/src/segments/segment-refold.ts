@@ -1,10 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
-import { SESSION_ROLLUP_DIMENSIONS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
-import { emptySession } from '../events/session-state';
-import { RollupRow, SessionCounts, sessionRollupDeltas } from '../rollups/rollup-deltas';
-import { sessionRollupReplaceSql, sessionRollupValues } from '../rollups/rollup-rows';
 import { at, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
@@ -34,14 +30,6 @@ interface Computed {
   grain: number;
   ranges: Range[];
   rows: SegmentRow[];
-}
-
-/** What a fold computes from the raw rows of whole minutes. */
-interface MinuteRows {
-  finest: SegmentRow[];
-  minute: SegmentRow[];
-  /** The session rollups' ten-second rows of the sessions started in the minutes. */
-  sessions: RollupRow<SessionCounts>[];
 }
 
 /**
@@ -84,7 +72,7 @@ const covers = (ranges: Range[], bucket: Range) => {
 };
 
 /**
- * The ten-second sums of a funnel's counted events ($1 the funnel; $2, $3 the ranges' starts and
+ * The minute sums of a funnel's counted events ($1 the funnel; $2, $3 the ranges' starts and
  * ends; $4 the counted types), with the filter attributes of their sessions. Each event finds its
  * session by one probe of the primary key, memoized per session: a lateral subquery, because a
  * join is planned on the table's statistics, and for a funnel newer than them (estimated at one
@@ -109,11 +97,37 @@ export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_
    ) AS m ON m.started_at IS NOT NULL
    GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`;
 
+/** The sessions started in ranges ($2, $3: their starts and ends) of funnel $1, one index range each. */
+export const FOLD_SESSIONS_SQL = `SELECT ${SESSION_COLUMNS} FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
+     CROSS JOIN LATERAL (
+       SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= w.lo AND m.started_at < w.hi OFFSET 0
+     ) AS metric_sessions`;
+
+/** The stored segment rollup rows of funnel $1 of grains $2 in ranges ($3, $4). */
+export const FOLD_STORED_ROWS_SQL = `SELECT ${STORED_COLUMNS}
+     FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
+     CROSS JOIN LATERAL (
+       SELECT * FROM metric_segment_rollups r
+       WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi OFFSET 0
+     ) AS r`;
+
 /**
- * Computes the ten-second and minute rows of `minutes` from the raw rows and the whole coarser
+ * The fold's write of funnel $1: the rows of the ranges ($2 grains, $3 starts, $4 ends) whose key
+ * ($5 grain, $6 bucket, $7 segment) is not kept deleted, then the `documents` JSON documents from
+ * $8 on upserted (upsertRowsSql).
+ */
+export const foldReplaceSql = (documents: number) => `WITH gone AS (
+       DELETE FROM metric_segment_rollups r USING unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
+       WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
+         AND NOT EXISTS (SELECT 1 FROM unnest($5::int[], $6::bigint[], $7::text[]) AS k(grain, bucket, segment)
+                         WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
+     )
+     ${upsertRowsSql('$1', documents, 8)}`;
+
+/**
+ * Computes the minute rows of `minutes` from the raw rows and the whole coarser
  * buckets above them (coarserBuckets) from the finer rows, those in hand and those read for the
- * rest of a bucket, and writes what changed: one statement reads, one writes; a second writes the
- * session rollups' ten-second rows of the minutes.
+ * rest of a bucket, and writes what changed: one statement reads, one writes.
  */
 export async function refold(
   manager: EntityManager,
@@ -122,14 +136,16 @@ export async function refold(
   foldedBefore: number,
   foldedAfter: number,
 ): Promise<void> {
-  const computed = minutes.length ? await minuteRows(manager, funnelId, minutes) : null;
   const levels: Computed[] = [
-    { grain: FINEST_SEGMENT_GRAIN, ranges: minutes, rows: computed?.finest ?? [] },
-    { grain: 60, ranges: minutes, rows: computed?.minute ?? [] },
+    {
+      grain: FINEST_SEGMENT_GRAIN,
+      ranges: minutes,
+      rows: minutes.length ? await minuteRows(manager, funnelId, minutes) : [],
+    },
   ];
   // The finer rows of each coarser bucket not wholly computed here, read in one statement.
   const wanted: { grain: number; range: Range }[] = [];
-  let finer = levels[1];
+  let finer = levels[0];
   const plans = COARSER_GRAINS.map((grain) => {
     const buckets = coarserBuckets(grain, finer.ranges, foldedBefore, foldedAfter);
     for (const b of buckets) if (!covers(finer.ranges, b)) wanted.push({ grain: finer.grain, range: b });
@@ -148,57 +164,36 @@ export async function refold(
     levels.push({ grain: plan.grain, ranges: plan.buckets, rows: coarserRows(rows, plan.grain) });
   }
   await replace(manager, funnelId, levels);
-  if (minutes.length) await replaceSessions(manager, funnelId, minutes, computed?.sessions ?? []);
 }
 
 /**
- * The ten-second and minute rows of the ranges, from the sessions started and the events counted
- * in them. In a month whose raw events the retention dropped (a late change of a session started
- * then), the events count as stored, at each grain: folded whole from raw rows that are gone,
- * they would count nowhere. (Minutes folded before the ten-second rows existed have none stored;
- * reads take no ten-second row there, see SegmentPlanner.)
+ * The minute rows of the ranges, from the sessions started and the events counted in them. In a
+ * month whose raw events the retention dropped (a late change of a session started then), the
+ * events count as stored: folded whole from raw rows that are gone, they would count nowhere.
  */
-async function minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<MinuteRows> {
+async function minuteRows(manager: EntityManager, funnelId: string, ranges: Range[]): Promise<SegmentRow[]> {
   const dropped = await droppedParts(manager, ranges);
   const raw = dropped.length ? subtract(ranges, dropped) : ranges;
-  const { finest, sessions } = await computedRows(manager, funnelId, ranges, raw);
-  const minute = coarserRows(finest, 60);
-  if (!dropped.length) return { finest, minute, sessions };
+  const minute = await computedRows(manager, funnelId, ranges, raw);
+  if (!dropped.length) return minute;
   const stored = await read(
     manager,
     funnelId,
-    dropped.flatMap((range) => [
-      { grain: FINEST_SEGMENT_GRAIN, range },
-      { grain: 60, range },
-    ]),
+    dropped.map((range) => ({ grain: FINEST_SEGMENT_GRAIN, range })),
   );
-  const of = (grain: number) => stored.filter((r) => r.grain === grain);
-  return {
-    finest: withStoredEvents(finest, of(FINEST_SEGMENT_GRAIN)),
-    minute: withStoredEvents(minute, of(60)),
-    sessions,
-  };
+  return withStoredEvents(minute, stored);
 }
 
-/**
- * Ten-second rows of the sessions started in `ranges` and of the raw events counted in `raw`, and
- * the session rollups' ten-second rows of those sessions, as ingestion counts them at its grains.
- */
+/** Minute rows of the sessions started in `ranges` and of the raw events counted in `raw`. */
 async function computedRows(
   manager: EntityManager,
   funnelId: string,
   ranges: Range[],
   raw: Range[],
-): Promise<Pick<MinuteRows, 'finest' | 'sessions'>> {
+): Promise<SegmentRow[]> {
   const los = ranges.map((r) => iso(r.from));
   const his = ranges.map((r) => iso(r.to));
-  const sessionRows: SessionRow[] = await manager.query(
-    `SELECT ${SESSION_COLUMNS} FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
-     CROSS JOIN LATERAL (
-       SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.started_at >= w.lo AND m.started_at < w.hi OFFSET 0
-     ) AS metric_sessions`,
-    [funnelId, los, his],
-  );
+  const sessionRows: SessionRow[] = await manager.query(FOLD_SESSIONS_SQL, [funnelId, los, his]);
   const eventRows: Record<string, unknown>[] = await manager.query(FOLD_EVENT_SUMS_SQL, [
     funnelId,
     raw.map((r) => iso(r.from)),
@@ -216,12 +211,7 @@ async function computedRows(
     label: r.label as string | null,
     labelAt: r.label_at === null ? null : Number(r.label_at),
   }));
-  const states = sessionRows.map(sessionFromRow);
-  const started = states.map((after) => ({ before: emptySession(after.sessionId), after }));
-  return {
-    finest: finestRows(states, events),
-    sessions: sessionRollupDeltas(started, SESSION_ROLLUP_DIMENSIONS, [FINEST_SEGMENT_GRAIN]),
-  };
+  return finestRows(sessionRows.map(sessionFromRow), events);
 }
 
 /** The stored rows of the given grains and ranges. */
@@ -230,20 +220,12 @@ async function read(
   funnelId: string,
   wanted: { grain: number; range: Range }[],
 ): Promise<SegmentRow[]> {
-  const rows: Record<string, unknown>[] = await manager.query(
-    `SELECT ${STORED_COLUMNS}
-     FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
-     CROSS JOIN LATERAL (
-       SELECT * FROM metric_segment_rollups r
-       WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi OFFSET 0
-     ) AS r`,
-    [
-      funnelId,
-      wanted.map((w) => w.grain),
-      wanted.map((w) => iso(w.range.from)),
-      wanted.map((w) => iso(w.range.to)),
-    ],
-  );
+  const rows: Record<string, unknown>[] = await manager.query(FOLD_STORED_ROWS_SQL, [
+    funnelId,
+    wanted.map((w) => w.grain),
+    wanted.map((w) => iso(w.range.from)),
+    wanted.map((w) => iso(w.range.to)),
+  ]);
   return rows.map(storedRow);
 }
 
@@ -259,36 +241,14 @@ async function replace(manager: EntityManager, funnelId: string, levels: Compute
   // The rows as JSON documents, each its own parameter from $8 on; the kept keys travel apart
   // from the rows, so that the rows are read once, by the insert.
   const documents = rowsDocuments(rows);
-  await manager.query(
-    `WITH gone AS (
-       DELETE FROM metric_segment_rollups r USING unnest($2::int[], $3::timestamptz[], $4::timestamptz[]) AS w(grain, lo, hi)
-       WHERE r.funnel_id = $1 AND r.grain = w.grain AND r.bucket >= w.lo AND r.bucket < w.hi
-         AND NOT EXISTS (SELECT 1 FROM unnest($5::int[], $6::bigint[], $7::text[]) AS k(grain, bucket, segment)
-                         WHERE k.grain = r.grain AND ${at('k.bucket')} = r.bucket AND k.segment = r.segment)
-     )
-     ${upsertRowsSql('$1', documents.length, 8)}`,
-    [
-      funnelId,
-      ranges.map((r) => r.grain),
-      ranges.map((r) => iso(r.from)),
-      ranges.map((r) => iso(r.to)),
-      rows.map((r) => r.grain),
-      rows.map((r) => r.bucket),
-      rows.map((r) => r.segment),
-      ...documents,
-    ],
-  );
-}
-
-/** Makes the session rollups' ten-second rows of the minutes `minutes` the given ones. */
-async function replaceSessions(
-  manager: EntityManager,
-  funnelId: string,
-  minutes: Range[],
-  rows: RollupRow<SessionCounts>[],
-): Promise<void> {
-  await manager.query(
-    sessionRollupReplaceSql('$1', ['$2::timestamptz[]', '$3::timestamptz[]'], FINEST_SEGMENT_GRAIN, 4),
-    [funnelId, minutes.map((r) => iso(r.from)), minutes.map((r) => iso(r.to)), ...sessionRollupValues(rows)],
-  );
+  await manager.query(foldReplaceSql(documents.length), [
+    funnelId,
+    ranges.map((r) => r.grain),
+    ranges.map((r) => iso(r.from)),
+    ranges.map((r) => iso(r.to)),
+    rows.map((r) => r.grain),
+    rows.map((r) => r.bucket),
+    rows.map((r) => r.segment),
+    ...documents,
+  ]);
 }

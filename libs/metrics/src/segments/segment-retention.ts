@@ -2,7 +2,6 @@ import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { monthPartition } from '../events/event-partitions';
 import { millis } from '../sql/epoch';
-import { FINEST_SEGMENT_GRAIN } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { countedEventBetweenSql } from './segment-sql';
 
@@ -25,29 +24,6 @@ export async function rawEventsNeededFrom(manager: EntityManager, before: number
     [new Date(before).toISOString(), Object.keys(COUNTED_EVENTS)],
   );
   return row.needed === null ? null : Number(row.needed);
-}
-
-/**
- * Deletes the segment rollups' and the session rollups' ten-second rows before `before` (epoch ms,
- * the end of the raw months just dropped): they serve the edges of reads at finer than a minute, as
- * the raw rows did, and would otherwise keep most of the rollups' size past the retention. Every funnel's
- * `finest_from` moves to `before` first, so plans take no ten-second row there, and a change that
- * names no minute is recorded per funnel in the same transaction: a read planned before it runs
- * again (SegmentPlanner.changedSince), and the fold passes the change by.
- */
-export async function dropTenSecondRows(manager: EntityManager, before: number): Promise<void> {
-  await manager.query(
-    `WITH moved AS (
-       UPDATE metric_segment_folds SET finest_from = $1
-       WHERE finest_from IS NULL OR finest_from < $1 RETURNING funnel_id
-     ), recorded AS (
-       INSERT INTO metric_segment_changes (funnel_id) SELECT funnel_id FROM moved
-     ), sessions AS (
-       DELETE FROM metric_session_rollups WHERE grain = $2 AND bucket < $1
-     )
-     DELETE FROM metric_segment_rollups WHERE grain = $2 AND bucket < $1`,
-    [new Date(before).toISOString(), FINEST_SEGMENT_GRAIN],
-  );
 }
 
 /**

@@ -50,7 +50,7 @@ export interface SegmentRow {
   events: Record<string, Record<string, EventCell>>;
 }
 
-/** Page views and clicks of one finest bucket (ten seconds), segment and key, as the fold's statement sums them. */
+/** Page views and clicks of one finest bucket (a minute), segment and key, as the fold's statement sums them. */
 export interface EventSum {
   /** Epoch ms. */
   bucket: number;
@@ -177,7 +177,7 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
 }
 
 /** The grains above the minute, finest first: five minutes, quarter hour, hour, day. */
-export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > 60);
+export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > FINEST_SEGMENT_GRAIN);
 
 /** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
 export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
@@ -242,17 +242,9 @@ export function rowsDocuments(rows: SegmentRow[]): string[] {
 }
 
 /**
- * The version of the fold that writes the rows (their `fold_version`): 2 since the fold also writes
- * the session rollups' ten-second rows. The column has no default, so the fold of an earlier
- * release, which would fold late changes without rewriting those rows, cannot write during a
- * rollout (docs/DEPLOYING.md).
- */
-export const FOLD_VERSION = 2;
-
-/**
  * The INSERT that writes the rows of `documents` JSON documents (rowsDocuments) bound from
- * parameter `first` on, for funnel `funnel`, stamped with FOLD_VERSION: new rows inserted, a
- * stored row rewritten only where it differs.
+ * parameter `first` on, for funnel `funnel`: new rows inserted, a stored row rewritten only where
+ * it differs.
  */
 export function upsertRowsSql(funnel: string, documents: number, first: number): string {
   const values = Array.from(
@@ -260,8 +252,8 @@ export function upsertRowsSql(funnel: string, documents: number, first: number):
     (_, i) => `SELECT * FROM jsonb_to_recordset($${first + i}::jsonb) AS ${ROW_RECORD}`,
   ).join(' UNION ALL ');
   const list = (prefix: string, columns: readonly string[]) => columns.map((c) => `${prefix}${c}`).join(', ');
-  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')}, fold_version)
-       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}, ${FOLD_VERSION}
+  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')})
+       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}
        FROM (${values}) AS v
        ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET ${VALUE_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
        WHERE (${list('r.', VALUE_COLUMNS)}) IS DISTINCT FROM (${list('EXCLUDED.', VALUE_COLUMNS)})`;

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
 import { millis } from '../sql/epoch';
 import { MARK_EPOCH_MS, MARK_KEY_SQL } from '../steps/step-marks';
-import { bucketStart, FINEST_SEGMENT_GRAIN, MINUTE_MS } from '../time/buckets';
-import { Cover, CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
+import { MINUTE_MS } from '../time/buckets';
+import { CoverOptions, RawPiece, Segment, signedCover } from '../time/time-cover';
 import type { Range } from '../time/time-cover';
 
 /**
@@ -18,6 +18,16 @@ export const staleMinutesSql = (funnel: string, c: string) =>
    FROM metric_session_steps st CROSS JOIN unnest(st.marks) AS mk
    WHERE ${c}.session_id IS NOT NULL AND st.funnel_id = ${funnel} AND st.session_id = ${c}.session_id`;
 
+/** A funnel's fold state for planning ($1 the funnel): `folded_to`, the last change's `seq`, the stale minutes. */
+export const FOLD_STATE_SQL = `SELECT ${millis('f.folded_to')} AS folded_to,
+              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
+              ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x
+                    WHERE c.funnel_id = $1 AND x.minute < ${millis('f.folded_to')}) AS stale
+       FROM metric_segment_folds f WHERE f.funnel_id = $1`;
+
+/** Whether funnel $1 recorded a change after the change $2 (a plan's `seq`). */
+export const CHANGED_SINCE_SQL = `SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed`;
+
 /** A window split into the segment rollups' whole buckets and the raw pieces around them. */
 export interface SegmentPlan {
   segments: Segment[];
@@ -26,14 +36,10 @@ export interface SegmentPlan {
   seq: string;
 }
 
-/**
- * What of a funnel is folded: rollups before `foldedTo` except the stale minutes; ten-second rows
- * from `finestFrom` on (minutes folded before they existed have none).
- */
+/** What of a funnel is folded: rollups before `foldedTo` except the stale minutes. */
 interface FoldState {
   foldedTo: number | null;
   stale: Set<number>;
-  finestFrom?: number | null;
   seq: string;
 }
 
@@ -49,21 +55,12 @@ export class SegmentPlanner {
   private async state(funnelId: string): Promise<FoldState> {
     const [row]: {
       folded_to: number | null;
-      finest_from: number | null;
       seq: string;
       stale: number[] | null;
-    }[] = await this.reads.rows(
-      `SELECT ${millis('f.folded_to')} AS folded_to, ${millis('f.finest_from')} AS finest_from,
-              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
-              ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (${staleMinutesSql('$1', 'c')}) AS x
-                    WHERE c.funnel_id = $1 AND x.minute < ${millis('f.folded_to')}) AS stale
-       FROM metric_segment_folds f WHERE f.funnel_id = $1`,
-      [funnelId],
-    );
+    }[] = await this.reads.rows(FOLD_STATE_SQL, [funnelId]);
     if (!row) return { foldedTo: null, stale: new Set(), seq: '0' };
     return {
       foldedTo: row.folded_to === null ? null : Number(row.folded_to),
-      finestFrom: row.finest_from === null ? null : Number(row.finest_from),
       stale: new Set((row.stale ?? []).map(Number)),
       seq: row.seq,
     };
@@ -71,10 +68,7 @@ export class SegmentPlanner {
 
   /** True when a change was recorded after the plan (a read over it may have missed it). */
   async changedSince(funnelId: string, plan: SegmentPlan): Promise<boolean> {
-    const [row]: { changed: boolean }[] = await this.reads.rows(
-      `SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed`,
-      [funnelId, plan.seq],
-    );
+    const [row]: { changed: boolean }[] = await this.reads.rows(CHANGED_SINCE_SQL, [funnelId, plan.seq]);
     return row.changed;
   }
 
@@ -111,7 +105,7 @@ export class SegmentPlanner {
  * reaching past it) all hold clean folded minutes only.
  */
 export function planWindow(
-  { foldedTo, stale, finestFrom }: Pick<FoldState, 'foldedTo' | 'stale' | 'finestFrom'>,
+  { foldedTo, stale }: Pick<FoldState, 'foldedTo' | 'stale'>,
   from: number,
   to: number,
   grains: readonly number[],
@@ -121,11 +115,8 @@ export function planWindow(
   const raw: RawPiece[] = [];
   const folded = foldedTo ?? -Infinity;
   const staleMinutes = [...stale].sort((a, b) => a - b);
-  const finest = finestFrom ?? -Infinity;
   const usable = (b: Range & { grain: number }) =>
-    b.to <= folded &&
-    (b.grain !== FINEST_SEGMENT_GRAIN || b.from >= finest) &&
-    !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
+    b.to <= folded && !staleMinutes.some((m) => m < b.to && m + MINUTE_MS > b.from);
   // The folded part of the window, split at its stale minutes.
   const end = Math.max(from, Math.min(to, folded));
   let lo = from;
@@ -157,49 +148,3 @@ function mergePieces(pieces: RawPiece[]): RawPiece[] {
   }
   return [...merged, ...pieces.filter((p) => p.sign < 0)];
 }
-
-/**
- * A session figure's cover over ingestion's grains (`minutes`) with each raw piece, cut at the
- * minutes it spans (a window shorter than a minute may be one piece across a boundary), offered
- * twice, guarded by whether the fold's rows of its minute may be read (`guard`): its ten-second
- * buckets from the session rollups and at most five seconds raw where they may, the piece raw (up
- * to half a minute) where they may not. The statement decides (usableMinutesSql) and reads in one
- * snapshot, so the answer is exact whatever the fold has done, with no plan read first.
- */
-export function foldedSessionCover(minutes: Cover): Cover {
-  const segments: Segment[] = [...minutes.segments];
-  const raw: RawPiece[] = [];
-  for (const piece of minutes.raw)
-    for (let from = piece.from; from < piece.to;) {
-      const minute = bucketStart(from, 60);
-      const to = Math.min(piece.to, minute + MINUTE_MS);
-      raw.push({ from, to, sign: piece.sign, guard: { minute, folded: false } });
-      const fine = signedCover(from, to, [FINEST_SEGMENT_GRAIN]);
-      const sign = (s: 1 | -1) => (s * piece.sign) as 1 | -1;
-      for (const s of fine.segments) segments.push({ ...s, sign: sign(s.sign), guard: minute });
-      for (const r of fine.raw) raw.push({ ...r, sign: sign(r.sign), guard: { minute, folded: true } });
-      from = to;
-    }
-  return { segments, raw, finest: FINEST_SEGMENT_GRAIN };
-}
-
-/** The minutes (epoch ms) the guards of a cover name (foldedSessionCover). */
-export const guardedMinutes = (cover: Cover): number[] => [
-  ...new Set([
-    ...cover.segments.flatMap((s) => (s.guard === undefined ? [] : [s.guard])),
-    ...cover.raw.flatMap((r) => (r.guard === undefined ? [] : [r.guard.minute])),
-  ]),
-];
-
-/**
- * SELECT of those of the minutes `minutes` (a timestamptz[] SQL) whose session rollups' ten-second
- * rows may be read in the statement's snapshot, as `minute`: folded (before `folded_to`), from
- * `finest_from` on, and named by no pending change. A change of a session names its start minutes
- * (segmentChanges), the only minutes whose session rows it alters, so no session's step marks are
- * read, unlike the segment rows' stale minutes (staleMinutesSql), which its events' minutes are.
- */
-export const usableMinutesSql = (funnel: string, minutes: string) =>
-  `SELECT m.minute FROM unnest(${minutes}) AS m(minute)
-   JOIN metric_segment_folds f ON f.funnel_id = ${funnel} AND f.folded_to >= m.minute + interval '1 minute'
-     AND (f.finest_from IS NULL OR f.finest_from <= m.minute)
-   WHERE NOT EXISTS (SELECT 1 FROM metric_segment_changes c WHERE c.funnel_id = ${funnel} AND c.minute = m.minute)`;

@@ -87,7 +87,7 @@ function summariesWhere(
 }
 
 /** How many sessions of the window (matching the filter) fall in the first `buckets` buckets. */
-function sessionsInBucketsSql(
+export function sessionsInBucketsSql(
   funnelId: string,
   window: MetricWindow,
   filter: SessionFilter,

@@ -9,25 +9,21 @@ export const MINUTE_MS = 60_000;
  *
  * Page views and clicks keep ten-second buckets: at high traffic their raw rows are the densest,
  * and their rollup rows are few and cheap to write, so an edge reads at most five seconds of them.
- * Ingestion's session rows stop at the minute: a session adds a rollup row per page, device,
- * source and answer, and ten-second rows would cost ingestion a sixth of its throughput. The fold
- * writes them instead, from the sessions of the minutes it folds (segments/segment-folder.ts): an
- * edge of a session figure reads them where its minute is folded and unchanged since
- * (foldedSessionCover), so at most five seconds of sessions raw; elsewhere half a minute, summed
- * where they are (rollups/raw-sessions.ts).
+ * Session rows stop at the minute: a session adds a rollup row per page, device, source and
+ * answer, and ten-second rows would cost ingestion a sixth of its throughput. An edge of a session
+ * figure reads at most half a minute of sessions, summed where they are (rollups/raw-sessions.ts).
  */
 export const EVENT_GRAINS = [86_400, 3_600, 900, 60, 10] as const;
 export const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
 /**
- * The folded segment rollups' resolutions (segments/segment-folder.ts): the session grains, five
- * minutes and ten seconds. A filtered read sums one row per segment in use in each bucket it reads,
- * and a busy funnel's minutes hold many more segments than a quiet one's, so the five-minute rows
- * keep the minutes an edge reads few. What is left at an edge is read raw, each page view or click
- * joined to its session for the filter, which is what grows with traffic density: the ten-second
- * rows bound that to five seconds instead of half a minute. The fold job writes them, not ingestion.
+ * The folded segment rollups' resolutions (segments/segment-folder.ts): the session grains and five
+ * minutes. A filtered read sums one row per segment in use in each bucket it reads, and a busy
+ * funnel's minutes hold many more segments than a quiet one's, so the five-minute rows keep the
+ * minutes an edge reads few. What is left at an edge, at most half a minute, is read raw, each page
+ * view or click probing its session for the filter. The fold job writes them, not ingestion.
  */
-export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60, 10] as const;
-/** The finest segment grain: the fold computes its rows from raw rows, the coarser ones from finer rows. */
+export const SEGMENT_GRAINS = [86_400, 3_600, 900, 300, 60] as const;
+/** The finest segment grain, the minute: the fold computes its rows from raw rows, the coarser ones from finer rows. */
 export const FINEST_SEGMENT_GRAIN = SEGMENT_GRAINS[SEGMENT_GRAINS.length - 1];
 
 /** Start (epoch ms, UTC) of the bucket of the given grain (seconds) that holds `ms`. */

@@ -13,8 +13,6 @@ export interface Segment {
    * signedCover): the rest of the bucket is subtracted.
    */
   within?: Range;
-  /** Read only where the fold's rows of this minute (epoch ms) may be read (foldedSessionCover). */
-  guard?: number;
 }
 
 export interface Range {
@@ -25,11 +23,6 @@ export interface Range {
 export interface RawPiece extends Range {
   /** 1: rows counted; −1: rows subtracted from a whole bucket. */
   sign: 1 | -1;
-  /**
-   * Read only where the fold's rows of `minute` (epoch ms) may be read (`folded`), or only where
-   * they may not (foldedSessionCover).
-   */
-  guard?: { minute: number; folded: boolean };
 }
 
 export interface Cover {
