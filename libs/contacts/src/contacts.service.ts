@@ -96,7 +96,7 @@ export class ContactsService {
         !after && page * limit >= total ? [] : await listPageRows(manager, funnelId, query, filters, after);
     }
     const hasNext = refs.length > limit;
-    const shown = await this.contactsJson(companyId, refs.slice(0, limit));
+    const shown = await this.contactsJson(companyId, funnelId, refs.slice(0, limit));
     const meta: ContactPage['meta'] = { page, limit, total, hasNext };
     if (hasNext) {
       const last = shown[shown.length - 1]?.ref ?? refs[limit - 1];
@@ -360,12 +360,17 @@ export class ContactsService {
    * version it holds, otherwise read (one statement for all of them), presented and kept. A
    * contact erased since the page was read is left out.
    */
-  async contactsJson(companyId: string, refs: PageRef[]): Promise<{ ref: PageRef; json: string }[]> {
+  async contactsJson(
+    companyId: string,
+    funnelId: string,
+    refs: PageRef[],
+  ): Promise<{ ref: PageRef; json: string }[]> {
     const json = refs.map((r) => (r.version === undefined ? undefined : this.cache.get(r.id, r.version)));
     const missing = refs.filter((_, i) => json[i] === undefined).map((r) => r.id);
     const read = new Map<string, string>();
     if (missing.length) {
-      for (const row of await this.rows.byIds(companyId, missing)) read.set(row.id, this.remember(row));
+      for (const row of await this.rows.byIds(companyId, funnelId, missing))
+        read.set(row.id, this.remember(row));
     }
     return refs.flatMap((ref, i) => {
       const text = json[i] ?? read.get(ref.id);
