@@ -23,7 +23,7 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const RECEIVER = /127\.0\.0\.1:\d+/g;
 const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;
 // Opaque values that carry ids or times: list cursors, secrets, keys.
-const OPAQUE = new Set(['nextCursor', 'secret', 'signingSecret', 'key']);
+const OPAQUE = new Set(['nextCursor', 'secret', 'signingSecret', 'key', 'apiKey']);
 
 async function untilNoRunIsDue(url: string, funnelId: string): Promise<void> {
   const client = new Client({ connectionString: url });
@@ -215,6 +215,12 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       DATABASE_URL: url,
     });
     answers.push({ call: 'admin automation list', status: automations.code, body: automations.json });
+    // The demo, all or nothing, and its first funnel's contacts as the API counts them.
+    const demo = await runAdmin(['demo', 'seed'], { DATABASE_URL: url });
+    answers.push({ call: 'admin demo seed', status: demo.code, body: demo.json });
+    const demoFunnel = (demo.json.funnelIds as string[] | undefined)?.[0];
+    const demoApi = httpClient(t.baseUrl, String(demo.json.apiKey));
+    record('GET {demo funnel}/contacts', await demoApi.get(`/v1/funnels/${demoFunnel}/contacts?limit=1`));
     return answers;
   } finally {
     rmSync(dir, { recursive: true, force: true });
