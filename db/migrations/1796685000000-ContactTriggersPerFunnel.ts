@@ -9,6 +9,31 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 const ROWS = `jsonb_agg(jsonb_build_object('id', id, 'properties', properties))`;
 
+/** A funnel's rows `f.rows` as records `c` with these `columns` (jsonb_to_recordset). */
+const recordsOf = (columns: string) => `jsonb_to_recordset(f.rows) AS c(id uuid, ${columns})`;
+
+/** The unique values of `value` (a jsonb of properties) of the rows joined `on`, inserted. */
+const uniqueValuesInsert = (value: string, columns: string, on: string) => `
+          INSERT INTO contact_unique_values (funnel_id, property_name, value_key, contact_id)
+          SELECT d.funnel_id, d.name, sha256(convert_to(${value} ->> d.name, 'UTF8')), c.id
+          FROM contact_property_definitions d
+          JOIN ${recordsOf(columns)} ON ${on}
+          WHERE d.funnel_id = f.funnel_id AND d."unique";`;
+
+/** The typed values of `value` (a jsonb of properties) of the rows joined `on`, upserted. */
+const typedValuesUpsert = (value: string, columns: string, on: string) => `
+          INSERT INTO contact_property_values (funnel_id, property_name, contact_id, generation, number_value, date_value)
+          SELECT t.funnel_id, t.name, t.id, t.generation, t.n, t.dt FROM (
+            SELECT d.funnel_id, d.name, c.id, d.values_generation AS generation,
+                   contact_property_number(d.type, ${value} -> d.name) AS n,
+                   contact_property_date(d.type, ${value} -> d.name) AS dt
+            FROM contact_property_definitions d
+            JOIN ${recordsOf(columns)} ON ${on}
+            WHERE d.funnel_id = f.funnel_id AND d.type IN ('number', 'date')) t
+          WHERE t.n IS NOT NULL OR t.dt IS NOT NULL
+          ON CONFLICT (funnel_id, property_name, contact_id) DO UPDATE SET generation = EXCLUDED.generation,
+            number_value = EXCLUDED.number_value, date_value = EXCLUDED.date_value;`;
+
 const COUNTS_ADD = `
       DECLARE f record;
       BEGIN
@@ -35,11 +60,7 @@ const UNIQUE_ADD = `
         FOR f IN SELECT funnel_id, ${ROWS} AS rows FROM inserted_contacts
                  WHERE properties <> '{}' GROUP BY funnel_id ORDER BY funnel_id LOOP
           PERFORM pg_advisory_xact_lock_shared(contact_properties_lock_key(f.funnel_id));
-          INSERT INTO contact_unique_values (funnel_id, property_name, value_key, contact_id)
-          SELECT d.funnel_id, d.name, sha256(convert_to(c.properties ->> d.name, 'UTF8')), c.id
-          FROM contact_property_definitions d
-          JOIN jsonb_to_recordset(f.rows) AS c(id uuid, properties jsonb) ON c.properties ->> d.name IS NOT NULL
-          WHERE d.funnel_id = f.funnel_id AND d."unique";
+          ${uniqueValuesInsert('c.properties', 'properties jsonb', 'c.properties ->> d.name IS NOT NULL')}
         END LOOP;
         RETURN NULL;
       END`;
@@ -53,7 +74,7 @@ const UNIQUE_REMOVE = `
           WHERE u.funnel_id = f.funnel_id AND (u.property_name, u.value_key, u.contact_id) IN (
             SELECT d.name, sha256(convert_to(c.properties ->> d.name, 'UTF8')), c.id
             FROM contact_property_definitions d
-            JOIN jsonb_to_recordset(f.rows) AS c(id uuid, properties jsonb) ON c.properties ->> d.name IS NOT NULL
+            JOIN ${recordsOf('properties jsonb')} ON c.properties ->> d.name IS NOT NULL
             WHERE d.funnel_id = f.funnel_id AND d."unique");
         END LOOP;
         RETURN NULL;
@@ -65,17 +86,7 @@ const VALUES_ADD = `
         FOR f IN SELECT funnel_id, ${ROWS} AS rows FROM inserted_contacts
                  WHERE properties <> '{}' GROUP BY funnel_id ORDER BY funnel_id LOOP
           PERFORM pg_advisory_xact_lock_shared(contact_properties_lock_key(f.funnel_id));
-          INSERT INTO contact_property_values (funnel_id, property_name, contact_id, generation, number_value, date_value)
-          SELECT t.funnel_id, t.name, t.id, t.generation, t.n, t.dt FROM (
-            SELECT d.funnel_id, d.name, c.id, d.values_generation AS generation,
-                   contact_property_number(d.type, c.properties -> d.name) AS n,
-                   contact_property_date(d.type, c.properties -> d.name) AS dt
-            FROM contact_property_definitions d
-            JOIN jsonb_to_recordset(f.rows) AS c(id uuid, properties jsonb) ON c.properties ? d.name
-            WHERE d.funnel_id = f.funnel_id AND d.type IN ('number', 'date')) t
-          WHERE t.n IS NOT NULL OR t.dt IS NOT NULL
-          ON CONFLICT (funnel_id, property_name, contact_id) DO UPDATE SET generation = EXCLUDED.generation,
-            number_value = EXCLUDED.number_value, date_value = EXCLUDED.date_value;
+          ${typedValuesUpsert('c.properties', 'properties jsonb', 'c.properties ? d.name')}
         END LOOP;
         RETURN NULL;
       END`;
@@ -89,11 +100,15 @@ const VALUES_REMOVE = `
           WHERE v.funnel_id = f.funnel_id AND (v.property_name, v.contact_id) IN (
             SELECT d.name, c.id
             FROM contact_property_definitions d
-            JOIN jsonb_to_recordset(f.rows) AS c(id uuid, properties jsonb) ON c.properties ? d.name
+            JOIN ${recordsOf('properties jsonb')} ON c.properties ? d.name
             WHERE d.funnel_id = f.funnel_id AND d.type IN ('number', 'date'));
         END LOOP;
         RETURN NULL;
       END`;
+
+// A changed row's properties before and after, and a property that differs between them.
+const CHANGED = 'old jsonb, new jsonb';
+const DIFFERS = '(c.old -> d.name) IS DISTINCT FROM (c.new -> d.name)';
 
 // The changed rows of each funnel are read with EXECUTE, so the join of the old and new rows is
 // planned on every run; the function returns after that query when no properties changed.
@@ -111,36 +126,18 @@ const RECORDS_CHANGE = `
           WHERE u.funnel_id = f.funnel_id AND (u.property_name, u.value_key, u.contact_id) IN (
             SELECT d.name, sha256(convert_to(c.old ->> d.name, 'UTF8')), c.id
             FROM contact_property_definitions d
-            JOIN jsonb_to_recordset(f.rows) AS c(id uuid, old jsonb, new jsonb)
-              ON (c.old -> d.name) IS DISTINCT FROM (c.new -> d.name)
+            JOIN ${recordsOf(CHANGED)} ON ${DIFFERS}
             WHERE d.funnel_id = f.funnel_id AND d."unique");
-          INSERT INTO contact_unique_values (funnel_id, property_name, value_key, contact_id)
-          SELECT d.funnel_id, d.name, sha256(convert_to(c.new ->> d.name, 'UTF8')), c.id
-          FROM contact_property_definitions d
-          JOIN jsonb_to_recordset(f.rows) AS c(id uuid, old jsonb, new jsonb)
-            ON c.new ->> d.name IS NOT NULL AND (c.old -> d.name) IS DISTINCT FROM (c.new -> d.name)
-          WHERE d.funnel_id = f.funnel_id AND d."unique";
+          ${uniqueValuesInsert('c.new', CHANGED, `c.new ->> d.name IS NOT NULL AND ${DIFFERS}`)}
           DELETE FROM contact_property_values v
           WHERE v.funnel_id = f.funnel_id AND (v.property_name, v.contact_id) IN (
             SELECT d.name, c.id
             FROM contact_property_definitions d
-            JOIN jsonb_to_recordset(f.rows) AS c(id uuid, old jsonb, new jsonb)
-              ON (c.old -> d.name) IS DISTINCT FROM (c.new -> d.name)
+            JOIN ${recordsOf(CHANGED)} ON ${DIFFERS}
             WHERE d.funnel_id = f.funnel_id AND d.type IN ('number', 'date')
               AND contact_property_number(d.type, c.new -> d.name) IS NULL
               AND contact_property_date(d.type, c.new -> d.name) IS NULL);
-          INSERT INTO contact_property_values (funnel_id, property_name, contact_id, generation, number_value, date_value)
-          SELECT t.funnel_id, t.name, t.id, t.generation, t.n, t.dt FROM (
-            SELECT d.funnel_id, d.name, c.id, d.values_generation AS generation,
-                   contact_property_number(d.type, c.new -> d.name) AS n,
-                   contact_property_date(d.type, c.new -> d.name) AS dt
-            FROM contact_property_definitions d
-            JOIN jsonb_to_recordset(f.rows) AS c(id uuid, old jsonb, new jsonb)
-              ON (c.old -> d.name) IS DISTINCT FROM (c.new -> d.name)
-            WHERE d.funnel_id = f.funnel_id AND d.type IN ('number', 'date')) t
-          WHERE t.n IS NOT NULL OR t.dt IS NOT NULL
-          ON CONFLICT (funnel_id, property_name, contact_id) DO UPDATE SET generation = EXCLUDED.generation,
-            number_value = EXCLUDED.number_value, date_value = EXCLUDED.date_value;
+          ${typedValuesUpsert('c.new', CHANGED, DIFFERS)}
         END LOOP;
         RETURN NULL;
       END`;
