@@ -70,6 +70,20 @@ suite('Citus cluster: the API answers as on one PostgreSQL', () => {
     expect(expected.length).toBeGreaterThan(50);
     expect(expected.filter((a) => a.status >= 500)).toEqual([]);
     expect(expected.find((a) => a.call === 'segment fold')?.body).toBe('folded');
+    // The refusals the traffic asks for, and no other.
+    const refused = expected
+      .filter((a) => a.status >= 400)
+      .map((a) => `${a.status} ${a.call.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`);
+    expect(refused).toEqual([
+      '409 PUT {funnel}/contacts/{id}/values',
+      '409 PATCH {funnel}/contacts/{id}',
+      '404 DELETE {funnel}/contacts/{id}',
+      '404 GET {funnel}/contacts/{id}',
+    ]);
+    const mcp = expected.filter((a) => a.call.startsWith('mcp '));
+    expect(mcp).toHaveLength(7);
+    expect(mcp.filter((a) => a.status !== 0)).toEqual([]);
+    expect(expected.find((a) => a.call === 'admin demo seed')?.body).toMatchObject({ created: true });
   });
 
   it('answers every call on the cluster as on one PostgreSQL (ids and times aside)', () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from 'pg';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
@@ -8,8 +9,10 @@ import { EventPartitions, EventRetention, SegmentFolder } from '@app/metrics';
 import { startTestApp } from './app';
 import { createTenant } from './factories';
 import { httpClient, Reply } from './http-client';
+import { connectMcpClient, MCP_AUDIENCE, MCP_CLAIM_NAMESPACE } from './mcp-stack';
 import { runAdmin } from './processes';
 import { randomTraffic } from './random-traffic';
+import { startTokenIssuer } from './token-issuer';
 import { WebhookReceiver } from './webhook-receiver';
 
 /** One call of the traffic and what it answered, ids and times replaced by their order of appearance. */
@@ -73,11 +76,16 @@ export function normalise(value: unknown, ids = new Map<string, string>()): unkn
  */
 export async function runTraffic(url: string): Promise<Answer[]> {
   const receiver = await WebhookReceiver.start();
+  const issuer = await startTokenIssuer({ audience: MCP_AUDIENCE });
   const t = await startTestApp(
     {
       WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true',
       AUTOMATION_POLL_INTERVAL_MS: '50',
       SEGMENT_FOLD_POLL_MS: '3600000',
+      IDP_URL: issuer.url,
+      OAUTH_CLIENT_ID: 'shared-client-id',
+      OAUTH_AUDIENCE: MCP_AUDIENCE,
+      OAUTH_CLAIM_NAMESPACE: MCP_CLAIM_NAMESPACE,
     },
     url,
   );
@@ -107,14 +115,23 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       const created = await call(
         'POST',
         `${funnel}/contacts`,
-        { email: `c${i}@example.com`, firstName: `C${i}`, properties: { score: i * 10, code: `k${i}` } },
+        { email: `c${i}@example.com`, firstName: `C${i}` },
         { 'Idempotency-Key': `key-${i}` },
       );
       ids.push(created.body?.data?.id as string);
+      // Properties are written one at a time on this door.
+      await call('PUT', `${funnel}/contacts/${ids[i]}/values`, { fieldName: 'score', value: String(i * 10) });
+      await call('PUT', `${funnel}/contacts/${ids[i]}/values`, { fieldName: 'code', value: `k${i}` });
     }
-    // The same key again answers the stored answer; a taken unique value is refused.
-    await call('POST', `${funnel}/contacts`, { email: 'c0@example.com' }, { 'Idempotency-Key': 'key-0' });
-    await call('POST', `${funnel}/contacts`, { email: 'dup@example.com', properties: { code: 'k1' } });
+    // The same key and body again answers the stored answer; a taken unique value is refused.
+    await call(
+      'POST',
+      `${funnel}/contacts`,
+      { email: 'c0@example.com', firstName: 'C0' },
+      { 'Idempotency-Key': 'key-0' },
+    );
+    const dup = await call('POST', `${funnel}/contacts`, { email: 'dup@example.com' });
+    await call('PUT', `${funnel}/contacts/${dup.body?.data?.id}/values`, { fieldName: 'code', value: 'k1' });
     await call('POST', `${funnel}/contacts/batch`, {
       contacts: [
         { email: 'b1@example.com', properties: { score: 55, renewal: '2027-01-01' } },
@@ -123,15 +140,16 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       ],
     });
     const csv = join(dir, 'import.csv');
-    writeFileSync(csv, 'email,firstName,properties.score\ni1@example.com,Imp,70\nc2@example.com,Again,71\n');
+    writeFileSync(csv, 'email,firstName,properties.score\ni1@example.com,Imp,70\ni2@example.com,Again,71\n');
     const imported = await runAdmin(['contact', 'import', '--funnel', acme.funnelId, '--file', csv], {
       DATABASE_URL: url,
     });
     answers.push({ call: 'admin contact import', status: imported.code, body: imported.json });
     // Sorted by a unique field: contacts written by one statement tie on their times.
-    for (const query of ['', '&limit=2', '&status=lead', '&page=1&limit=2', '&sortOrder=-1']) {
+    for (const query of ['', '&limit=2', '&status=lead', '&page=1&limit=2']) {
       await call('GET', `${funnel}/contacts?sortField=email&sortOrder=1${query}`);
     }
+    await call('GET', `${funnel}/contacts?sortField=email&sortOrder=-1`);
     const byDefault = await api.get(`${funnel}/contacts`);
     const emails = (byDefault.body?.data ?? []).map((c: { email: string }) => c.email).sort();
     record('GET {funnel}/contacts, emails of the default order', { ...byDefault, body: emails });
@@ -140,9 +158,9 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     record('GET {funnel}/contacts, the next page', await api.get(next));
     await call('GET', `${funnel}/contacts/${ids[0]}`);
     await call('PUT', `${funnel}/contacts/${ids[0]}/values`, { fieldName: 'status', value: 'converted' });
-    await call('PUT', `${funnel}/contacts/${ids[1]}/values`, { fieldName: 'properties.score', value: 99 });
+    await call('PUT', `${funnel}/contacts/${ids[1]}/values`, { fieldName: 'score', value: '99' });
     await call('PATCH', `${funnel}/contacts/${ids[2]}`, {
-      city: 'Berlin',
+      address: { city: 'Berlin' },
       properties: { code: 'k9', score: 1 },
     });
     await call('PATCH', `${funnel}/contacts/${ids[3]}`, { properties: { code: 'k0' } });
@@ -158,8 +176,15 @@ export async function runTraffic(url: string): Promise<Answer[]> {
         sortOrder: 1,
       });
     }
-    await call('GET', `${funnel}/contacts/export?sortField=email&sortOrder=1`);
-    await call('GET', `${funnel}/contacts/export?format=csv&sortField=email&sortOrder=1`);
+    // An export streams the funnel as it lies on disk: its lines compared in order of their text.
+    for (const format of ['ndjson', 'csv']) {
+      const exported = await api.get(`${funnel}/contacts/export?format=${format}`);
+      const lines = typeof exported.body === 'string' ? exported.body.trim().split(/\r?\n/) : [exported.body];
+      record(`GET {funnel}/contacts/export?format=${format}`, {
+        ...exported,
+        body: lines.map((l) => withoutIdsOrTimes(l)).sort(),
+      });
+    }
     await call('DELETE', `${funnel}/contacts/${ids[3]}`);
     await call('DELETE', `${funnel}/contacts/${ids[3]}`);
     await call('GET', `${funnel}/contacts/${ids[3]}`);
@@ -215,6 +240,34 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       DATABASE_URL: url,
     });
     answers.push({ call: 'admin automation list', status: automations.code, body: automations.json });
+    // The MCP tools, signed in as a user of the company.
+    const { client: mcp } = await connectMcpClient(t, issuer, acme.companyId, 'citus-traffic');
+    const period = { from: '2026-05-10T00:00:00Z', to: '2026-05-10T23:59:59Z' };
+    for (const [name, args] of [
+      ['list_workspaces', {}],
+      ['list_contacts', { funnelId: acme.funnelId, email: 'c0@example.com' }],
+      ['get_contact', { funnelId: acme.funnelId, contactId: ids[0] }],
+      [
+        'search_contacts',
+        {
+          funnelId: acme.funnelId,
+          filterGroups: [{ filters: [{ field: 'properties.score', operator: 'gte', value: 50 }] }],
+          sortField: 'email',
+          sortOrder: 1,
+        },
+      ],
+      ['create_contact', { funnelId: acme.funnelId, email: 'mcp@example.com' }],
+      ['get_step_funnel', { funnelId: acme.funnelId, steps: ['page:start', 'page:details'], ...period }],
+      ['get_insight_metrics', { funnelId: acme.funnelId, insightId: 'question_1', ...period }],
+    ] as const) {
+      const result = (await mcp.callTool({ name, arguments: { ...args } })) as CallToolResult;
+      answers.push({
+        call: `mcp ${name}`,
+        status: result.isError ? 1 : 0,
+        body: result.structuredContent ?? result.content,
+      });
+    }
+    await mcp.close();
     // The demo, all or nothing, and its first funnel's contacts as the API counts them.
     const demo = await runAdmin(['demo', 'seed'], { DATABASE_URL: url });
     answers.push({ call: 'admin demo seed', status: demo.code, body: demo.json });
@@ -226,5 +279,6 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     rmSync(dir, { recursive: true, force: true });
     await t.close();
     await receiver.close();
+    await issuer.close();
   }
 }

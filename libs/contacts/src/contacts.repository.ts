@@ -205,7 +205,8 @@ export class ContactsRepository {
 
   /** The contact a value change reads ($1 its id, $2 the funnel's, $3 the company's), its version, and `noRuns`. */
   private changeSelect(noRuns: (funnelIdSql: string) => string): string {
-    return `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns", ${VERSION}
+    // The funnel as the parameter, not c.funnel_id: Citus routes the locking read to one shard only so.
+    return `SELECT ${this.selectList()}, ${noRuns('$2::uuid')} AS "noRuns", ${VERSION}
             FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`;
   }
 
