@@ -34,7 +34,7 @@ async function main(): Promise<void> {
       ).rows[0];
       const where = 'WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3';
       const statements: Record<string, string> = {
-        'one contact': `SELECT ${columns}, ${ContactsRepository.MESSAGES} AS messages, c.xmin::text AS version FROM contacts c ${where}`,
+        'one contact': `SELECT ${columns}, ${ContactsRepository.messages('$2')} AS messages, c.xmin::text AS version FROM contacts c ${where}`,
         'without messages': `SELECT ${columns}, c.xmin::text AS version FROM contacts c ${where}`,
         'version probe': `SELECT c.xmin::text AS version FROM contacts c ${where}`,
         trivial: 'SELECT $1::uuid, $2::uuid, $3::uuid',

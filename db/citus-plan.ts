@@ -72,3 +72,23 @@ export const CITUS_GAPS: string[] = [];
  * statement missing here fails the test.
  */
 export const CITUS_QUERY_GAPS: string[] = [];
+
+/**
+ * The statements of the service that Citus runs on every shard (their first 80 characters, spaces
+ * collapsed), as `test/citus-traffic.e2e-spec.ts` reads them from Citus during the API's traffic:
+ * the background jobs' discovery across funnels. Every other statement names its funnel (or
+ * company) and goes to one shard; a new statement that does not fails that suite.
+ */
+export const CITUS_EVERY_SHARD: string[] = [
+  // The automation worker's due runs (then each funnel's claimed on its shard).
+  "SELECT id, funnel_id FROM automation_runs WHERE status IN ('pending', 'running')",
+  // The segment folder: funnels new to it, funnels with something to fold, the ten-second rows' start.
+  'INSERT INTO metric_segment_folds (funnel_id) SELECT f.id FROM funnels f WHERE f.',
+  'SELECT f.funnel_id FROM metric_segment_folds f WHERE ($2::uuid IS NULL OR f.funn',
+  'WITH moved AS ( UPDATE metric_segment_folds SET finest_from = $1 WHERE finest_fr',
+  // The retention: the oldest raw event a fold still needs.
+  'SELECT (extract(epoch FROM least(behind.needed, pending.needed)) * 1000)::float8',
+  // The typed values' filler: definitions not yet copied, generations to remove.
+  'SELECT funnel_id, name FROM contact_property_definitions WHERE NOT values_ready ',
+  'SELECT funnel_id, property_name, generation FROM contact_property_values_retired',
+];

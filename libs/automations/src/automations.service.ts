@@ -161,19 +161,17 @@ export class AutomationsService extends AutomationTrigger {
    */
   async record(manager: EntityManager, changes: ContactChange[]): Promise<void> {
     if (!changes.length) return;
-    const automations = await this.automations.enabledForFunnels(
-      manager,
-      unique(changes.map((c) => c.funnelId)),
-    );
+    const funnelIds = unique(changes.map((c) => c.funnelId));
+    const automations = await this.automations.enabledForFunnels(manager, funnelIds);
     if (!automations.length) return;
     // An erased contact is gone: its change carries ids only.
     const contactIds = unique(changes.filter((c) => c.kind !== 'contact.deleted').map((c) => c.contactId));
-    const contacts = await findContactsById(manager, contactIds);
+    const contacts = await findContactsById(manager, funnelIds, contactIds);
     const matches = matchingAutomations(changes, automations, contacts);
     if (!matches.length) return;
 
     // The Contact JSON includes its messages, so the payload shows what the API would show now.
-    const messages = await findMessagesOf(manager, contactIds);
+    const messages = await findMessagesOf(manager, funnelIds, contactIds);
     await this.automations.insertRuns(manager, runsFor(matches, messages));
   }
 

@@ -136,7 +136,15 @@ export class ContactPropertiesRepository {
 export function uniquePropertyViolated(error: unknown): string | undefined {
   if (!(error instanceof QueryFailedError)) return undefined;
   const driver = error.driverError as { code?: string; table?: string; detail?: string };
-  if (driver.code !== '23505' || driver.table !== 'contact_unique_values') return undefined;
+  if (driver.code !== '23505') return undefined;
+  // On Citus the violation comes from a shard (`contact_unique_values_102110`), relayed without
+  // its table: the key's columns, which only this table has, name it then.
+  const table = driver.table ?? '';
+  if (
+    !/^contact_unique_values(_\d+)?$/.test(table) &&
+    !/^Key \(funnel_id, property_name, value_key\)=/.test(driver.detail ?? '')
+  )
+    return undefined;
   // "Key (funnel_id, property_name, value_key)=(<uuid>, <name>, \x…) already exists."
   return /=\([0-9a-f-]{36}, ([A-Za-z0-9_.-]+), /.exec(driver.detail ?? '')?.[1] ?? 'a unique property';
 }

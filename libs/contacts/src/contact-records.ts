@@ -6,16 +6,28 @@ import { ContactMessage, MessageType } from './entities/contact-message.entity';
 // transaction: the payload of a run is frozen with the change, a recorded message commits with
 // its run's outcome.
 
-/** The contacts with these ids that exist. */
-export function findContactsById(manager: EntityManager, ids: string[]): Promise<Contact[]> {
-  return ids.length ? manager.find(Contact, { where: { id: In(ids) } }) : Promise.resolve([]);
+// Each names the funnels too, so a change of one funnel reads one shard on Citus.
+
+/** The contacts of these funnels with these ids that exist. */
+export function findContactsById(
+  manager: EntityManager,
+  funnelIds: string[],
+  ids: string[],
+): Promise<Contact[]> {
+  return ids.length
+    ? manager.find(Contact, { where: { funnelId: In(funnelIds), id: In(ids) } })
+    : Promise.resolve([]);
 }
 
-/** The messages of these contacts, oldest first (the order of a contact's `messages`). */
-export function findMessagesOf(manager: EntityManager, contactIds: string[]): Promise<ContactMessage[]> {
+/** The messages of these contacts of these funnels, oldest first (the order of a contact's `messages`). */
+export function findMessagesOf(
+  manager: EntityManager,
+  funnelIds: string[],
+  contactIds: string[],
+): Promise<ContactMessage[]> {
   return contactIds.length
     ? manager.find(ContactMessage, {
-        where: { contactId: In(contactIds) },
+        where: { funnelId: In(funnelIds), contactId: In(contactIds) },
         order: { createdAt: 'ASC', id: 'ASC' },
       })
     : Promise.resolve([]);

@@ -69,9 +69,9 @@ export class ContactWritesRepository {
     }
   }
 
-  /** Contact `c` as the presenter reads it, with its messages and version. */
+  /** Contact `c` of funnel `$1` as the presenter reads it, with its messages and version. */
   private row(): string {
-    return `${this.rows.selectList()}, ${ContactsRepository.MESSAGES} AS messages, c.xmin::text AS version`;
+    return `${this.rows.selectList()}, ${ContactsRepository.messages('$1')} AS messages, c.xmin::text AS version`;
   }
 
   /** The expression of the upsert key of contact `c`, as the list's filters compare it (index-backed). */
@@ -226,7 +226,7 @@ export class ContactWritesRepository {
       .join(', ');
     const messages = written.every((u) => u.contact.messages)
       ? ''
-      : `, ${ContactsRepository.MESSAGES} AS messages`;
+      : `, ${ContactsRepository.messages('$2')} AS messages`;
     const rows = await this.prepared<
       Pick<ContactRow, 'id' | 'properties' | 'meta' | 'updatedAt' | 'version'> &
         Partial<Pick<ContactRow, 'messages'>>

@@ -2,12 +2,12 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { ADDRESS_FIELDS, CONTACT_TEXT_FIELDS } from './contact.presenter';
 
 // The NDJSON export is built on two cores: PostgreSQL writes each contact's columns as COPY's text
-// format (NDJSON_COLUMNS in contacts-export.sql.ts, cheap to write), and this process joins them
+// format (ndjsonColumns in contacts-export.sql.ts, cheap to write), and this process joins them
 // into the Contact's line. Formatting the JSON in SQL kept one backend busy while this process
 // mostly passed bytes on. presentContact stays the definition of the line;
 // test/contacts-export-agreement.e2e-spec.ts holds the two to it.
 
-/** Where each part of a contact stands in a COPY record (the order of NDJSON_COLUMNS). */
+/** Where each part of a contact stands in a COPY record (the order of ndjsonColumns). */
 const ID = 0;
 const STATUS = 1;
 const TEXT = 2;

@@ -7,7 +7,7 @@ import { EnvironmentVariables, isUuid, LongWork, LongWorkSession, ValidationErro
 import { FunnelsService } from '@app/workspaces';
 import { csvColumns, csvLine, CsvRecordEnds } from './contacts-export.csv';
 import { NdjsonLines } from './contacts-export.ndjson';
-import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, NDJSON_COLUMNS } from './contacts-export.sql';
+import { csvSelect, EXPORT_SESSION_SETTINGS, inlineLiteral, ndjsonColumns } from './contacts-export.sql';
 import {
   assertStatusFilter,
   ContactFilters,
@@ -118,7 +118,7 @@ export class ContactsExportService {
           csv
             ? `/* contacts_export */ COPY (SELECT ${csv.cells.join(',\n')}
                FROM contacts c${csv.from} WHERE ${conditions}) TO STDOUT WITH (FORMAT csv)`
-            : `/* contacts_export */ COPY (SELECT ${NDJSON_COLUMNS.join(',\n')}
+            : `/* contacts_export */ COPY (SELECT ${ndjsonColumns(p(funnelId)).join(',\n')}
                FROM contacts c WHERE ${conditions}) TO STDOUT`,
         ),
         { query_timeout: LONGEST_TIMER_MS },

@@ -13,7 +13,7 @@ const column = (member: string) => `c.${member.replace(/[A-Z]/g, (ch) => `_${ch.
 
 /**
  * What the export's session sets first: timestamps are written in UTC (see isoTime), and as ISO
- * text (`2026-01-02 03:04:05.12+00`) when written as they are (NDJSON_COLUMNS).
+ * text (`2026-01-02 03:04:05.12+00`) when written as they are (ndjsonColumns).
  */
 export const EXPORT_SESSION_SETTINGS = "SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO'";
 
@@ -38,9 +38,10 @@ const withValues = (e: string) =>
  * order, as cheap for PostgreSQL to write as they can be: text and timestamps as they are stored,
  * `meta` without its null members nor, when its column is set, `ps_converted_at`, `utmParams`
  * without its empty members, and the messages (oldest first, `subject` only when it holds a
- * value) already written as JSON, NULL when the contact has none.
+ * value) already written as JSON, NULL when the contact has none. The messages' subquery names the
+ * funnel (`funnel`, an SQL literal) itself, so Citus runs the export on the funnel's shard alone.
  */
-export const NDJSON_COLUMNS = [
+export const ndjsonColumns = (funnel: string): string[] => [
   'c.id',
   'c.status',
   ...CONTACT_TEXT_FIELDS.map(column),
@@ -57,7 +58,7 @@ export const NDJSON_COLUMNS = [
                          ELSE json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
                                                 'subject', m.subject) END
                     ORDER BY m.created_at, m.id)
-    FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id)`,
+    FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = ${funnel})`,
 ];
 
 /**

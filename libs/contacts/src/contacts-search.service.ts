@@ -72,7 +72,7 @@ export class ContactsSearchService {
       };
     });
     const hasNext = refs.length > limit;
-    const shown = await this.contacts.contactsJson(companyId, refs.slice(0, limit));
+    const shown = await this.contacts.contactsJson(companyId, funnelId, refs.slice(0, limit));
     const meta: ContactSearchPage['meta'] = { limit, total, hasNext };
     if (hasNext) {
       const last = shown[shown.length - 1]?.ref ?? refs[limit - 1];

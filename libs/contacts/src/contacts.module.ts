@@ -14,6 +14,7 @@ import { ContactsRepository } from './contacts.repository';
 import { ContactWritesRepository } from './contact-writes.repository';
 import { ContactBatchWriter } from './contacts-batch';
 import { ContactCaptureService } from './contact-capture';
+import { ContactReads } from './contact-reads';
 import { ContactsService } from './contacts.service';
 import { ContactsExportService } from './contacts-export.service';
 import { ContactsSearchController } from './contacts-search.controller';
@@ -31,6 +32,7 @@ import { contactEntities } from './entities';
   controllers: [ContactsSearchController, ContactsController, ContactPropertiesController],
   providers: [
     ContactsService,
+    ContactReads,
     ContactCaptureService,
     ContactsRepository,
     ContactPropertiesService,

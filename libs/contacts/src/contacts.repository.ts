@@ -44,16 +44,22 @@ export class ContactsRepository {
     return (this.columns ??= selectList(this.dataSource, Contact, 'c'));
   }
 
-  /** The messages of contact `c`, as a JSON array in the presenter's order. */
-  static readonly MESSAGES = `coalesce((
+  /**
+   * The messages of contact `c` of funnel `funnel` (an SQL parameter), as a JSON array in the
+   * presenter's order. The funnel is the parameter, not `c.funnel_id`: Citus routes a correlated
+   * subquery to the funnel's shard only when it names the funnel itself.
+   */
+  static messages(funnel: string): string {
+    return `coalesce((
       SELECT json_agg(json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
                                         'subject', m.subject) ORDER BY m.created_at, m.id)
-      FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id), '[]')`;
+      FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = ${funnel}), '[]')`;
+  }
 
   async findOne(companyId: string, funnelId: string, contactId: string): Promise<ContactRow | undefined> {
     const { rows } = await this.reads.query<ContactRow>({
       name: 'contact_by_id',
-      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages, ${VERSION}
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.messages('$2')} AS messages, ${VERSION}
              FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`,
       values: [contactId, funnelId, companyId],
     });
@@ -115,14 +121,14 @@ export class ContactsRepository {
     return name;
   }
 
-  /** The contacts with these ids and their messages, in the order of the ids. */
-  async byIds(companyId: string, ids: string[]): Promise<ContactRow[]> {
+  /** The funnel's contacts with these ids and their messages, in the order of the ids. */
+  async byIds(companyId: string, funnelId: string, ids: string[]): Promise<ContactRow[]> {
     const { rows } = await this.reads.query<ContactRow>({
       name: 'contacts_by_ids',
-      text: `SELECT ${this.selectList()}, ${ContactsRepository.MESSAGES} AS messages, ${VERSION}
+      text: `SELECT ${this.selectList()}, ${ContactsRepository.messages('$3')} AS messages, ${VERSION}
              FROM unnest($1::uuid[]) WITH ORDINALITY AS p(id, n) JOIN contacts c ON c.id = p.id
-             WHERE c.company_id = $2 ORDER BY p.n`,
-      values: [ids, companyId],
+             WHERE c.funnel_id = $3 AND c.company_id = $2 ORDER BY p.n`,
+      values: [ids, companyId, funnelId],
     });
     return rows;
   }
@@ -199,7 +205,8 @@ export class ContactsRepository {
 
   /** The contact a value change reads ($1 its id, $2 the funnel's, $3 the company's), its version, and `noRuns`. */
   private changeSelect(noRuns: (funnelIdSql: string) => string): string {
-    return `SELECT ${this.selectList()}, ${noRuns('c.funnel_id')} AS "noRuns", ${VERSION}
+    // The funnel as the parameter, not c.funnel_id: Citus routes the locking read to one shard only so.
+    return `SELECT ${this.selectList()}, ${noRuns('$2::uuid')} AS "noRuns", ${VERSION}
             FROM contacts c WHERE c.id = $1 AND c.funnel_id = $2 AND c.company_id = $3`;
   }
 

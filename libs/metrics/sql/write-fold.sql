@@ -2,7 +2,7 @@
 
 -- folder: register
 INSERT INTO metric_segment_folds (funnel_id) SELECT f.id FROM funnels f
-       WHERE NOT EXISTS (SELECT 1 FROM metric_segment_folds s WHERE s.funnel_id = f.id)
+       WHERE f.id NOT IN (SELECT s.funnel_id FROM metric_segment_folds s)
        ON CONFLICT DO NOTHING;
 
 -- folder: due
@@ -13,10 +13,8 @@ SELECT f.funnel_id FROM metric_segment_folds f
            OR f.sealed_to < $1 AND (
              EXISTS (SELECT 1 FROM metric_sessions s
                      WHERE s.funnel_id = f.funnel_id AND s.started_at >= f.sealed_to AND s.started_at < $1)
-             OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS ty(type) CROSS JOIN LATERAL (
-     SELECT 1 FROM metric_events e
-     WHERE e.funnel_id = f.funnel_id AND e.type = ty.type AND e.occurred_at >= f.sealed_to AND e.occurred_at < $1
-     LIMIT 1) AS e)))
+             OR EXISTS (SELECT 1 FROM metric_events e
+     WHERE e.funnel_id = f.funnel_id AND e.type = ANY($4::text[]) AND e.occurred_at >= f.sealed_to AND e.occurred_at < $1)))
        ORDER BY f.funnel_id LIMIT 50;
 
 -- folder: turn

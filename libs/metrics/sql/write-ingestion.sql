@@ -47,17 +47,17 @@ WITH sessions AS (
      FROM unnest($16::text[], $17::int[], $18::bigint[], $19::text[], $20::int[], $21::int[], $22::int[], $23::bigint[]) AS v(dimension, grain, bucket, key, sessions, conversions, completions, completion_ms)
      ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
        sessions = r.sessions + EXCLUDED.sessions, conversions = r.conversions + EXCLUDED.conversions, completions = r.completions + EXCLUDED.completions, completion_ms = r.completion_ms + EXCLUDED.completion_ms
-   ), segment_changes AS (
-     INSERT INTO metric_segment_changes (funnel_id, minute, session_id)
-   SELECT $1, x.minute, x.session_id
-   FROM metric_segment_folds f CROSS JOIN LATERAL (
-     SELECT 'epoch'::timestamptz + m * interval '1 millisecond' AS minute, NULL::text AS session_id FROM unnest($4::bigint[]) AS m
-     WHERE 'epoch'::timestamptz + m * interval '1 millisecond' < f.sealed_to
-     UNION ALL
-     SELECT NULL, st.session_id FROM metric_session_steps st
-     WHERE st.funnel_id = $1 AND st.session_id = ANY($5::text[])
-   ) AS x
+   ), segment_minutes AS (
+     INSERT INTO metric_segment_changes (funnel_id, minute)
+   SELECT $1, 'epoch'::timestamptz + m * interval '1 millisecond'
+   FROM metric_segment_folds f CROSS JOIN unnest($4::bigint[]) AS m
+   WHERE f.funnel_id = $1 AND f.sealed_to IS NOT NULL AND 'epoch'::timestamptz + m * interval '1 millisecond' < f.sealed_to
+   ), segment_sessions AS (
+     INSERT INTO metric_segment_changes (funnel_id, session_id)
+   SELECT $1, st.session_id
+   FROM metric_segment_folds f JOIN metric_session_steps st ON st.funnel_id = f.funnel_id
    WHERE f.funnel_id = $1 AND f.sealed_to IS NOT NULL
+     AND st.funnel_id = $1 AND st.session_id = ANY($5::text[])
    ), step_summaries AS (
      INSERT INTO metric_session_steps AS st (funnel_id, session_id, started_ms, device, utm_source, ab_variant, utm_medium, utm_campaign, marks)
    SELECT $1, v.session_id, v.started_ms, v.device, v.utm_source, v.ab_variant, v.utm_medium, v.utm_campaign, v.marks

@@ -47,24 +47,37 @@ interface ClaimedRow {
 }
 
 // Due = pending and its (retry) time has come, or running with an expired lease (its worker died).
-// SKIP LOCKED lets several workers claim side by side without waiting for or taking each other's rows.
+const DUE = `status IN ('pending', 'running') AND next_attempt_at <= now()`;
+
+// The due runs, oldest first, without locks: candidates across every funnel (on Citus, every shard).
+const CANDIDATES = `
+  SELECT id, funnel_id FROM automation_runs WHERE ${DUE} ORDER BY next_attempt_at LIMIT $1`;
+
+// One funnel's candidates claimed, still due when locked (so a run another worker took meanwhile
+// is left out). SKIP LOCKED lets several workers claim side by side without waiting for or taking
+// each other's rows. Naming the funnel keeps the locking read on one shard, which Citus requires.
+// MATERIALIZED: read once, as a subquery rescanned beside the update would lock past its LIMIT.
 const CLAIM = `
-  UPDATE automation_runs AS run
-  SET status = 'running', attempts = run.attempts + 1, locked_by = $1,
-      next_attempt_at = now() + $2::int * interval '1 millisecond', updated_at = now()
-  FROM (
+  WITH due AS MATERIALIZED (
     SELECT id, funnel_id FROM automation_runs
-    WHERE status IN ('pending', 'running') AND next_attempt_at <= now()
+    WHERE funnel_id = $4 AND id = ANY ($5::uuid[]) AND ${DUE}
     ORDER BY next_attempt_at
     LIMIT $3
     FOR UPDATE SKIP LOCKED
-  ) AS due, automations AS automation
-  WHERE run.id = due.id AND run.funnel_id = due.funnel_id
+  )
+  UPDATE automation_runs AS run
+  SET status = 'running', attempts = run.attempts + 1, locked_by = $1,
+      next_attempt_at = now() + $2::int * interval '1 millisecond', updated_at = now()
+  FROM due, automations AS automation
+  WHERE run.funnel_id = $4 AND run.id = due.id AND run.funnel_id = due.funnel_id
     AND automation.id = run.automation_id AND automation.funnel_id = run.funnel_id
   RETURNING run.id, run.automation_id, run.funnel_id, run.contact_id, run.attempts, run.payload,
     automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
     automation.message_channel, automation.message_subject, automation.message_template,
     automation.subscription_id, automation.track_engagement`;
+
+/** Candidates read per run claimed: runs another worker holds are skipped, so read past them. */
+const CANDIDATES_PER_CLAIM = 4;
 
 // Due as the claim sees it (a running run whose lease expired is due again), counted through
 // the partial index of unfinished runs: a scrape never reads the finished ones.
@@ -84,7 +97,24 @@ export class AutomationRunQueue {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async claim(workerId: string, limit: number, leaseMs: number): Promise<ClaimedRun[]> {
-    const [rows] = (await this.dataSource.query(CLAIM, [workerId, leaseMs, limit])) as [ClaimedRow[], number];
+    const candidates = (await this.dataSource.query(CANDIDATES, [limit * CANDIDATES_PER_CLAIM])) as {
+      id: string;
+      funnel_id: string;
+    }[];
+    const byFunnel = new Map<string, string[]>();
+    for (const c of candidates) byFunnel.set(c.funnel_id, [...(byFunnel.get(c.funnel_id) ?? []), c.id]);
+    const rows: ClaimedRow[] = [];
+    for (const [funnelId, ids] of byFunnel) {
+      if (rows.length >= limit) break;
+      const [claimed] = (await this.dataSource.query(CLAIM, [
+        workerId,
+        leaseMs,
+        limit - rows.length,
+        funnelId,
+        ids,
+      ])) as [ClaimedRow[], number];
+      rows.push(...claimed);
+    }
     return rows.map((row) => ({
       id: row.id,
       automationId: row.automation_id,

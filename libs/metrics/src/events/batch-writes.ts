@@ -27,6 +27,8 @@ export interface BatchWrites {
 /** The event rollups' first parameter, after the six below; the session rollups' follow them. */
 const FIRST_ROLLUP_PARAM = 7;
 
+const SEGMENT_CHANGES = segmentChangesSql('$1', '$4::bigint[]', '$5::text[]');
+
 /** writeBatch's statement, built once. */
 export const WRITE_BATCH_SQL = `WITH sessions AS (
      ${sessionUpsertSql('$1', '$2::json')}
@@ -34,8 +36,10 @@ export const WRITE_BATCH_SQL = `WITH sessions AS (
      ${eventRollupUpsertSql('$1', FIRST_ROLLUP_PARAM)}
    ), session_rollups AS (
      ${sessionRollupUpsertSql('$1', FIRST_ROLLUP_PARAM + EVENT_ROLLUP_PARAMS)}
-   ), segment_changes AS (
-     ${segmentChangesSql('$1', '$4::bigint[]', '$5::text[]')}
+   ), segment_minutes AS (
+     ${SEGMENT_CHANGES.minutes}
+   ), segment_sessions AS (
+     ${SEGMENT_CHANGES.sessions}
    ), step_summaries AS (
      ${stepSummaryUpsertSql('$1', '$6::json')}
    )

@@ -46,22 +46,23 @@ export function segmentChanges(
 }
 
 /**
- * A data-modifying CTE body for the batch's statement: records the changes (`minutes`, a bigint[]
- * of epoch ms, and `sessions`, a text[]) that fall at or before the funnel's sealed watermark. It
- * runs in the funnel's turn, after the folder's seal committed or before the seal can (the seal
- * waits for the turn), so a change is either recorded or lies past the watermark. A session counts
- * only when it has stored step marks (events before this batch): one key probe each, and only for
- * sessions whose segment changed, found by `= ANY` of the batch's (a semi-join's generic plan
- * would read every summary of the funnel).
+ * Two data-modifying CTE bodies for the batch's statement: they record the changes (`minutes`, a
+ * bigint[] of epoch ms, and `sessions`, a text[]) that fall at or before the funnel's sealed
+ * watermark. They run in the funnel's turn, after the folder's seal committed or before the seal
+ * can (the seal waits for the turn), so a change is either recorded or lies past the watermark. A
+ * session counts only when it has stored step marks (events before this batch): one key probe
+ * each, and only for sessions whose segment changed, found by `= ANY` of the batch's (a semi-join's
+ * generic plan would read every summary of the funnel). Two inserts rather than one over a UNION:
+ * Citus cannot push a UNION with a table function down to the funnel's shard.
  */
-export const segmentChangesSql = (funnel: string, minutes: string, sessions: string) =>
-  `INSERT INTO metric_segment_changes (funnel_id, minute, session_id)
-   SELECT ${funnel}, x.minute, x.session_id
-   FROM metric_segment_folds f CROSS JOIN LATERAL (
-     SELECT ${at('m')} AS minute, NULL::text AS session_id FROM unnest(${minutes}) AS m
-     WHERE ${at('m')} < f.sealed_to
-     UNION ALL
-     SELECT NULL, st.session_id FROM metric_session_steps st
-     WHERE st.funnel_id = ${funnel} AND st.session_id = ANY(${sessions})
-   ) AS x
-   WHERE f.funnel_id = ${funnel} AND f.sealed_to IS NOT NULL`;
+export const segmentChangesSql = (funnel: string, minutes: string, sessions: string) => ({
+  minutes: `INSERT INTO metric_segment_changes (funnel_id, minute)
+   SELECT ${funnel}, ${at('m')}
+   FROM metric_segment_folds f CROSS JOIN unnest(${minutes}) AS m
+   WHERE f.funnel_id = ${funnel} AND f.sealed_to IS NOT NULL AND ${at('m')} < f.sealed_to`,
+  sessions: `INSERT INTO metric_segment_changes (funnel_id, session_id)
+   SELECT ${funnel}, st.session_id
+   FROM metric_segment_folds f JOIN metric_session_steps st ON st.funnel_id = f.funnel_id
+   WHERE f.funnel_id = ${funnel} AND f.sealed_to IS NOT NULL
+     AND st.funnel_id = ${funnel} AND st.session_id = ANY(${sessions})`,
+});

@@ -1,0 +1,284 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from 'pg';
+import { ConfigService } from '@nestjs/config';
+import { DataSource } from 'typeorm';
+import { EventPartitions, EventRetention, SegmentFolder } from '@app/metrics';
+import { startTestApp } from './app';
+import { createTenant } from './factories';
+import { httpClient, Reply } from './http-client';
+import { connectMcpClient, MCP_AUDIENCE, MCP_CLAIM_NAMESPACE } from './mcp-stack';
+import { runAdmin } from './processes';
+import { randomTraffic } from './random-traffic';
+import { startTokenIssuer } from './token-issuer';
+import { WebhookReceiver } from './webhook-receiver';
+
+/** One call of the traffic and what it answered, ids and times replaced by their order of appearance. */
+export interface Answer {
+  call: string;
+  status: number;
+  body: unknown;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const RECEIVER = /127\.0\.0\.1:\d+/g;
+const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;
+// Opaque values that carry ids or times: list cursors, secrets, keys.
+const OPAQUE = new Set(['nextCursor', 'secret', 'signingSecret', 'key', 'apiKey']);
+
+async function untilNoRunIsDue(url: string, funnelId: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM automation_runs WHERE funnel_id = $1 AND status IN ('pending', 'running')",
+        [funnelId],
+      );
+      if (rows[0].n === 0) return;
+      if (Date.now() > deadline) throw new Error(`${rows[0].n} automation runs still undelivered`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+const withoutIdsOrTimes = (value: unknown) => JSON.stringify(value).replace(UUID, '').replace(TIME, '');
+
+/** Replaces every id by `id#n` (n its order of first appearance) and every time by `<time>`, recursively. */
+export function normalise(value: unknown, ids = new Map<string, string>()): unknown {
+  if (typeof value === 'string')
+    return value
+      .replace(UUID, (id) => {
+        const key = id.toLowerCase();
+        if (!ids.has(key)) ids.set(key, `id#${ids.size}`);
+        return ids.get(key)!;
+      })
+      .replace(TIME, '<time>')
+      .replace(RECEIVER, '127.0.0.1:<port>');
+  if (Array.isArray(value)) return value.map((v) => normalise(v, ids));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, OPAQUE.has(k) && v ? '<opaque>' : normalise(v, ids)]),
+    );
+  return value;
+}
+
+/**
+ * The API's traffic on the database at `url` (already migrated): a tenant, contacts created, batched,
+ * imported, listed, searched, exported, changed and erased; events ingested and folded, then charts,
+ * KPIs, insights and a step funnel; an automation's webhook delivered to a local receiver; the
+ * admin CLI. Returns every answer in order.
+ */
+export async function runTraffic(url: string): Promise<Answer[]> {
+  const receiver = await WebhookReceiver.start();
+  const issuer = await startTokenIssuer({ audience: MCP_AUDIENCE });
+  const t = await startTestApp(
+    {
+      WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true',
+      AUTOMATION_POLL_INTERVAL_MS: '50',
+      SEGMENT_FOLD_POLL_MS: '3600000',
+      IDP_URL: issuer.url,
+      OAUTH_CLIENT_ID: 'shared-client-id',
+      OAUTH_AUDIENCE: MCP_AUDIENCE,
+      OAUTH_CLAIM_NAMESPACE: MCP_CLAIM_NAMESPACE,
+    },
+    url,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'citus-traffic-'));
+  const answers: Answer[] = [];
+  try {
+    const acme = await createTenant(t.app);
+    const api = httpClient(t.baseUrl, acme.key);
+    const funnel = `/v1/funnels/${acme.funnelId}`;
+    const record = (call: string, reply: Reply) => {
+      answers.push({ call, status: reply.status, body: reply.body });
+      return reply;
+    };
+    const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+      record(`${method} ${path.replace(funnel, '{funnel}')}`, await api.send(method, path, body, headers));
+
+    await call('GET', '/v1/workspaces');
+    await call('GET', funnel);
+    await call('POST', `${funnel}/webhooks`, { targetUrl: receiver.url, events: ['contact.created'] });
+    await call('GET', `${funnel}/webhooks`);
+    await call('POST', `${funnel}/properties`, { name: 'score', type: 'number' });
+    await call('POST', `${funnel}/properties`, { name: 'code', type: 'string', unique: true });
+    await call('POST', `${funnel}/properties`, { name: 'renewal', type: 'date' });
+    await call('GET', `${funnel}/properties`);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await call(
+        'POST',
+        `${funnel}/contacts`,
+        { email: `c${i}@example.com`, firstName: `C${i}` },
+        { 'Idempotency-Key': `key-${i}` },
+      );
+      ids.push(created.body?.data?.id as string);
+      // Properties are written one at a time on this door.
+      await call('PUT', `${funnel}/contacts/${ids[i]}/values`, { fieldName: 'score', value: String(i * 10) });
+      await call('PUT', `${funnel}/contacts/${ids[i]}/values`, { fieldName: 'code', value: `k${i}` });
+    }
+    // The same key and body again answers the stored answer; a taken unique value is refused.
+    await call(
+      'POST',
+      `${funnel}/contacts`,
+      { email: 'c0@example.com', firstName: 'C0' },
+      { 'Idempotency-Key': 'key-0' },
+    );
+    const dup = await call('POST', `${funnel}/contacts`, { email: 'dup@example.com' });
+    await call('PUT', `${funnel}/contacts/${dup.body?.data?.id}/values`, { fieldName: 'code', value: 'k1' });
+    await call('POST', `${funnel}/contacts/batch`, {
+      contacts: [
+        { email: 'b1@example.com', properties: { score: 55, renewal: '2027-01-01' } },
+        { email: 'c1@example.com', firstName: 'Upserted' },
+        { email: 'not-an-email' },
+      ],
+    });
+    const csv = join(dir, 'import.csv');
+    writeFileSync(csv, 'email,firstName,properties.score\ni1@example.com,Imp,70\ni2@example.com,Again,71\n');
+    const imported = await runAdmin(['contact', 'import', '--funnel', acme.funnelId, '--file', csv], {
+      DATABASE_URL: url,
+    });
+    answers.push({ call: 'admin contact import', status: imported.code, body: imported.json });
+    // Sorted by a unique field: contacts written by one statement tie on their times.
+    for (const query of ['', '&limit=2', '&status=lead', '&page=1&limit=2']) {
+      await call('GET', `${funnel}/contacts?sortField=email&sortOrder=1${query}`);
+    }
+    await call('GET', `${funnel}/contacts?sortField=email&sortOrder=-1`);
+    const byDefault = await api.get(`${funnel}/contacts`);
+    const emails = (byDefault.body?.data ?? []).map((c: { email: string }) => c.email).sort();
+    record('GET {funnel}/contacts, emails of the default order', { ...byDefault, body: emails });
+    const page = await call('GET', `${funnel}/contacts?limit=2&sortField=email&sortOrder=1`);
+    const next = `${funnel}/contacts?limit=2&sortField=email&sortOrder=1&cursor=${page.body?.meta?.nextCursor}`;
+    record('GET {funnel}/contacts, the next page', await api.get(next));
+    await call('GET', `${funnel}/contacts/${ids[0]}`);
+    await call('PUT', `${funnel}/contacts/${ids[0]}/values`, { fieldName: 'status', value: 'converted' });
+    await call('PUT', `${funnel}/contacts/${ids[1]}/values`, { fieldName: 'score', value: '99' });
+    await call('PATCH', `${funnel}/contacts/${ids[2]}`, {
+      address: { city: 'Berlin' },
+      properties: { code: 'k9', score: 1 },
+    });
+    await call('PATCH', `${funnel}/contacts/${ids[3]}`, { properties: { code: 'k0' } });
+    for (const filters of [
+      [{ field: 'properties.score', operator: 'gte', value: 50 }],
+      [{ field: 'properties.renewal', operator: 'lt', value: '2027-06-01' }],
+      [{ field: 'email', operator: 'starts_with', value: 'c' }],
+      [{ field: 'properties.code', operator: 'eq', value: 'k9' }],
+    ]) {
+      await call('POST', `${funnel}/contacts/search`, {
+        filterGroups: [{ filters }],
+        sortField: 'email',
+        sortOrder: 1,
+      });
+    }
+    // An export streams the funnel as it lies on disk: its lines compared in order of their text.
+    for (const format of ['ndjson', 'csv']) {
+      const exported = await api.get(`${funnel}/contacts/export?format=${format}`);
+      const lines = typeof exported.body === 'string' ? exported.body.trim().split(/\r?\n/) : [exported.body];
+      record(`GET {funnel}/contacts/export?format=${format}`, {
+        ...exported,
+        body: lines.map((l) => withoutIdsOrTimes(l)).sort(),
+      });
+    }
+    await call('DELETE', `${funnel}/contacts/${ids[3]}`);
+    await call('DELETE', `${funnel}/contacts/${ids[3]}`);
+    await call('GET', `${funnel}/contacts/${ids[3]}`);
+    await call('GET', `${funnel}/contacts?limit=100&sortField=email&sortOrder=1`);
+
+    await call('POST', `${funnel}/events`, { events: randomTraffic(7, 40) });
+    const folded = await t.app
+      .get(SegmentFolder)
+      .drain()
+      .then(
+        () => 'folded',
+        (error: Error) => error.message,
+      );
+    answers.push({ call: 'segment fold', status: 0, body: folded });
+    const window = 'from=2026-05-10&to=2026-05-10';
+    for (const path of [
+      `charts/chart_page_to_page_conversion_rate?${window}`,
+      `charts/chart_contacts_over_time?${window}`,
+      `charts/chart_button_clicks?${window}`,
+      `charts/chart_activity_by_daytime?${window}`,
+      `charts/chart_page_to_page_conversion_rate?${window}&device=mobile`,
+      `kpis/kpi_total_sessions?${window}`,
+      `kpis/kpi_total_sessions?${window}&utmSource=google`,
+      `kpis/kpi_messages_open_rate?${window}`,
+      `kpis/kpi_average_time_on_page?${window}`,
+      `insights/question_1?${window}`,
+      `funnel?${window}&steps=page:start,page:details,page:done`,
+    ]) {
+      await call('GET', `${funnel}/metrics/${path}`);
+    }
+    // Retention of one month in mid-July drops May's raw events (folded above); the figures stay.
+    const retention = new EventRetention(
+      t.app.get(DataSource),
+      t.app.get(EventPartitions),
+      new ConfigService({ EVENT_RETENTION_MONTHS: 1 }),
+    );
+    const dropped = await retention.dropExpired(Date.parse('2026-07-15T00:00:00Z')).then(
+      (names) => names,
+      (error: Error) => error.message,
+    );
+    answers.push({ call: 'event retention', status: 0, body: dropped });
+    await call('GET', `${funnel}/metrics/kpis/kpi_total_sessions?${window}`);
+    await call('GET', `${funnel}/metrics/charts/chart_page_to_page_conversion_rate?${window}&device=mobile`);
+    // One webhook per contact created through the API (four and the batch's one), delivered by the
+    // worker; then no run is left to deliver.
+    await receiver.waitFor(5);
+    await untilNoRunIsDue(url, acme.funnelId);
+    const deliveries = receiver.requests
+      .map((r) => r.json)
+      .sort((a, b) => withoutIdsOrTimes(a).localeCompare(withoutIdsOrTimes(b)));
+    answers.push({ call: 'webhooks delivered', status: receiver.requests.length, body: deliveries });
+    const automations = await runAdmin(['automation', 'list', '--funnel', acme.funnelId], {
+      DATABASE_URL: url,
+    });
+    answers.push({ call: 'admin automation list', status: automations.code, body: automations.json });
+    // The MCP tools, signed in as a user of the company.
+    const { client: mcp } = await connectMcpClient(t, issuer, acme.companyId, 'citus-traffic');
+    const period = { from: '2026-05-10T00:00:00Z', to: '2026-05-10T23:59:59Z' };
+    for (const [name, args] of [
+      ['list_workspaces', {}],
+      ['list_contacts', { funnelId: acme.funnelId, email: 'c0@example.com' }],
+      ['get_contact', { funnelId: acme.funnelId, contactId: ids[0] }],
+      [
+        'search_contacts',
+        {
+          funnelId: acme.funnelId,
+          filterGroups: [{ filters: [{ field: 'properties.score', operator: 'gte', value: 50 }] }],
+          sortField: 'email',
+          sortOrder: 1,
+        },
+      ],
+      ['create_contact', { funnelId: acme.funnelId, email: 'mcp@example.com' }],
+      ['get_step_funnel', { funnelId: acme.funnelId, steps: ['page:start', 'page:details'], ...period }],
+      ['get_insight_metrics', { funnelId: acme.funnelId, insightId: 'question_1', ...period }],
+    ] as const) {
+      const result = (await mcp.callTool({ name, arguments: { ...args } })) as CallToolResult;
+      answers.push({
+        call: `mcp ${name}`,
+        status: result.isError ? 1 : 0,
+        body: result.structuredContent ?? result.content,
+      });
+    }
+    await mcp.close();
+    // The demo, all or nothing, and its first funnel's contacts as the API counts them.
+    const demo = await runAdmin(['demo', 'seed'], { DATABASE_URL: url });
+    answers.push({ call: 'admin demo seed', status: demo.code, body: demo.json });
+    const demoFunnel = (demo.json.funnelIds as string[] | undefined)?.[0];
+    const demoApi = httpClient(t.baseUrl, String(demo.json.apiKey));
+    record('GET {demo funnel}/contacts', await demoApi.get(`/v1/funnels/${demoFunnel}/contacts?limit=1`));
+    return answers;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await t.close();
+    await receiver.close();
+    await issuer.close();
+  }
+}
