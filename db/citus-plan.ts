@@ -82,10 +82,9 @@ export const CITUS_QUERY_GAPS: string[] = [];
 export const CITUS_EVERY_SHARD: string[] = [
   // The automation worker's due runs (then each funnel's claimed on its shard).
   "SELECT id, funnel_id FROM automation_runs WHERE status IN ('pending', 'running')",
-  // The segment folder: funnels new to it, funnels with something to fold, the ten-second rows' start.
+  // The segment folder: funnels new to it, funnels with something to fold.
   'INSERT INTO metric_segment_folds (funnel_id) SELECT f.id FROM funnels f WHERE f.',
   'SELECT f.funnel_id FROM metric_segment_folds f WHERE ($2::uuid IS NULL OR f.funn',
-  'WITH moved AS ( UPDATE metric_segment_folds SET finest_from = $1 WHERE finest_fr',
   // The retention: the oldest raw event a fold still needs.
   'SELECT (extract(epoch FROM least(behind.needed, pending.needed)) * 1000)::float8',
   // The typed values' filler: definitions not yet copied, generations to remove.

@@ -135,7 +135,7 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     await call('POST', `${funnel}/contacts/batch`, {
       contacts: [
         { email: 'b1@example.com', properties: { score: 55, renewal: '2027-01-01' } },
-        { email: 'c1@example.com', firstName: 'Upserted' },
+        { email: 'b2@example.com', firstName: 'Batched' },
         { email: 'not-an-email' },
       ],
     });
