@@ -1050,6 +1050,39 @@ export interface components {
              * @example Welcome
              */
             subject?: string;
+            /**
+             * @description Read-only. What the service observed: recorded (not sent through any channel), sent (handed to the SMS gateway, no report yet), delivered (accepted by the SMTP server, or reported delivered by the gateway), opened (first open seen), failed (reported undelivered)
+             * @example opened
+             * @enum {string}
+             */
+            status: "recorded" | "sent" | "delivered" | "opened" | "failed";
+            /**
+             * Format: date-time
+             * @description Read-only. When a channel took the message
+             */
+            sentAt?: string;
+            /**
+             * Format: date-time
+             * @description Read-only. When the SMTP server accepted it, or the gateway reported it delivered
+             */
+            deliveredAt?: string;
+            /**
+             * Format: date-time
+             * @description Read-only. The first open (the open pixel or a tracked click)
+             */
+            openedAt?: string;
+            /**
+             * Format: date-time
+             * @description Read-only. The first click on a tracked link
+             */
+            clickedAt?: string;
+            /**
+             * @description Read-only. Clicks on the tracked links of the message
+             * @example 1
+             */
+            clicks: number;
+            /** @description Read-only. Why the gateway reported the message undelivered */
+            failure?: string;
         };
         ContactDto: {
             /**

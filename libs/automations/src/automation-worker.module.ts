@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EmailDelivery } from './mail/email-delivery';
 import { EmailSubscriptionRepository } from './links/email-subscription.repository';
+import { MessageStateRepository } from './links/message-state.repository';
 import { MessageEngagementService } from './links/message-engagement.service';
 import { MailSender } from './mail/mail-sender';
 import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
@@ -19,6 +20,7 @@ import { AutomationWorker } from './worker/automation.worker';
     EmailDelivery,
     EmailSubscriptionRepository,
     MessageEngagementService,
+    MessageStateRepository,
   ],
   exports: [AutomationWorker],
 })

@@ -47,7 +47,10 @@ export class ContactsRepository {
   /** The messages of contact `c`, as a JSON array in the presenter's order. */
   static readonly MESSAGES = `coalesce((
       SELECT json_agg(json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
-                                        'subject', m.subject) ORDER BY m.created_at, m.id)
+                                        'subject', m.subject, 'status', m.status, 'sentAt', m.sent_at,
+                                        'deliveredAt', m.delivered_at, 'openedAt', m.opened_at,
+                                        'clickedAt', m.clicked_at, 'clicks', m.clicks, 'failure', m.failure)
+                      ORDER BY m.created_at, m.id)
       FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = c.funnel_id), '[]')`;
 
   async findOne(companyId: string, funnelId: string, contactId: string): Promise<ContactRow | undefined> {

@@ -5,6 +5,7 @@ import {
   EmailTrackingController,
   UnsubscribeController,
 } from './email-links.controller';
+import { MessageStateRepository } from './message-state.repository';
 import { MessageEngagementService } from './message-engagement.service';
 import { AutomationsController } from '../rest/automations.controller';
 import { EmailSubscriptionRepository } from './email-subscription.repository';
@@ -22,6 +23,11 @@ import { EmailSubscriptionService } from './email-subscription.service';
     EmailSubscriptionController,
     AutomationsController,
   ],
-  providers: [EmailSubscriptionService, EmailSubscriptionRepository, MessageEngagementService],
+  providers: [
+    EmailSubscriptionService,
+    EmailSubscriptionRepository,
+    MessageEngagementService,
+    MessageStateRepository,
+  ],
 })
 export class EmailLinksModule {}

@@ -5,6 +5,7 @@ import { NotFoundError } from '@app/core';
 import { EventsService, parseEventBatch } from '@app/metrics';
 import { templateLinks } from '../mail/mail-content';
 import { MessageTokens } from '../mail/message-tokens';
+import { MessageStateRepository } from './message-state.repository';
 
 export const INVALID_TRACKING_LINK = 'This link is not valid (incomplete or altered)';
 
@@ -20,7 +21,8 @@ const TEMPLATE_OF_MESSAGE = `
 /**
  * What the service observes of a sent email, recorded as the message events the message KPIs
  * count: `message_delivered` when the SMTP server accepted it, `message_opened` at the open
- * pixel or a tracked click (the first counts).
+ * pixel or a tracked click (the first counts); and the message's own state (its first open, its
+ * clicks) on the contact.
  */
 @Injectable()
 export class MessageEngagementService {
@@ -30,6 +32,7 @@ export class MessageEngagementService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
     private readonly tokens: MessageTokens,
+    private readonly state: MessageStateRepository,
   ) {}
 
   /** Never throws: a message whose delivery could not be recorded stays sent. */
@@ -45,6 +48,7 @@ export class MessageEngagementService {
   async opened(token: string): Promise<void> {
     const meaning = this.tokens.verify(token);
     if (meaning?.kind !== 'open') throw new NotFoundError(INVALID_TRACKING_LINK);
+    await this.state.opened(meaning.funnelId, meaning.messageId);
     await this.record(meaning.funnelId, meaning.messageId, 'message_opened');
   }
 
@@ -60,6 +64,7 @@ export class MessageEngagementService {
     }[];
     const target = templateLinks(rows[0]?.template ?? '')[meaning.link];
     if (!target) throw new NotFoundError('The message of this link no longer exists');
+    await this.state.clicked(meaning.funnelId, meaning.messageId);
     await this.record(meaning.funnelId, meaning.messageId, 'message_opened');
     return target;
   }

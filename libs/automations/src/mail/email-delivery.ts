@@ -72,6 +72,7 @@ export class EmailDelivery {
         'X-Automation-Run-Id': run.id,
       },
     });
+    const accepted = new Date();
     const recorded = await this.dataSource.transaction(async (manager) => {
       if (!(await this.queue.succeed(run, manager))) return false;
       await insertContactMessage(manager, {
@@ -82,6 +83,10 @@ export class EmailDelivery {
         type: 'email',
         subject: content.subject.slice(0, MAX_MESSAGE_SUBJECT_LENGTH),
         content: content.body,
+        // The server's acceptance is the delivery the service can observe.
+        status: 'delivered',
+        sentAt: accepted,
+        deliveredAt: accepted,
       });
       return true;
     });
