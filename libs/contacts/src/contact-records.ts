@@ -36,10 +36,10 @@ export interface NewContactMessage {
   deliveredAt?: Date;
 }
 
-/** Adds a message to the contact's `messages`. */
+/** Adds messages to their contacts' `messages` (one statement for several). */
 export async function insertContactMessage(
   manager: EntityManager,
-  message: NewContactMessage,
+  message: NewContactMessage | NewContactMessage[],
 ): Promise<void> {
   await manager.insert(ContactMessage, message);
 }

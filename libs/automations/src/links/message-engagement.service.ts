@@ -36,11 +36,13 @@ export class MessageEngagementService {
   ) {}
 
   /** Never throws: a message whose delivery could not be recorded stays sent. */
-  async delivered(funnelId: string, messageId: string): Promise<void> {
+  async delivered(funnelId: string, messageIds: string[]): Promise<void> {
     try {
-      await this.record(funnelId, messageId, 'message_delivered');
+      await this.record(funnelId, messageIds, 'message_delivered');
     } catch (error) {
-      this.logger.warn(`message ${messageId}: recording its delivery failed: ${(error as Error).message}`);
+      this.logger.warn(
+        `${messageIds.length} message(s) of funnel ${funnelId}: recording their delivery failed: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -49,7 +51,7 @@ export class MessageEngagementService {
     const meaning = this.tokens.verify(token);
     if (meaning?.kind !== 'open') throw new NotFoundError(INVALID_TRACKING_LINK);
     await this.state.opened(meaning.funnelId, meaning.messageId);
-    await this.record(meaning.funnelId, meaning.messageId, 'message_opened');
+    await this.record(meaning.funnelId, [meaning.messageId], 'message_opened');
   }
 
   /** A tracked link: where it leads, only ever a link of the message itself; a click counts as an open. */
@@ -65,14 +67,19 @@ export class MessageEngagementService {
     const target = templateLinks(rows[0]?.template ?? '')[meaning.link];
     if (!target) throw new NotFoundError('The message of this link no longer exists');
     await this.state.clicked(meaning.funnelId, meaning.messageId);
-    await this.record(meaning.funnelId, meaning.messageId, 'message_opened');
+    await this.record(meaning.funnelId, [meaning.messageId], 'message_opened');
     return target;
   }
 
-  private async record(funnelId: string, messageId: string, type: string): Promise<void> {
+  private async record(funnelId: string, messageIds: string[], type: string): Promise<void> {
     const occurredAt = new Date().toISOString();
     const events = parseEventBatch({
-      events: [{ type, sessionId: `message-${messageId}`, occurredAt, messageId }],
+      events: messageIds.map((messageId) => ({
+        type,
+        sessionId: `message-${messageId}`,
+        occurredAt,
+        messageId,
+      })),
     });
     await this.events.record(funnelId, events);
   }

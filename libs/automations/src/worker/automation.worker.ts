@@ -118,6 +118,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
         await this.sleep(this.settings.pollIntervalMs);
     }
     await Promise.allSettled([...this.inFlight]);
+    await this.email.settled();
   }
 
   /**
@@ -139,7 +140,8 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private track(run: ClaimedRun, backlog: boolean): void {
     const delivery = this.process(run).finally(() => {
       this.inFlight.delete(delivery);
-      if (backlog) this.wake?.();
+      // Claim again once half the slots are free: one claim for several runs, not one each.
+      if (backlog && this.inFlight.size <= this.settings.concurrency / 2) this.wake?.();
     });
     this.inFlight.add(delivery);
   }

@@ -35,6 +35,13 @@ export class EnvironmentVariables extends AccessVariables {
   })
   MAIL_FROM?: string;
 
+  /** Pooled connections to SMTP_URL per process (most servers limit them per client). */
+  @Transform(toInt)
+  @IsInt({ message: 'SMTP_MAX_CONNECTIONS must be an integer between 1 and 50' })
+  @Min(1, { message: 'SMTP_MAX_CONNECTIONS must be an integer between 1 and 50' })
+  @Max(50, { message: 'SMTP_MAX_CONNECTIONS must be an integer between 1 and 50' })
+  SMTP_MAX_CONNECTIONS: number = 5;
+
   // DKIM signing of sent email: all three or none.
   @Transform(emptyToUndefined)
   @IsOptional()
