@@ -425,6 +425,26 @@ export interface paths {
         patch: operations["AutomationsController_update_v1"];
         trace?: never;
     };
+    "/sms/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery report of the SMS gateway (public, signed)
+         * @description The gateway set by SMS_GATEWAY_URL reports what became of a message it was sent: `delivered` records `message_delivered` and sets the message’s `deliveredAt`; `failed` sets its `failure`. The first report of a message counts; a later one changes nothing. No API key: the body is signed with SMS_GATEWAY_SECRET (`X-Signature: sha256=<hex HMAC-SHA256 of the exact body bytes>`).
+         */
+        post: operations["SmsStatusController_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/funnels/{funnelId}/events": {
         parameters: {
             query?: never;
@@ -1657,6 +1677,23 @@ export interface components {
         UpdateAutomationDto: {
             /** @description false: the automation records no more runs (pending runs still deliver) */
             enabled: boolean;
+        };
+        SmsStatusReportDto: {
+            /**
+             * Format: uuid
+             * @description The messageId of the send request
+             */
+            messageId: string;
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "delivered" | "failed";
+            /**
+             * @description failed: the reason (kept in the message’s `failure`)
+             * @example 30003 Unreachable handset
+             */
+            error?: string;
         };
         UtmDto: {
             /** @example facebook */
@@ -5978,6 +6015,118 @@ export interface operations {
                      * @example {
                      *       "error": "Service unavailable",
                      *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SmsStatusController_report: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body> */
+                "X-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmsStatusReportDto"];
+            };
+        };
+        responses: {
+            /** @description Recorded (or already recorded) */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A signed report that is not one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The signature is missing or wrong: nothing changed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No SMS has this id, or no gateway is configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body too large (limit 100 kB)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More than 60 requests a minute from this client address */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

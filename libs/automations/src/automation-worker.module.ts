@@ -4,6 +4,7 @@ import { MessageStateRepository } from './links/message-state.repository';
 import { MessageEngagementService } from './links/message-engagement.service';
 import { MailSender } from './mail/mail-sender';
 import { SentEmailRecorder } from './mail/sent-email.recorder';
+import { SmsDelivery } from './sms/sms-delivery';
 import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
 import { AutomationRunQueue } from './worker/automation-run.queue';
 import { AutomationMetrics } from './worker/automation.metrics';
@@ -19,6 +20,7 @@ import { AutomationWorker } from './worker/automation.worker';
     MailSender,
     EmailDelivery,
     SentEmailRecorder,
+    SmsDelivery,
     MessageEngagementService,
     MessageStateRepository,
   ],

@@ -16,12 +16,14 @@ const CLICKED = `
       status = CASE WHEN status = 'delivered' THEN 'opened' ELSE status END
   WHERE funnel_id = $1 AND id = $2`;
 
-// A gateway's report: delivered is final; a failure never undoes a delivery reported before it.
+// A gateway's report on an SMS it was handed: the first counts (delivered or failed is final).
 const REPORTED = `
   UPDATE contact_messages
-  SET status = $3, delivered_at = CASE WHEN $3 = 'delivered' THEN now() ELSE delivered_at END,
-      failure = CASE WHEN $3 = 'failed' THEN $4 ELSE NULL END
-  WHERE funnel_id = $1 AND id = $2 AND status = 'sent'`;
+  SET status = $2::varchar, delivered_at = CASE WHEN $2::varchar = 'delivered' THEN now() END, failure = $3
+  WHERE id = $1 AND type = 'sms' AND status = 'sent'
+  RETURNING funnel_id`;
+
+const SMS_EXISTS = `SELECT 1 FROM contact_messages WHERE id = $1 AND type = 'sms'`;
 
 /**
  * The observed state of a contact message (contact_messages: status, sent/delivered/opened/clicked
@@ -39,19 +41,22 @@ export class MessageStateRepository {
     await this.dataSource.query(CLICKED, [funnelId, messageId]);
   }
 
-  /** A gateway's report on a message it was handed; false when no such message waits for one. */
+  /**
+   * A gateway's report on an SMS it was handed: the message's funnel when this report changed it,
+   * null when it had been reported already, undefined when there is no such SMS.
+   */
   async reported(
-    funnelId: string,
     messageId: string,
     outcome: 'delivered' | 'failed',
     failure?: string,
-  ): Promise<boolean> {
-    const [, affected] = (await this.dataSource.query(REPORTED, [
-      funnelId,
+  ): Promise<string | null | undefined> {
+    const [rows] = (await this.dataSource.query(REPORTED, [
       messageId,
       outcome,
-      outcome === 'failed' ? (failure ?? 'failed').slice(0, MAX_MESSAGE_FAILURE_LENGTH) : null,
-    ])) as [unknown, number];
-    return affected === 1;
+      outcome === 'failed' ? (failure || 'failed').slice(0, MAX_MESSAGE_FAILURE_LENGTH) : null,
+    ])) as [{ funnel_id: string }[], number];
+    if (rows.length) return rows[0].funnel_id;
+    const exists = (await this.dataSource.query(SMS_EXISTS, [messageId])) as unknown[];
+    return exists.length ? null : undefined;
   }
 }

@@ -22,6 +22,7 @@ import { WebhookSubscriptionsRepository } from '../subscriptions/webhook-subscri
 import { AutomationMetrics, DeliveryOutcome } from './automation.metrics';
 import { DeliveryError, postWebhook } from './webhook-delivery';
 import { EmailDelivery, RunSkipped } from '../mail/email-delivery';
+import { SmsDelivery } from '../sms/sms-delivery';
 
 export interface WorkerSettings {
   pollIntervalMs: number;
@@ -58,6 +59,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly cipher: WebhookSecretCipher,
     private readonly metrics: AutomationMetrics,
     private readonly email: EmailDelivery,
+    private readonly sms: SmsDelivery,
   ) {
     this.enabled = env.get('AUTOMATION_WORKER_ENABLED', { infer: true });
     this.targetPolicy = {
@@ -216,7 +218,8 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private async deliver(run: ClaimedRun): Promise<boolean> {
     const { automation } = run;
     if (automation.action === 'message') {
-      return automation.messageChannel === 'email' ? this.email.deliver(run) : this.recordMessage(run);
+      if (automation.messageChannel === 'email') return this.email.deliver(run);
+      return this.sms.configured ? this.sms.deliver(run) : this.recordMessage(run);
     }
     // A REST hook's target is checked again at every delivery (its DNS may have changed since it
     // subscribed) and the connection pinned to the address checked.
@@ -246,7 +249,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * The message and the run's success commit together, fenced by the lease: a retry or a second
+   * Without an SMS gateway the message is only recorded. The message and the run's success commit together, fenced by the lease: a retry or a second
    * worker can never record the same message twice.
    */
   private recordMessage(run: ClaimedRun): Promise<boolean> {
