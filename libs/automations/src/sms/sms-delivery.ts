@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { insertContactMessage } from '@app/contacts';
+import { insertContactMessage, type NewContactMessage } from '@app/contacts';
 import type { AppConfigService } from '@app/core';
 import { RunSkipped } from '../mail/email-delivery';
 import { renderTemplate } from '../message-template';
@@ -38,18 +38,17 @@ export class SmsDelivery {
     this.timeoutMs = env.get('AUTOMATION_WEBHOOK_TIMEOUT_MS', { infer: true });
   }
 
-  /** Whether a gateway is configured (otherwise SMS messages are only recorded). */
-  get configured(): boolean {
-    return this.gateway !== undefined;
-  }
-
-  /** Returns false when the run's lease was lost before the outcome could be recorded. */
+  /**
+   * Returns false when the run's lease was lost before the outcome could be recorded. Without a
+   * gateway the message is only recorded (`recorded`).
+   */
   async deliver(run: ClaimedRun): Promise<boolean> {
-    const { url, secret } = this.gateway!;
     const { automation, payload } = run;
+    const content = renderTemplate(automation.messageTemplate ?? '', payload.contact);
+    if (!this.gateway) return this.record(run, content, { status: 'recorded' });
+    const { url, secret } = this.gateway;
     const to = payload.contact.phone;
     if (typeof to !== 'string' || !to) throw new RunSkipped('skipped: the contact has no phone number');
-    const content = renderTemplate(automation.messageTemplate ?? '', payload.contact);
     const body = JSON.stringify({ messageId: run.id, to, body: content, statusCallbackUrl: this.statusUrl });
     await postSigned(
       url,
@@ -64,19 +63,25 @@ export class SmsDelivery {
       body,
       this.timeoutMs,
     );
-    const sent = new Date();
+    return this.record(run, content, { status: 'sent', sentAt: new Date() });
+  }
+
+  /**
+   * The message and the run's success commit together, fenced by the lease: a retry or a second
+   * worker can never record the same message twice.
+   */
+  private record(run: ClaimedRun, content: string, state: Pick<NewContactMessage, 'status' | 'sentAt'>) {
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.queue.succeed(run, manager))) return false;
       await insertContactMessage(manager, {
         id: run.id,
         contactId: run.contactId,
         funnelId: run.funnelId,
-        name: automation.name,
+        name: run.automation.name,
         type: 'sms',
         subject: null,
         content,
-        status: 'sent',
-        sentAt: sent,
+        ...state,
       });
       return true;
     });

@@ -9,11 +9,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import { type AppConfigService, isDatabaseUnavailable } from '@app/core';
-import { renderTemplate } from '../message-template';
 import { retryDelayMs, RetryPolicy } from '../retry-backoff';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { AutomationRunQueue, ClaimedRun } from './automation-run.queue';
@@ -53,7 +49,6 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     @Inject(ConfigService) env: AppConfigService,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: AutomationRunQueue,
     private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly cipher: WebhookSecretCipher,
@@ -218,8 +213,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private async deliver(run: ClaimedRun): Promise<boolean> {
     const { automation } = run;
     if (automation.action === 'message') {
-      if (automation.messageChannel === 'email') return this.email.deliver(run);
-      return this.sms.configured ? this.sms.deliver(run) : this.recordMessage(run);
+      return automation.messageChannel === 'email' ? this.email.deliver(run) : this.sms.deliver(run);
     }
     // A REST hook's target is checked again at every delivery (its DNS may have changed since it
     // subscribed) and the connection pinned to the address checked.
@@ -246,29 +240,5 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
       timeoutMs: this.settings.webhookTimeoutMs,
     });
     return this.queue.succeed(run);
-  }
-
-  /**
-   * Without an SMS gateway the message is only recorded. The message and the run's success commit together, fenced by the lease: a retry or a second
-   * worker can never record the same message twice.
-   */
-  private recordMessage(run: ClaimedRun): Promise<boolean> {
-    const { automation, payload } = run;
-    const channel = automation.messageChannel!;
-    return this.dataSource.transaction(async (manager) => {
-      if (!(await this.queue.succeed(run, manager))) return false;
-      await insertContactMessage(manager, {
-        contactId: run.contactId,
-        funnelId: run.funnelId,
-        name: automation.name,
-        type: channel,
-        subject:
-          channel === 'email' && automation.messageSubject
-            ? renderTemplate(automation.messageSubject, payload.contact).slice(0, MAX_MESSAGE_SUBJECT_LENGTH)
-            : null,
-        content: renderTemplate(automation.messageTemplate ?? '', payload.contact),
-      });
-      return true;
-    });
   }
 }
