@@ -5052,6 +5052,21 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The token is not valid */
             404: {
                 headers: {
@@ -5127,6 +5142,21 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The token is not valid: nothing changed */
@@ -5206,6 +5236,21 @@ export interface operations {
                     "image/gif": string;
                 };
             };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The token is not valid: nothing recorded */
             404: {
                 headers: {
@@ -5282,6 +5327,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The token is not valid, or the message is gone: nothing recorded */
             404: {
