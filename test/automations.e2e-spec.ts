@@ -176,12 +176,18 @@ describe('Automations triggered through the contacts API', () => {
           type: 'email',
           subject: 'Welcome Ada',
           content: 'Hello Ada from London!',
+          status: 'delivered',
+          sentAt: expect.any(String),
+          deliveredAt: expect.any(String),
+          clicks: 0,
         },
         {
           id: expect.any(String),
           name: 'sms message on status:converted',
           type: 'sms',
           content: 'Congrats Ada ',
+          status: 'recorded',
+          clicks: 0,
         },
       ]),
     );

@@ -5,6 +5,7 @@ import {
   type Contact,
   csvRow,
   type ContactView,
+  MESSAGE_STATUSES,
   META_BOOLEAN_KEYS,
   META_TEXT_KEYS,
   UTM_KEYS,
@@ -95,7 +96,18 @@ const contactArb = fc.record({
   utmParams: fc.dictionary(fc.constantFrom(...UTM_KEYS), text, { maxKeys: 3 }),
   properties: fc.dictionary(propertyName, propertyValue, { maxKeys: 4 }),
   createdAt: time,
-  messages: fc.array(fc.record({ subject: text, content: tricky }), { maxLength: 2 }),
+  messages: fc.array(
+    fc.record({
+      subject: text,
+      content: tricky,
+      status: fc.constantFrom(...MESSAGE_STATUSES),
+      sentAt: fc.option(time),
+      openedAt: fc.option(time),
+      clicks: fc.nat(3),
+      failure: fc.option(tricky),
+    }),
+    { maxLength: 2 },
+  ),
 });
 type Generated = typeof contactArb extends fc.Arbitrary<infer T> ? T : never;
 

@@ -148,8 +148,9 @@ describe('GET /v1/funnels/{funnelId}/contacts/export', () => {
         `"utmParams":{"utm_source": "g\\"o"},` +
         `"properties":{"1": "{}", "plan": "p\\\\r\\"o", "empty": null, "score": 1.5, "opt-in": false},` +
         `"createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.040Z","messages":[` +
-        `{"id" : "${welcome.id}", "name" : "Welcome", "type" : "email", "content" : "line1\\nline2\\\\"}, ` +
-        `{"id" : "${hi.id}", "name" : "Hi\\t\\"you\\"", "type" : "email", "content" : "é", "subject" : "Sub\\\\ject"}]}`,
+        `{"id":"${welcome.id}","name":"Welcome","type":"email","content":"line1\\nline2\\\\","status":"recorded","clicks":0}, ` +
+        `{"id":"${hi.id}","name":"Hi\\t\\"you\\"","type":"email","content":"é","subject":"Sub\\\\ject",` +
+        `"status":"recorded","clicks":0}]}`,
     );
     expect(lines.get(bare.id)).toBe(
       `{"id":"${bare.id}","status":"lead","createdAt":"2024-01-01T00:00:00.000Z",` +

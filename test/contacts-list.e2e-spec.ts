@@ -166,8 +166,23 @@ describe('GET /v1/funnels/{funnelId}/contacts', () => {
         createdAt: contact.createdAt.toISOString(),
         updatedAt: stored.updated_at.toISOString(),
         messages: [
-          { id: expect.any(String), name: 'First', type: 'email', subject: 'Welcome', content: 'Hello' },
-          { id: expect.any(String), name: 'Second', type: 'sms', content: 'Hi again' },
+          {
+            id: expect.any(String),
+            name: 'First',
+            type: 'email',
+            subject: 'Welcome',
+            content: 'Hello',
+            status: 'recorded',
+            clicks: 0,
+          },
+          {
+            id: expect.any(String),
+            name: 'Second',
+            type: 'sms',
+            content: 'Hi again',
+            status: 'recorded',
+            clicks: 0,
+          },
         ],
       },
     ]);

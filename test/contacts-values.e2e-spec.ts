@@ -41,7 +41,16 @@ describe('GET and PUT /v1/funnels/{funnelId}/contacts/{contactId}', () => {
           firstName: 'Grace',
           createdAt: contact.createdAt.toISOString(),
           updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-          messages: [{ id: expect.any(String), name: 'Reminder', type: 'sms', content: 'See you at 10' }],
+          messages: [
+            {
+              id: expect.any(String),
+              name: 'Reminder',
+              type: 'sms',
+              content: 'See you at 10',
+              status: 'recorded',
+              clicks: 0,
+            },
+          ],
         },
       });
       // The message recorded after the contact is a change of it.

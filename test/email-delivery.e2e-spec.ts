@@ -124,6 +124,11 @@ describe('Email automations', () => {
         type: 'email',
         subject: 'Welcome Ada <b>&',
         content: expect.any(String),
+        // The server's acceptance is the delivery the service observes.
+        status: 'delivered',
+        sentAt: expect.any(String),
+        deliveredAt: expect.any(String),
+        clicks: 0,
       },
     ]);
   });

@@ -44,6 +44,21 @@ describe('Email delivery and engagement', () => {
       body: JSON.stringify({ email, firstName: 'Ada' }),
     });
     expect(res.status).toBe(201);
+    return ((await res.json()) as { data: { id: string } }).data.id;
+  };
+  /** The contact's messages, as the REST API shows them. */
+  const messagesOf = async (contactId: string) => {
+    const res = await fetch(`${t.baseUrl}/v1/funnels/${tenant.funnelId}/contacts/${contactId}`, {
+      headers: { 'x-service-api-key': tenant.key },
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { messages: Record<string, unknown>[] } }).data.messages;
+  };
+  /** The contact's one message. */
+  const messageOf = async (contactId: string) => {
+    const messages = await messagesOf(contactId);
+    expect(messages).toHaveLength(1);
+    return messages[0];
   };
   const kpi = async (subtype: string) => {
     const day = new Date().toISOString().slice(0, 10);
@@ -92,9 +107,46 @@ describe('Email delivery and engagement', () => {
     expect(await kpi('kpi_messages_open_rate')).toMatchObject({ value: 100, count: 1 });
   });
 
+  it("shows the message's state on the contact: delivered on acceptance, then the first open, then every click", async () => {
+    await automation();
+    const contactId = await createContact('lin@example.com');
+    const [mail] = await smtp.waitFor(1);
+    // The server has the mail a moment before the message is recorded.
+    const delivered = await eventually(async () => {
+      const [message] = await messagesOf(contactId);
+      return message?.status === 'delivered' && message;
+    });
+    expect(delivered).toMatchObject({ type: 'email', subject: 'Offer', clicks: 0 });
+    expect(delivered.deliveredAt).toBe(delivered.sentAt);
+    expect(Date.parse(delivered.sentAt as string)).not.toBeNaN();
+    expect(delivered).not.toHaveProperty('openedAt');
+    expect(delivered).not.toHaveProperty('clickedAt');
+
+    const [pixel] = addresses(mail, 'img src');
+    expect((await fetch(pixel)).status).toBe(200);
+    const opened = await messageOf(contactId);
+    expect(opened).toMatchObject({ status: 'opened', clicks: 0, sentAt: delivered.sentAt });
+    expect(Date.parse(opened.openedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(delivered.sentAt as string),
+    );
+    // A later open changes nothing: the first one counts.
+    expect((await fetch(pixel)).status).toBe(200);
+    expect(await messageOf(contactId)).toEqual(opened);
+
+    const [offer, help] = addresses(mail, 'a href');
+    expect((await fetch(offer, { redirect: 'manual' })).status).toBe(302);
+    const clicked = await messageOf(contactId);
+    expect(clicked).toMatchObject({ status: 'opened', openedAt: opened.openedAt, clicks: 1 });
+    expect(Date.parse(clicked.clickedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(opened.openedAt as string),
+    );
+    expect((await fetch(help, { redirect: 'manual' })).status).toBe(302);
+    expect(await messageOf(contactId)).toEqual({ ...clicked, clicks: 2 });
+  });
+
   it('a click alone opens the message, and a token re-pointed at another link is refused', async () => {
     await automation();
-    await createContact('grace@example.com');
+    const contactId = await createContact('grace@example.com');
     const [mail] = await smtp.waitFor(1);
     const [offer] = addresses(mail, 'a href');
     const token = offer.slice(offer.lastIndexOf('/') + 1);
@@ -110,8 +162,14 @@ describe('Email delivery and engagement', () => {
     }
     await eventually(async () => (await kpi('kpi_messages_delivery_rate')).value === 100);
     expect((await kpi('kpi_messages_open_rate')).value).toBe(0);
+    // The forged tokens recorded nothing on the message either.
+    expect(await messageOf(contactId)).toMatchObject({ status: 'delivered', clicks: 0 });
+    expect(await messageOf(contactId)).not.toHaveProperty('openedAt');
     expect((await fetch(offer, { redirect: 'manual' })).status).toBe(302);
     await eventually(async () => (await kpi('kpi_messages_open_rate')).value === 100);
+    const message = await messageOf(contactId);
+    expect(message).toMatchObject({ status: 'opened', clicks: 1 });
+    expect(message.openedAt).toBe(message.clickedAt);
   });
 
   it('sends plain links and no pixel when the automation does not track', async () => {

@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { DataSource } from 'typeorm';
+import { insertContactMessage } from '@app/contacts';
 import type { TestApp } from '../support/app';
 import { createTenant, TenantFixture } from '../support/factories';
 import { httpClient } from '../support/http-client';
@@ -44,6 +46,21 @@ describe('MCP tool contracts', () => {
     const created = await api.post(`/v1/funnels/${acme.funnelId}/contacts`, { email: 'ada@example.com' });
     expect(created.status).toBe(201);
     contactId = created.body.data.id;
+    // A sent, delivered and clicked email: the contract covers a message's observed state too.
+    const sent = new Date('2026-03-10T09:05:00Z');
+    await t.app.get(DataSource).transaction((manager) =>
+      insertContactMessage(manager, {
+        contactId,
+        funnelId: acme.funnelId,
+        name: 'Welcome',
+        type: 'email',
+        subject: 'Welcome',
+        content: 'Hello',
+        status: 'delivered',
+        sentAt: sent,
+        deliveredAt: sent,
+      }),
+    );
     const events = [
       {
         type: 'session_start',
@@ -106,6 +123,19 @@ describe('MCP tool contracts', () => {
     });
   });
 
+  it("get_contact shows a message's observed state as REST does", async () => {
+    const read = structured(await call('get_contact', { funnelId: acme.funnelId, contactId }));
+    expect(read).toEqual((await rest(`/funnels/${acme.funnelId}/contacts/${contactId}`)).body.data);
+    expect(read.messages).toEqual([
+      expect.objectContaining({
+        status: 'delivered',
+        sentAt: '2026-03-10T09:05:00.000Z',
+        deliveredAt: '2026-03-10T09:05:00.000Z',
+        clicks: 0,
+      }),
+    ]);
+  });
+
   // Each tool's real result passes its listed outputSchema, and the same result with one member
   // broken does not: the schemas describe the results, they do not accept anything.
   it.each<[string, Record<string, unknown>, (r: Record<string, unknown>) => unknown]>([
@@ -113,6 +143,11 @@ describe('MCP tool contracts', () => {
     ['get_funnel', {}, ({ pages: _pages, ...rest }) => rest],
     ['list_contacts', {}, (r) => ({ ...r, meta: { ...(r.meta as object), total: '1' } })],
     ['get_contact', { contactId: 'CONTACT' }, (r) => ({ ...r, status: 3 })],
+    [
+      'get_contact',
+      { contactId: 'CONTACT' },
+      (r) => ({ ...r, messages: (r.messages as object[]).map((m) => ({ ...m, clicks: 'none' })) }),
+    ],
     ['search_contacts', {}, (r) => ({ ...r, meta: { ...(r.meta as object), hasNext: 'no' } })],
     [
       'create_contact',

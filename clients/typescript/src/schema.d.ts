@@ -425,6 +425,26 @@ export interface paths {
         patch: operations["AutomationsController_update_v1"];
         trace?: never;
     };
+    "/sms/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery report of the SMS gateway (public, signed)
+         * @description The gateway set by SMS_GATEWAY_URL reports what became of a message it was sent: `delivered` records `message_delivered` and sets the message’s `deliveredAt`; `failed` sets its `failure`. The first report of a message counts; a later one changes nothing. No API key: the body is signed with SMS_GATEWAY_SECRET (`X-Signature: sha256=<hex HMAC-SHA256 of the exact body bytes>`).
+         */
+        post: operations["SmsStatusController_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/funnels/{funnelId}/events": {
         parameters: {
             query?: never;
@@ -1050,6 +1070,39 @@ export interface components {
              * @example Welcome
              */
             subject?: string;
+            /**
+             * @description Read-only. What the service observed: recorded (not sent through any channel), sent (handed to the SMS gateway, no report yet), delivered (accepted by the SMTP server, or reported delivered by the gateway), opened (first open seen), failed (reported undelivered)
+             * @example opened
+             * @enum {string}
+             */
+            status: "recorded" | "sent" | "delivered" | "opened" | "failed";
+            /**
+             * Format: date-time
+             * @description Read-only. When a channel took the message
+             */
+            sentAt?: string;
+            /**
+             * Format: date-time
+             * @description Read-only. When the SMTP server accepted it, or the gateway reported it delivered
+             */
+            deliveredAt?: string;
+            /**
+             * Format: date-time
+             * @description Read-only. The first open (the open pixel or a tracked click)
+             */
+            openedAt?: string;
+            /**
+             * Format: date-time
+             * @description Read-only. The first click on a tracked link
+             */
+            clickedAt?: string;
+            /**
+             * @description Read-only. Clicks on the tracked links of the message
+             * @example 1
+             */
+            clicks: number;
+            /** @description Read-only. Why the gateway reported the message undelivered */
+            failure?: string;
         };
         ContactDto: {
             /**
@@ -1624,6 +1677,23 @@ export interface components {
         UpdateAutomationDto: {
             /** @description false: the automation records no more runs (pending runs still deliver) */
             enabled: boolean;
+        };
+        SmsStatusReportDto: {
+            /**
+             * Format: uuid
+             * @description The messageId of the send request
+             */
+            messageId: string;
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "delivered" | "failed";
+            /**
+             * @description failed: the reason (kept in the message’s `failure`)
+             * @example 30003 Unreachable handset
+             */
+            error?: string;
         };
         UtmDto: {
             /** @example facebook */
@@ -4982,6 +5052,21 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The token is not valid */
             404: {
                 headers: {
@@ -5057,6 +5142,21 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The token is not valid: nothing changed */
@@ -5136,6 +5236,21 @@ export interface operations {
                     "image/gif": string;
                 };
             };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The token is not valid: nothing recorded */
             404: {
                 headers: {
@@ -5212,6 +5327,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The token holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The token is not valid, or the message is gone: nothing recorded */
             404: {
@@ -5945,6 +6075,118 @@ export interface operations {
                      * @example {
                      *       "error": "Service unavailable",
                      *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    SmsStatusController_report: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body> */
+                "X-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmsStatusReportDto"];
+            };
+        };
+        responses: {
+            /** @description Recorded (or already recorded) */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A signed report that is not one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The signature is missing or wrong: nothing changed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No SMS has this id, or no gateway is configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body too large (limit 100 kB)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description More than 60 requests a minute from this client address */
+            429: {
+                headers: {
+                    /** @description Seconds until a request is accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the current one-minute window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "retryAfter": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitErrorResponse"];
+                };
+            };
+            /** @description Internal server error; the body never shows internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "status": 500
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { EmailDelivery } from './mail/email-delivery';
-import { EmailSubscriptionRepository } from './links/email-subscription.repository';
+import { MessageStateRepository } from './links/message-state.repository';
 import { MessageEngagementService } from './links/message-engagement.service';
 import { MailSender } from './mail/mail-sender';
+import { SentEmailRecorder } from './mail/sent-email.recorder';
+import { SmsDelivery } from './sms/sms-delivery';
 import { WebhookSubscriptionsRepository } from './subscriptions/webhook-subscriptions.repository';
 import { AutomationRunQueue } from './worker/automation-run.queue';
 import { AutomationMetrics } from './worker/automation.metrics';
@@ -17,8 +19,10 @@ import { AutomationWorker } from './worker/automation.worker';
     WebhookSubscriptionsRepository,
     MailSender,
     EmailDelivery,
-    EmailSubscriptionRepository,
+    SentEmailRecorder,
+    SmsDelivery,
     MessageEngagementService,
+    MessageStateRepository,
   ],
   exports: [AutomationWorker],
 })

@@ -13,3 +13,4 @@ export * from './mail/dev-mailbox';
 export * from './mail/mail-sender';
 export * from './links/email-links.module';
 export * from './mail/message-tokens';
+export * from './mail/sent-email.recorder';

@@ -1,6 +1,6 @@
 import { EntityManager, In } from 'typeorm';
 import { Contact } from './entities/contact.entity';
-import { ContactMessage, MessageType } from './entities/contact-message.entity';
+import { ContactMessage, MessageStatus, MessageType } from './entities/contact-message.entity';
 
 // What automations read and write of the contacts tables, through the manager of the caller's
 // transaction: the payload of a run is frozen with the change, a recorded message commits with
@@ -42,12 +42,16 @@ export interface NewContactMessage {
   type: MessageType;
   subject: string | null;
   content: string;
+  /** `recorded` unless a channel took it (then when, and when it was delivered if that is known). */
+  status?: MessageStatus;
+  sentAt?: Date;
+  deliveredAt?: Date;
 }
 
-/** Adds a message to the contact's `messages`. */
+/** Adds messages to their contacts' `messages` (one statement for several). */
 export async function insertContactMessage(
   manager: EntityManager,
-  message: NewContactMessage,
+  message: NewContactMessage | NewContactMessage[],
 ): Promise<void> {
   await manager.insert(ContactMessage, message);
 }

@@ -84,13 +84,67 @@ describe(presentContact.name, () => {
 
   it('shows a subject only for messages that have one, and members in the resource order', () => {
     const messages = [
-      { id: 'm1', name: 'Welcome', type: 'email', subject: 'Hi', content: 'Hello' },
-      { id: 'm2', name: 'Reminder', type: 'sms', subject: null, content: 'Soon' },
+      {
+        id: 'm1',
+        name: 'Welcome',
+        type: 'email',
+        subject: 'Hi',
+        content: 'Hello',
+        status: 'opened',
+        sentAt: new Date('2026-01-02T03:04:05.006Z'),
+        deliveredAt: new Date('2026-01-02T03:04:05.006Z'),
+        // A read's JSON carries PostgreSQL's text: written as the API's ISO time all the same.
+        openedAt: '2026-01-02T04:00:00.123456+00:00' as unknown as Date,
+        clickedAt: null,
+        clicks: 0,
+        failure: null,
+      },
+      {
+        id: 'm2',
+        name: 'Reminder',
+        type: 'sms',
+        subject: null,
+        content: 'Soon',
+        status: 'failed',
+        clicks: 0,
+        failure: 'unreachable',
+      },
     ] as ContactMessage[];
     const view = presentContact(contact({ email: 'a@example.com', city: 'Rome' }), messages);
     expect(view.messages).toEqual([
-      { id: 'm1', name: 'Welcome', type: 'email', content: 'Hello', subject: 'Hi' },
-      { id: 'm2', name: 'Reminder', type: 'sms', content: 'Soon' },
+      {
+        id: 'm1',
+        name: 'Welcome',
+        type: 'email',
+        content: 'Hello',
+        subject: 'Hi',
+        status: 'opened',
+        sentAt: '2026-01-02T03:04:05.006Z',
+        deliveredAt: '2026-01-02T03:04:05.006Z',
+        openedAt: '2026-01-02T04:00:00.123Z',
+        clicks: 0,
+      },
+      {
+        id: 'm2',
+        name: 'Reminder',
+        type: 'sms',
+        content: 'Soon',
+        status: 'failed',
+        clicks: 0,
+        failure: 'unreachable',
+      },
+    ]);
+    expect(Object.keys(view.messages[0])).toEqual([
+      'id',
+      'name',
+      'type',
+      'content',
+      'subject',
+      'status',
+      'sentAt',
+      'deliveredAt',
+      'openedAt',
+      'clicks',
     ]);
     expect(Object.keys(view)).toEqual([
       'id',

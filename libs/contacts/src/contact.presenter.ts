@@ -40,7 +40,17 @@ export interface ContactMessageView {
   type: string;
   content: string;
   subject?: string;
+  status: string;
+  sentAt?: string;
+  deliveredAt?: string;
+  openedAt?: string;
+  clickedAt?: string;
+  clicks: number;
+  failure?: string;
 }
+
+/** The observed state of a message, its times as ISO text (absent until they happen). */
+const MESSAGE_TIMES = ['sentAt', 'deliveredAt', 'openedAt', 'clickedAt'] as const;
 
 /** The answer of PUT .../values: the recorded field value. */
 export interface ContactValuesView {
@@ -120,10 +130,17 @@ export function presentContact(contact: Contact, messages: ContactMessage[]): Co
 
   view.createdAt = new Date(contact.createdAt).toISOString();
   view.updatedAt = new Date(contact.updatedAt).toISOString();
-  view.messages = messages.map((m) => {
-    const message: ContactMessageView = { id: m.id, name: m.name, type: m.type, content: m.content };
-    if (m.subject) message.subject = m.subject;
-    return message;
-  });
+  view.messages = messages.map(presentMessage);
   return view;
+}
+
+function presentMessage(m: ContactMessage): ContactMessageView {
+  const message = { id: m.id, name: m.name, type: m.type, content: m.content } as ContactMessageView;
+  if (m.subject) message.subject = m.subject;
+  message.status = m.status;
+  // From the JSON of a read (text) or an entity (Date): written the same way.
+  for (const key of MESSAGE_TIMES) if (m[key]) message[key] = new Date(m[key]).toISOString();
+  message.clicks = m.clicks;
+  if (m.failure) message.failure = m.failure;
+  return message;
 }

@@ -37,9 +37,9 @@ const withValues = (e: string) =>
  * The columns an NDJSON line is built from (ndjsonLine in contacts-export.ndjson.ts), in its
  * order, as cheap for PostgreSQL to write as they can be: text and timestamps as they are stored,
  * `meta` without its null members nor, when its column is set, `ps_converted_at`, `utmParams`
- * without its empty members, and the messages (oldest first, `subject` only when it holds a
- * value) already written as JSON, NULL when the contact has none. The messages' subquery names the
- * funnel (`funnel`, an SQL literal) itself, so Citus runs the export on the funnel's shard alone.
+ * without its empty members, and the messages (oldest first, members without a value left out)
+ * already written as JSON, NULL when the contact has none. The messages' subquery names the funnel
+ * (`funnel`, an SQL literal) itself, so Citus runs the export on the funnel's shard alone.
  */
 export const ndjsonColumns = (funnel: string): string[] => [
   'c.id',
@@ -53,10 +53,11 @@ export const ndjsonColumns = (funnel: string): string[] => [
   'c.properties',
   'c.created_at',
   'c.updated_at',
-  `(SELECT json_agg(CASE WHEN coalesce(m.subject, '') = ''
-                         THEN json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content)
-                         ELSE json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
-                                                'subject', m.subject) END
+  `(SELECT json_agg(json_strip_nulls(json_build_object(
+                      'id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
+                      'subject', nullif(m.subject, ''), 'status', m.status, 'sentAt', ${isoTime('m.sent_at')},
+                      'deliveredAt', ${isoTime('m.delivered_at')}, 'openedAt', ${isoTime('m.opened_at')},
+                      'clickedAt', ${isoTime('m.clicked_at')}, 'clicks', m.clicks, 'failure', nullif(m.failure, '')))
                     ORDER BY m.created_at, m.id)
     FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = ${funnel})`,
 ];

@@ -52,7 +52,10 @@ export class ContactsRepository {
   static messages(funnel: string): string {
     return `coalesce((
       SELECT json_agg(json_build_object('id', m.id, 'name', m.name, 'type', m.type, 'content', m.content,
-                                        'subject', m.subject) ORDER BY m.created_at, m.id)
+                                        'subject', m.subject, 'status', m.status, 'sentAt', m.sent_at,
+                                        'deliveredAt', m.delivered_at, 'openedAt', m.opened_at,
+                                        'clickedAt', m.clicked_at, 'clicks', m.clicks, 'failure', m.failure)
+                      ORDER BY m.created_at, m.id)
       FROM contact_messages m WHERE m.contact_id = c.id AND m.funnel_id = ${funnel}), '[]')`;
   }
 

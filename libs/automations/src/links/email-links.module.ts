@@ -5,13 +5,16 @@ import {
   EmailTrackingController,
   UnsubscribeController,
 } from './email-links.controller';
+import { MessageStateRepository } from './message-state.repository';
 import { MessageEngagementService } from './message-engagement.service';
 import { AutomationsController } from '../rest/automations.controller';
 import { EmailSubscriptionRepository } from './email-subscription.repository';
 import { EmailSubscriptionService } from './email-subscription.service';
+import { SmsStatusController } from '../sms/sms-status.controller';
+import { SmsStatusService } from '../sms/sms-status.service';
 
 /**
- * The public routes of sent email's links, the subscription write and the automations routes;
+ * The public routes of sent email's links and of the SMS gateway's reports, the subscription write and the automations routes;
  * imported by the HTTP app (AutomationsService comes from the global AutomationsModule).
  */
 @Module({
@@ -21,7 +24,14 @@ import { EmailSubscriptionService } from './email-subscription.service';
     EmailTrackingController,
     EmailSubscriptionController,
     AutomationsController,
+    SmsStatusController,
   ],
-  providers: [EmailSubscriptionService, EmailSubscriptionRepository, MessageEngagementService],
+  providers: [
+    EmailSubscriptionService,
+    EmailSubscriptionRepository,
+    MessageEngagementService,
+    MessageStateRepository,
+    SmsStatusService,
+  ],
 })
 export class EmailLinksModule {}

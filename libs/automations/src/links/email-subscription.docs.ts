@@ -38,6 +38,8 @@ const TOKEN_PARAM = ApiParam({
   description: 'The signed token of an email’s unsubscribe link; an altered or made-up token changes nothing',
 });
 const HTML = { 'text/html': { schema: { type: 'string' } } };
+// Every text the API reads must be storable: a token holding a NUL byte is refused before it is read.
+const UNSTORABLE_TOKEN = { description: 'The token holds a character no text may (a NUL byte)' };
 
 export const UnsubscribePageDocs = () =>
   applyDecorators(
@@ -50,7 +52,10 @@ export const UnsubscribePageDocs = () =>
     TOKEN_PARAM,
     ApiProduces('text/html'),
     ApiOkResponse({ description: 'The page with the button', content: HTML }),
-    ApiErrorResponses({ 404: { description: 'The token is not valid', examples: [INVALID_LINK] } }),
+    ApiErrorResponses({
+      400: UNSTORABLE_TOKEN,
+      404: { description: 'The token is not valid', examples: [INVALID_LINK] },
+    }),
   );
 
 export const UnsubscribeDocs = () =>
@@ -67,6 +72,7 @@ export const UnsubscribeDocs = () =>
     ApiProduces('text/html'),
     ApiOkResponse({ description: 'Unsubscribed (a confirmation page)', content: HTML }),
     ApiErrorResponses({
+      400: UNSTORABLE_TOKEN,
       404: { description: 'The token is not valid: nothing changed', examples: [INVALID_LINK] },
     }),
   );
@@ -110,6 +116,7 @@ export const OpenPixelDocs = () =>
       content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },
     }),
     ApiErrorResponses({
+      400: UNSTORABLE_TOKEN,
       404: { description: 'The token is not valid: nothing recorded', examples: [INVALID_TRACKING_LINK] },
     }),
   );
@@ -129,6 +136,7 @@ export const TrackedClickDocs = () =>
       headers: { Location: { description: 'The link', schema: { type: 'string' } } },
     }),
     ApiErrorResponses({
+      400: UNSTORABLE_TOKEN,
       404: {
         description: 'The token is not valid, or the message is gone: nothing recorded',
         examples: [INVALID_TRACKING_LINK, 'The message of this link no longer exists'],

@@ -5,6 +5,7 @@ import { NotFoundError } from '@app/core';
 import { EventsService, parseEventBatch } from '@app/metrics';
 import { templateLinks } from '../mail/mail-content';
 import { MessageTokens } from '../mail/message-tokens';
+import { MessageStateRepository } from './message-state.repository';
 
 export const INVALID_TRACKING_LINK = 'This link is not valid (incomplete or altered)';
 
@@ -20,7 +21,8 @@ const TEMPLATE_OF_MESSAGE = `
 /**
  * What the service observes of a sent email, recorded as the message events the message KPIs
  * count: `message_delivered` when the SMTP server accepted it, `message_opened` at the open
- * pixel or a tracked click (the first counts).
+ * pixel or a tracked click (the first counts); and the message's own state (its first open, its
+ * clicks) on the contact.
  */
 @Injectable()
 export class MessageEngagementService {
@@ -30,14 +32,17 @@ export class MessageEngagementService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
     private readonly tokens: MessageTokens,
+    private readonly state: MessageStateRepository,
   ) {}
 
   /** Never throws: a message whose delivery could not be recorded stays sent. */
-  async delivered(funnelId: string, messageId: string): Promise<void> {
+  async delivered(funnelId: string, messageIds: string[]): Promise<void> {
     try {
-      await this.record(funnelId, messageId, 'message_delivered');
+      await this.record(funnelId, messageIds, 'message_delivered');
     } catch (error) {
-      this.logger.warn(`message ${messageId}: recording its delivery failed: ${(error as Error).message}`);
+      this.logger.warn(
+        `${messageIds.length} message(s) of funnel ${funnelId}: recording their delivery failed: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -45,7 +50,8 @@ export class MessageEngagementService {
   async opened(token: string): Promise<void> {
     const meaning = this.tokens.verify(token);
     if (meaning?.kind !== 'open') throw new NotFoundError(INVALID_TRACKING_LINK);
-    await this.record(meaning.funnelId, meaning.messageId, 'message_opened');
+    await this.state.opened(meaning.funnelId, meaning.messageId);
+    await this.record(meaning.funnelId, [meaning.messageId], 'message_opened');
   }
 
   /** A tracked link: where it leads, only ever a link of the message itself; a click counts as an open. */
@@ -60,14 +66,20 @@ export class MessageEngagementService {
     }[];
     const target = templateLinks(rows[0]?.template ?? '')[meaning.link];
     if (!target) throw new NotFoundError('The message of this link no longer exists');
-    await this.record(meaning.funnelId, meaning.messageId, 'message_opened');
+    await this.state.clicked(meaning.funnelId, meaning.messageId);
+    await this.record(meaning.funnelId, [meaning.messageId], 'message_opened');
     return target;
   }
 
-  private async record(funnelId: string, messageId: string, type: string): Promise<void> {
+  private async record(funnelId: string, messageIds: string[], type: string): Promise<void> {
     const occurredAt = new Date().toISOString();
     const events = parseEventBatch({
-      events: [{ type, sessionId: `message-${messageId}`, occurredAt, messageId }],
+      events: messageIds.map((messageId) => ({
+        type,
+        sessionId: `message-${messageId}`,
+        occurredAt,
+        messageId,
+      })),
     });
     await this.events.record(funnelId, events);
   }

@@ -1,15 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
+import { MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import type { AppConfigService } from '@app/core';
-import { AutomationRunQueue, ClaimedRun } from '../worker/automation-run.queue';
+import type { ClaimedRun } from '../worker/automation-run.queue';
 import { MailDecorations, renderMail } from './mail-content';
 import { MailSender } from './mail-sender';
 import { MessageTokens } from './message-tokens';
-import { EmailSubscriptionRepository } from '../links/email-subscription.repository';
-import { MessageEngagementService } from '../links/message-engagement.service';
+import { SentEmailRecorder } from './sent-email.recorder';
 
 /** The run ends without sending, for a reason kept in its `lastError` (e.g. no email address). */
 export class RunSkipped extends Error {}
@@ -26,12 +23,9 @@ export class EmailDelivery {
 
   constructor(
     @Inject(ConfigService) env: AppConfigService,
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly queue: AutomationRunQueue,
     private readonly sender: MailSender,
     private readonly tokens: MessageTokens,
-    private readonly subscriptions: EmailSubscriptionRepository,
-    private readonly engagement: MessageEngagementService,
+    private readonly recorder: SentEmailRecorder,
   ) {
     const base =
       env.get('BASE_URL', { infer: true }) ?? `http://localhost:${env.get('PORT', { infer: true })}`;
@@ -43,8 +37,8 @@ export class EmailDelivery {
     const { automation, payload } = run;
     const to = payload.contact.email;
     if (typeof to !== 'string' || !to) throw new RunSkipped('skipped: the contact has no email address');
-    // Read now, not from the frozen payload: an unsubscribe after the change still stops the email.
-    const subscription = await this.subscriptions.state(run.funnelId, run.contactId);
+    // Read by the claim, not from the frozen payload: an unsubscribe after the change still stops the email.
+    const subscription = run.recipient;
     if (!subscription) throw new RunSkipped('skipped: the contact no longer exists');
     if (subscription.unsubscribed) throw new RunSkipped('skipped: the contact unsubscribed from email');
     const unsubscribe = this.tokens.sign({
@@ -72,22 +66,25 @@ export class EmailDelivery {
         'X-Automation-Run-Id': run.id,
       },
     });
-    const recorded = await this.dataSource.transaction(async (manager) => {
-      if (!(await this.queue.succeed(run, manager))) return false;
-      await insertContactMessage(manager, {
-        id: run.id,
-        contactId: run.contactId,
-        funnelId: run.funnelId,
-        name: automation.name,
-        type: 'email',
-        subject: content.subject.slice(0, MAX_MESSAGE_SUBJECT_LENGTH),
-        content: content.body,
-      });
-      return true;
+    const accepted = new Date();
+    return this.recorder.record(run, {
+      id: run.id,
+      contactId: run.contactId,
+      funnelId: run.funnelId,
+      name: automation.name,
+      type: 'email',
+      subject: content.subject.slice(0, MAX_MESSAGE_SUBJECT_LENGTH),
+      content: content.body,
+      // The server's acceptance is the delivery the service can observe.
+      status: 'delivered',
+      sentAt: accepted,
+      deliveredAt: accepted,
     });
-    // Observed, not invented: the server accepted it. Recorded once the message exists.
-    if (recorded) await this.engagement.delivered(run.funnelId, run.id);
-    return recorded;
+  }
+
+  /** Resolves once what was sent so far is fully recorded (its delivery events included). */
+  settled(): Promise<void> {
+    return this.recorder.settled();
   }
 
   /** The pixel and the links through the service, each with its signed token. */

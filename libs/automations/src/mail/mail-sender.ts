@@ -41,7 +41,7 @@ export class MailSender implements OnApplicationShutdown {
   readonly unavailableReason: string | null;
   private readonly dataDir: string;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
+  private readonly maxConnections: number;
   readonly from: string;
   private readonly dkim: { domainName: string; keySelector: string; privateKey: string } | undefined;
   private transport: Promise<Transporter> | undefined;
@@ -52,7 +52,7 @@ export class MailSender implements OnApplicationShutdown {
     this.unavailableReason = emailUnavailableReason(env);
     this.dataDir = env.get('DATA_DIR', { infer: true });
     this.timeoutMs = env.get('AUTOMATION_WEBHOOK_TIMEOUT_MS', { infer: true });
-    this.concurrency = env.get('AUTOMATION_CONCURRENCY', { infer: true });
+    this.maxConnections = env.get('SMTP_MAX_CONNECTIONS', { infer: true });
     this.from = env.get('MAIL_FROM', { infer: true }) ?? 'Funnel CRM <no-reply@localhost>';
     const privateKey = env.get('DKIM_PRIVATE_KEY', { infer: true });
     const domainName = env.get('DKIM_DOMAIN', { infer: true });
@@ -115,8 +115,10 @@ export class MailSender implements OnApplicationShutdown {
       greetingTimeout: this.timeoutMs,
       socketTimeout: this.timeoutMs,
     };
-    const common = { pool: true, maxConnections: this.concurrency, ...timeouts, dkim: this.dkim };
-    if (this.smtpUrl) return createTransport(this.smtpUrl, common);
+    const common = { pool: true, maxConnections: this.maxConnections, ...timeouts, dkim: this.dkim };
+    // In the options, not beside them: a second argument would be message defaults, and the
+    // transport would open a connection per message instead of pooling.
+    if (this.smtpUrl) return createTransport({ url: this.smtpUrl, ...common });
     this.mailbox = await DevMailbox.start(this.dataDir);
     this.logger.log(
       `no SMTP_URL: email goes to the development mailbox (smtp://127.0.0.1:${this.mailbox.port}, read it with "admin mail list")`,

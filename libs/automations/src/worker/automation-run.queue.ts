@@ -14,6 +14,11 @@ export interface ClaimedRun {
   attempts: number;
   payload: RunPayload;
   lockedBy: string;
+  /**
+   * For email runs, the contact's subscription as the claim read it (null when the contact no
+   * longer exists): read when sending, not frozen with the change.
+   */
+  recipient?: { unsubscribed: boolean } | null;
   automation: {
     name: string;
     action: AutomationAction;
@@ -44,6 +49,7 @@ interface ClaimedRow {
   message_template: string | null;
   track_engagement: boolean;
   subscription_id: string | null;
+  unsubscribed: boolean | null;
 }
 
 // Due = pending and its (retry) time has come, or running with an expired lease (its worker died).
@@ -74,7 +80,19 @@ const CLAIM = `
   RETURNING run.id, run.automation_id, run.funnel_id, run.contact_id, run.attempts, run.payload,
     automation.name, automation.action, automation.webhook_url, automation.webhook_secret_encrypted,
     automation.message_channel, automation.message_subject, automation.message_template,
-    automation.subscription_id, automation.track_engagement`;
+    automation.subscription_id, automation.track_engagement,
+    CASE WHEN automation.message_channel = 'email' THEN (
+      SELECT coalesce((contact.meta->>'ps_unsubscribed') = 'true', false) FROM contacts AS contact
+      WHERE contact.funnel_id = run.funnel_id AND contact.id = run.contact_id) END AS unsubscribed`;
+
+// Several runs' success at once, each fenced as complete() fences one; answers the ids recorded.
+const SUCCEED_MANY = `
+  UPDATE automation_runs AS run
+  SET status = 'succeeded', completed_at = now(), locked_by = NULL, updated_at = now()
+  FROM unnest($1::uuid[], $2::uuid[], $3::varchar[], $4::int[]) AS done(funnel_id, id, locked_by, attempts)
+  WHERE run.funnel_id = done.funnel_id AND run.id = done.id AND run.locked_by = done.locked_by
+    AND run.attempts = done.attempts AND run.status = 'running'
+  RETURNING run.id`;
 
 /** Candidates read per run claimed: runs another worker holds are skipped, so read past them. */
 const CANDIDATES_PER_CLAIM = 4;
@@ -123,6 +141,9 @@ export class AutomationRunQueue {
       attempts: row.attempts,
       payload: row.payload,
       lockedBy: workerId,
+      ...(row.message_channel === 'email'
+        ? { recipient: row.unsubscribed === null ? null : { unsubscribed: row.unsubscribed } }
+        : {}),
       automation: {
         name: row.name,
         action: row.action,
@@ -146,6 +167,17 @@ export class AutomationRunQueue {
   /** Marks the run succeeded; false when the lease was lost. Pass a manager to commit with other writes. */
   succeed(run: ClaimedRun, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
     return this.complete(manager, run, { status: 'succeeded', completedAt: () => 'now()' });
+  }
+
+  /** Marks these runs succeeded in one statement; answers the ids whose lease was still held. */
+  async succeedMany(runs: ClaimedRun[], manager: EntityManager): Promise<Set<string>> {
+    const [rows] = (await manager.query(SUCCEED_MANY, [
+      runs.map((run) => run.funnelId),
+      runs.map((run) => run.id),
+      runs.map((run) => run.lockedBy),
+      runs.map((run) => run.attempts),
+    ])) as [{ id: string }[], number];
+    return new Set(rows.map((row) => row.id));
   }
 
   retry(run: ClaimedRun, error: string, delayMs: number): Promise<boolean> {

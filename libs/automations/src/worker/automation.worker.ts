@@ -9,11 +9,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { insertContactMessage, MAX_MESSAGE_SUBJECT_LENGTH } from '@app/contacts';
 import { type AppConfigService, isDatabaseUnavailable } from '@app/core';
-import { renderTemplate } from '../message-template';
 import { retryDelayMs, RetryPolicy } from '../retry-backoff';
 import { WebhookSecretCipher } from '../webhook-secret.cipher';
 import { AutomationRunQueue, ClaimedRun } from './automation-run.queue';
@@ -22,6 +18,7 @@ import { WebhookSubscriptionsRepository } from '../subscriptions/webhook-subscri
 import { AutomationMetrics, DeliveryOutcome } from './automation.metrics';
 import { DeliveryError, postWebhook } from './webhook-delivery';
 import { EmailDelivery, RunSkipped } from '../mail/email-delivery';
+import { SmsDelivery } from '../sms/sms-delivery';
 
 export interface WorkerSettings {
   pollIntervalMs: number;
@@ -52,12 +49,12 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     @Inject(ConfigService) env: AppConfigService,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: AutomationRunQueue,
     private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly cipher: WebhookSecretCipher,
     private readonly metrics: AutomationMetrics,
     private readonly email: EmailDelivery,
+    private readonly sms: SmsDelivery,
   ) {
     this.enabled = env.get('AUTOMATION_WORKER_ENABLED', { infer: true });
     this.targetPolicy = {
@@ -118,6 +115,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
         await this.sleep(this.settings.pollIntervalMs);
     }
     await Promise.allSettled([...this.inFlight]);
+    await this.email.settled();
   }
 
   /**
@@ -139,7 +137,8 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private track(run: ClaimedRun, backlog: boolean): void {
     const delivery = this.process(run).finally(() => {
       this.inFlight.delete(delivery);
-      if (backlog) this.wake?.();
+      // Claim again once half the slots are free: one claim for several runs, not one each.
+      if (backlog && this.inFlight.size <= this.settings.concurrency / 2) this.wake?.();
     });
     this.inFlight.add(delivery);
   }
@@ -214,7 +213,7 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
   private async deliver(run: ClaimedRun): Promise<boolean> {
     const { automation } = run;
     if (automation.action === 'message') {
-      return automation.messageChannel === 'email' ? this.email.deliver(run) : this.recordMessage(run);
+      return automation.messageChannel === 'email' ? this.email.deliver(run) : this.sms.deliver(run);
     }
     // A REST hook's target is checked again at every delivery (its DNS may have changed since it
     // subscribed) and the connection pinned to the address checked.
@@ -241,29 +240,5 @@ export class AutomationWorker implements OnApplicationBootstrap, BeforeApplicati
       timeoutMs: this.settings.webhookTimeoutMs,
     });
     return this.queue.succeed(run);
-  }
-
-  /**
-   * The message and the run's success commit together, fenced by the lease: a retry or a second
-   * worker can never record the same message twice.
-   */
-  private recordMessage(run: ClaimedRun): Promise<boolean> {
-    const { automation, payload } = run;
-    const channel = automation.messageChannel!;
-    return this.dataSource.transaction(async (manager) => {
-      if (!(await this.queue.succeed(run, manager))) return false;
-      await insertContactMessage(manager, {
-        contactId: run.contactId,
-        funnelId: run.funnelId,
-        name: automation.name,
-        type: channel,
-        subject:
-          channel === 'email' && automation.messageSubject
-            ? renderTemplate(automation.messageSubject, payload.contact).slice(0, MAX_MESSAGE_SUBJECT_LENGTH)
-            : null,
-        content: renderTemplate(automation.messageTemplate ?? '', payload.contact),
-      });
-      return true;
-    });
   }
 }

@@ -58,18 +58,28 @@ export async function postWebhook(request: WebhookRequest): Promise<void> {
     const { status, text } = await postPinned(request.pinned, headers, body, request.timeoutMs);
     return settle(status, text);
   }
+  return postSigned(request.url, headers, body, request.timeoutMs);
+}
+
+/** POSTs `body` to an operator's configured URL; resolves on a 2xx answer, throws DeliveryError otherwise. */
+export async function postSigned(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(request.url, {
+    response = await fetch(url, {
       method: 'POST',
       headers,
       body,
-      // A redirect would resend the signed event somewhere not configured; treat it as a failure.
+      // A redirect would resend the signed request somewhere not configured; treat it as a failure.
       redirect: 'manual',
-      signal: AbortSignal.timeout(request.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new DeliveryError(describeFetchError(error, request.timeoutMs));
+    throw new DeliveryError(describeFetchError(error, timeoutMs));
   }
   if (response.status >= 200 && response.status < 300) {
     await response.body?.cancel().catch(() => undefined);

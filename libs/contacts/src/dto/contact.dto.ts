@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { AddressView, ContactMessageView, ContactValuesView, ContactView } from '../contact.presenter';
-import { MESSAGE_TYPES } from '../entities/contact-message.entity';
+import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../entities/contact-message.entity';
 import { ContactMetaDto } from './contact-meta.dto';
 
 // Response schemas for Swagger; the bodies themselves are built by presentContact.
@@ -29,6 +29,31 @@ export class ContactMessageDto implements ContactMessageView {
   @ApiProperty({ description: 'Rendered body', example: 'Hello Ada, thanks for signing up!' })
   content: string;
   @ApiPropertyOptional({ description: 'Email messages only', example: 'Welcome' }) subject?: string;
+  @ApiProperty({
+    description:
+      'Read-only. What the service observed: recorded (not sent through any channel), sent (handed to the SMS gateway, no report yet), delivered (accepted by the SMTP server, or reported delivered by the gateway), opened (first open seen), failed (reported undelivered)',
+    enum: MESSAGE_STATUSES,
+    example: 'opened',
+  })
+  status: string;
+  @ApiPropertyOptional({ description: 'Read-only. When a channel took the message', format: 'date-time' })
+  sentAt?: string;
+  @ApiPropertyOptional({
+    description: 'Read-only. When the SMTP server accepted it, or the gateway reported it delivered',
+    format: 'date-time',
+  })
+  deliveredAt?: string;
+  @ApiPropertyOptional({
+    description: 'Read-only. The first open (the open pixel or a tracked click)',
+    format: 'date-time',
+  })
+  openedAt?: string;
+  @ApiPropertyOptional({ description: 'Read-only. The first click on a tracked link', format: 'date-time' })
+  clickedAt?: string;
+  @ApiProperty({ description: 'Read-only. Clicks on the tracked links of the message', example: 1 })
+  clicks: number;
+  @ApiPropertyOptional({ description: 'Read-only. Why the gateway reported the message undelivered' })
+  failure?: string;
 }
 
 export class ContactDto implements ContactView {

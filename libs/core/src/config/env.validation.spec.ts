@@ -87,6 +87,29 @@ describe(validateEnv.name, () => {
     expect(env.NODE_ENV).toBe('production');
   });
 
+  it('takes the SMS gateway URL and secret together, https in production, and SMTP connections 1 to 50', () => {
+    const secret = 's'.repeat(32);
+    expect(
+      validateEnv({ SMS_GATEWAY_URL: 'http://127.0.0.1:9/send', SMS_GATEWAY_SECRET: secret }),
+    ).toMatchObject({
+      SMS_GATEWAY_URL: 'http://127.0.0.1:9/send',
+      SMS_GATEWAY_SECRET: secret,
+    });
+    expect(() => validateEnv({ SMS_GATEWAY_URL: 'https://sms.example/send' })).toThrow(
+      /SMS_GATEWAY_URL and SMS_GATEWAY_SECRET are set together or not at all/,
+    );
+    expect(() =>
+      validateEnv({ SMS_GATEWAY_URL: 'https://sms.example/send', SMS_GATEWAY_SECRET: 'short' }),
+    ).toThrow(/SMS_GATEWAY_SECRET must be at least 32 characters/);
+    expect(() =>
+      validateEnv({ ...PRODUCTION, SMS_GATEWAY_URL: 'http://sms.example/send', SMS_GATEWAY_SECRET: secret }),
+    ).toThrow(/SMS_GATEWAY_URL must be https:\/\/ in production/);
+    expect(validateEnv({}).SMTP_MAX_CONNECTIONS).toBe(5);
+    expect(() => validateEnv({ SMTP_MAX_CONNECTIONS: '0' })).toThrow(
+      /SMTP_MAX_CONNECTIONS must be an integer between 1 and 50/,
+    );
+  });
+
   it('requires BASE_URL in production, so no document reflects the request Host', () => {
     expect(() => validateEnv({ NODE_ENV: 'production' })).toThrow(
       /BASE_URL is required when NODE_ENV=production/,

@@ -35,6 +35,27 @@ export class EnvironmentVariables extends AccessVariables {
   })
   MAIL_FROM?: string;
 
+  /** Pooled connections to SMTP_URL per process (most servers limit them per client). */
+  @Transform(toInt)
+  @IsInt({ message: 'SMTP_MAX_CONNECTIONS must be an integer between 1 and 50' })
+  @Min(1, { message: 'SMTP_MAX_CONNECTIONS must be an integer between 1 and 50' })
+  @Max(50, { message: 'SMTP_MAX_CONNECTIONS must be an integer between 1 and 50' })
+  SMTP_MAX_CONNECTIONS: number = 5;
+
+  /** SMS automations send through this gateway (a signed POST per message); unset, they only record. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+$/, {
+    message: 'SMS_GATEWAY_URL must be an http(s) URL, e.g. https://sms-gateway.example.com/send',
+  })
+  SMS_GATEWAY_URL?: string;
+
+  /** Signs the requests to the SMS gateway and verifies its status reports. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\S{32,}$/, { message: 'SMS_GATEWAY_SECRET must be at least 32 characters without spaces' })
+  SMS_GATEWAY_SECRET?: string;
+
   // DKIM signing of sent email: all three or none.
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -207,6 +228,10 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
   if (dkim > 0 && dkim < 3) {
     problems.push('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY are set together or not at all');
   }
+  if (!env.SMS_GATEWAY_URL !== !env.SMS_GATEWAY_SECRET)
+    problems.push('SMS_GATEWAY_URL and SMS_GATEWAY_SECRET are set together or not at all');
+  if (env.NODE_ENV === 'production' && env.SMS_GATEWAY_URL && !env.SMS_GATEWAY_URL.startsWith('https://'))
+    problems.push('SMS_GATEWAY_URL must be https:// in production');
   if (env.NODE_ENV === 'production' && env.SMTP_URL && !env.MAIL_FROM) {
     problems.push('MAIL_FROM is required when SMTP_URL is set in production');
   }

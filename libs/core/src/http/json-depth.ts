@@ -45,6 +45,10 @@ export function exceedsJsonDepth(raw: Buffer, limit = MAX_JSON_DEPTH): boolean {
 }
 
 /** body-parser `verify` hook refusing bodies nested deeper than MAX_JSON_DEPTH. */
-export function verifyJsonDepth(_req: unknown, _res: unknown, raw: Buffer): void {
+/** Routes whose signature covers the exact body bytes keep them as `req.rawBody` (the SMS gateway's reports). */
+const KEEPS_RAW_BODY = /^\/sms\/status(?:[?#]|$)/;
+
+export function verifyJsonDepth(req: { url?: string; rawBody?: Buffer }, _res: unknown, raw: Buffer): void {
   if (exceedsJsonDepth(raw)) throw new JsonTooDeepError(MAX_JSON_DEPTH);
+  if (KEEPS_RAW_BODY.test(req.url ?? '')) req.rawBody = raw;
 }
