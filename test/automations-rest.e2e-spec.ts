@@ -68,6 +68,22 @@ describe('Automations REST API', () => {
     expect((await call('DELETE', `/${id}`)).status).toBe(404);
   });
 
+  it('answers a funnel id spelled in capitals as the same funnel, after creating and for each later call', async () => {
+    const upper = tenant.funnelId.toUpperCase();
+    const created = await call(
+      'POST',
+      '',
+      { on: 'contact.created', message: 'email', template: 'Hi' },
+      tenant.key,
+      upper,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    expect((await call('PATCH', `/${id}`, { enabled: false }, tenant.key, upper)).status).toBe(200);
+    expect((await call('DELETE', `/${id}`, undefined, tenant.key, upper)).status).toBe(204);
+    expect((await call('GET', '')).body.data.map((a: { id: string }) => a.id)).not.toContain(id);
+  });
+
   it('applies the checks of the admin CLI and refuses webhooks, which have their own routes', async () => {
     const refused = [
       [{ on: 'status:unknown', message: 'sms', template: 'x' }, 'is not a status of this funnel'],

@@ -198,7 +198,8 @@ export class AutomationsService extends AutomationTrigger {
   private async find(id: string, scope?: AutomationScope): Promise<Automation> {
     if (scope) await this.funnels.findForCompany(scope.companyId, scope.funnelId);
     const automation = isUuid(id) ? await this.automations.findById(id) : null;
-    if (!automation || (scope && automation.funnelId !== scope.funnelId))
+    // A path's uuid may be spelled in capitals; PostgreSQL stores and returns it in lower case.
+    if (!automation || (scope && automation.funnelId !== scope.funnelId.toLowerCase()))
       throw new NotFoundError('Automation not found');
     if (scope && automation.action !== 'message') {
       throw new ValidationError(
