@@ -62,7 +62,8 @@ const CANDIDATES = `
 // One funnel's candidates claimed, still due when locked (so a run another worker took meanwhile
 // is left out). SKIP LOCKED lets several workers claim side by side without waiting for or taking
 // each other's rows. Naming the funnel keeps the locking read on one shard, which Citus requires.
-// MATERIALIZED: read once, as a subquery rescanned beside the update would lock past its LIMIT.
+// MATERIALIZED: read once, as a subquery rescanned beside the update would lock past its LIMIT. The
+// contact's subscription is read with the funnel as the parameter, which Citus routes to one shard.
 const CLAIM = `
   WITH due AS MATERIALIZED (
     SELECT id, funnel_id FROM automation_runs
@@ -83,7 +84,7 @@ const CLAIM = `
     automation.subscription_id, automation.track_engagement,
     CASE WHEN automation.message_channel = 'email' THEN (
       SELECT coalesce((contact.meta->>'ps_unsubscribed') = 'true', false) FROM contacts AS contact
-      WHERE contact.funnel_id = run.funnel_id AND contact.id = run.contact_id) END AS unsubscribed`;
+      WHERE contact.funnel_id = $4 AND contact.id = run.contact_id) END AS unsubscribed`;
 
 // Several runs' success at once, each fenced as complete() fences one; answers the ids recorded.
 const SUCCEED_MANY = `
