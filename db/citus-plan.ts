@@ -87,6 +87,9 @@ export const CITUS_EVERY_SHARD: string[] = [
   'SELECT f.funnel_id FROM metric_segment_folds f WHERE ($2::uuid IS NULL OR f.funn',
   // The retention: the oldest raw event a fold still needs.
   'SELECT (extract(epoch FROM least(behind.needed, pending.needed)) * 1000)::float8',
+  // An SMS gateway's delivery report: it names the message only (then the change goes to one shard).
+  'UPDATE contact_messages SET status = $2::varchar, delivered_at = CASE WHEN $2::v',
+  "SELECT 1 FROM contact_messages WHERE id = $1 AND type = 'sms'",
   // The typed values' filler: definitions not yet copied, generations to remove.
   'SELECT funnel_id, name FROM contact_property_definitions WHERE NOT values_ready ',
   'SELECT funnel_id, property_name, generation FROM contact_property_values_retired',

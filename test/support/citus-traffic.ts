@@ -1,3 +1,4 @@
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from 'pg';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
+import { MessageTokens } from '@app/automations';
 import { EventPartitions, EventRetention, SegmentFolder } from '@app/metrics';
 import { startTestApp } from './app';
 import { createTenant } from './factories';
@@ -47,6 +49,14 @@ async function untilNoRunIsDue(url: string, funnelId: string): Promise<void> {
   }
 }
 
+// A page of the funnel, as the browser that shows it calls the public routes.
+const PAGE = {
+  origin: 'https://shop.example',
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36',
+};
+const SMS_SECRET = 'citus-traffic-sms-gateway-secret-0123456789';
+const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+
 const withoutIdsOrTimes = (value: unknown) => JSON.stringify(value).replace(UUID, '').replace(TIME, '');
 
 /** Replaces every id by `id#n` (n its order of first appearance) and every time by `<time>`, recursively. */
@@ -86,6 +96,9 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       OAUTH_CLIENT_ID: 'shared-client-id',
       OAUTH_AUDIENCE: MCP_AUDIENCE,
       OAUTH_CLAIM_NAMESPACE: MCP_CLAIM_NAMESPACE,
+      SUBMIT_MIN_SECONDS: '1',
+      SMS_GATEWAY_URL: 'http://127.0.0.1:9/send',
+      SMS_GATEWAY_SECRET: SMS_SECRET,
     },
     url,
   );
@@ -106,10 +119,31 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     await call('GET', funnel);
     await call('POST', `${funnel}/webhooks`, { targetUrl: receiver.url, events: ['contact.created'] });
     await call('GET', `${funnel}/webhooks`);
+    const spare = await call('POST', `${funnel}/webhooks`, {
+      targetUrl: receiver.url,
+      events: ['contact.created'],
+    });
+    await call('GET', `${funnel}/webhooks/${spare.body?.data?.id}`);
+    await call('DELETE', `${funnel}/webhooks/${spare.body?.data?.id}`);
+    const message = {
+      on: 'contact.created',
+      message: 'email',
+      subject: 'Hi {{firstName}}',
+      template: 'Welcome',
+    };
+    const automation = await call('POST', `${funnel}/automations`, message);
+    await call('GET', `${funnel}/automations`);
+    await call('PATCH', `${funnel}/automations/${automation.body?.data?.id}`, { enabled: false });
+    await call('DELETE', `${funnel}/automations/${automation.body?.data?.id}`);
+    await call('PATCH', funnel, { collection: { enabled: true, allowedOrigins: [PAGE.origin] } });
     await call('POST', `${funnel}/properties`, { name: 'score', type: 'number' });
     await call('POST', `${funnel}/properties`, { name: 'code', type: 'string', unique: true });
     await call('POST', `${funnel}/properties`, { name: 'renewal', type: 'date' });
     await call('GET', `${funnel}/properties`);
+    await call('GET', `${funnel}/properties/score`);
+    await call('POST', `${funnel}/properties`, { name: 'spare', type: 'string' });
+    await call('PATCH', `${funnel}/properties/spare`, { label: 'Spare' });
+    await call('DELETE', `${funnel}/properties/spare`);
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const created = await call(
@@ -185,6 +219,7 @@ export async function runTraffic(url: string): Promise<Answer[]> {
         body: lines.map((l) => withoutIdsOrTimes(l)).sort(),
       });
     }
+    await publicRoutes(t.baseUrl, acme.funnelId, ids, record, call, t.app.get(MessageTokens));
     await call('DELETE', `${funnel}/contacts/${ids[3]}`);
     await call('DELETE', `${funnel}/contacts/${ids[3]}`);
     await call('GET', `${funnel}/contacts/${ids[3]}`);
@@ -228,9 +263,9 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     answers.push({ call: 'event retention', status: 0, body: dropped });
     await call('GET', `${funnel}/metrics/kpis/kpi_total_sessions?${window}`);
     await call('GET', `${funnel}/metrics/charts/chart_page_to_page_conversion_rate?${window}&device=mobile`);
-    // One webhook per contact created through the API (four and the batch's one), delivered by the
+    // One webhook per contact created through the API (four, the batch's one and the lead), delivered by the
     // worker; then no run is left to deliver.
-    await receiver.waitFor(5);
+    await receiver.waitFor(6);
     await untilNoRunIsDue(url, acme.funnelId);
     const deliveries = receiver.requests
       .map((r) => r.json)
@@ -259,6 +294,24 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       ['create_contact', { funnelId: acme.funnelId, email: 'mcp@example.com' }],
       ['get_step_funnel', { funnelId: acme.funnelId, steps: ['page:start', 'page:details'], ...period }],
       ['get_insight_metrics', { funnelId: acme.funnelId, insightId: 'question_1', ...period }],
+      ['get_funnel', { funnelId: acme.funnelId }],
+      ['get_chart_metrics', { funnelId: acme.funnelId, subtype: 'chart_button_clicks', ...period }],
+      ['get_kpi_metrics', { funnelId: acme.funnelId, subtype: 'kpi_total_sessions', ...period }],
+      ['show_funnel_dashboard', { funnelId: acme.funnelId, from: '2026-05-10', to: '2026-05-10' }],
+      [
+        'update_contact_value',
+        { funnelId: acme.funnelId, contactId: ids[0], fieldName: 'firstName', value: 'Zero' },
+      ],
+      ['update_contact', { funnelId: acme.funnelId, contactId: ids[1], lastName: 'One' }],
+      [
+        'upsert_contacts',
+        {
+          funnelId: acme.funnelId,
+          upsertBy: 'email',
+          contacts: [{ email: 'c0@example.com', lastName: 'Again' }],
+        },
+      ],
+      ['delete_contact', { funnelId: acme.funnelId, contactId: ids[2] }],
     ] as const) {
       const result = (await mcp.callTool({ name, arguments: { ...args } })) as CallToolResult;
       answers.push({
@@ -281,4 +334,48 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     await receiver.close();
     await issuer.close();
   }
+}
+
+/**
+ * The routes a page or a mailbox calls without a key: the tracker's collection and a lead form of a
+ * visitor, an email's unsubscribe, open and click links (their tokens signed as a sent email's), and
+ * the SMS gateway's signed report; then a contact's subscription written back through the API.
+ */
+async function publicRoutes(
+  base: string,
+  funnelId: string,
+  ids: string[],
+  record: (call: string, reply: Reply) => Reply,
+  call: (method: string, path: string, body?: unknown) => Promise<Reply>,
+  tokens: MessageTokens,
+): Promise<void> {
+  const browser = httpClient(base);
+  const events = [
+    { type: 'session_start', sessionId: 'web-1', occurredAt: secondsAgo(120) },
+    { type: 'page_view', sessionId: 'web-1', occurredAt: secondsAgo(110), pageSlug: 'start' },
+  ];
+  record('POST {funnel}/collect', await browser.post(`/v1/funnels/${funnelId}/collect`, { events }, PAGE));
+  const lead = { sessionId: 'web-1', fields: { email: 'lead@example.com', firstName: 'Lea' } };
+  record('POST {funnel}/submissions', await browser.post(`/v1/funnels/${funnelId}/submissions`, lead, PAGE));
+  const unsubscribe = tokens.sign({ kind: 'unsubscribe', funnelId, contactId: ids[1] });
+  record('GET /email/unsubscribe/{token}', await browser.get(`/email/unsubscribe/${unsubscribe}`));
+  record('POST /email/unsubscribe/{token}', await browser.send('POST', `/email/unsubscribe/${unsubscribe}`));
+  await call('GET', `/v1/funnels/${funnelId}/contacts/${ids[1]}`);
+  await call('PUT', `/v1/funnels/${funnelId}/contacts/${ids[1]}/email-subscription`, { subscribed: true });
+  // No email was sent: a message that is not there answers as an altered token would.
+  const messageId = randomUUID();
+  record(
+    'GET /email/open/{token}',
+    await browser.get(`/email/open/${tokens.sign({ kind: 'open', funnelId, messageId })}`),
+  );
+  const click = tokens.sign({ kind: 'click', funnelId, messageId, link: 0 });
+  record('GET /email/click/{token}', await browser.get(`/email/click/${click}`));
+  const report = JSON.stringify({ messageId, status: 'delivered' });
+  const signature = `sha256=${createHmac('sha256', SMS_SECRET).update(report).digest('hex')}`;
+  const sms = await fetch(`${base}/sms/status`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-signature': signature },
+    body: report,
+  });
+  record('POST /sms/status', { status: sms.status, body: await sms.text(), headers: sms.headers } as Reply);
 }

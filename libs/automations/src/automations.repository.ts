@@ -38,20 +38,26 @@ export class AutomationsRepository {
     return this.automations.find({ where: { funnelId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  findById(id: string): Promise<Automation | null> {
-    return this.automations.findOneBy({ id });
+  // With its funnel named (the REST API's and any caller that knows it) a read or write stays on
+  // the funnel's shard on Citus; by id alone (the admin CLI) it asks every shard.
+  findById(id: string, funnelId?: string): Promise<Automation | null> {
+    return this.automations.findOneBy({ id, ...(funnelId ? { funnelId } : {}) });
   }
 
-  async setEnabled(id: string, enabled: boolean): Promise<void> {
-    await this.automations.update({ id }, { enabled });
+  async setEnabled(id: string, funnelId: string, enabled: boolean): Promise<void> {
+    await this.automations.update({ id, funnelId }, { enabled });
   }
 
   /** Deletes an automation with all its runs; undefined when there is no such automation. */
-  deleteWithRuns(id: string): Promise<{ runsDeleted: number } | undefined> {
+  deleteWithRuns(id: string, funnelId?: string): Promise<{ runsDeleted: number } | undefined> {
     return this.dataSource.transaction(async (manager) => {
-      if (!(await manager.existsBy(Automation, { id }))) return undefined;
-      const runs = await manager.delete(AutomationRun, { automationId: id });
-      await manager.delete(Automation, { id });
+      const automation = await manager.findOne(Automation, {
+        select: { id: true, funnelId: true },
+        where: { id, ...(funnelId ? { funnelId } : {}) },
+      });
+      if (!automation) return undefined;
+      const runs = await manager.delete(AutomationRun, { funnelId: automation.funnelId, automationId: id });
+      await manager.delete(Automation, { id, funnelId: automation.funnelId });
       return { runsDeleted: runs.affected ?? 0 };
     });
   }

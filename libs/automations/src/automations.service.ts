@@ -197,9 +197,10 @@ export class AutomationsService extends AutomationTrigger {
    */
   private async find(id: string, scope?: AutomationScope): Promise<Automation> {
     if (scope) await this.funnels.findForCompany(scope.companyId, scope.funnelId);
-    const automation = isUuid(id) ? await this.automations.findById(id) : null;
     // A path's uuid may be spelled in capitals; PostgreSQL stores and returns it in lower case.
-    if (!automation || (scope && automation.funnelId !== scope.funnelId.toLowerCase()))
+    const funnelId = scope?.funnelId.toLowerCase();
+    const automation = isUuid(id) ? await this.automations.findById(id, funnelId) : null;
+    if (!automation || (funnelId && automation.funnelId !== funnelId))
       throw new NotFoundError('Automation not found');
     if (scope && automation.action !== 'message') {
       throw new ValidationError(
@@ -216,7 +217,7 @@ export class AutomationsService extends AutomationTrigger {
   async setEnabled(id: string, enabled: unknown, scope?: AutomationScope): Promise<AutomationSummary> {
     if (typeof enabled !== 'boolean') throw new ValidationError('enabled must be true or false');
     const automation = await this.find(id, scope);
-    if (automation.enabled !== enabled) await this.automations.setEnabled(id, enabled);
+    if (automation.enabled !== enabled) await this.automations.setEnabled(id, automation.funnelId, enabled);
     return summarise({ ...automation, enabled });
   }
 
@@ -229,8 +230,8 @@ export class AutomationsService extends AutomationTrigger {
     id: string,
     scope?: AutomationScope,
   ): Promise<{ id: string; deleted: true; runsDeleted: number }> {
-    if (scope) await this.find(id, scope);
-    const deleted = isUuid(id) ? await this.automations.deleteWithRuns(id) : undefined;
+    const funnelId = scope ? (await this.find(id, scope)).funnelId : undefined;
+    const deleted = isUuid(id) ? await this.automations.deleteWithRuns(id, funnelId) : undefined;
     if (!deleted) throw new NotFoundError('Automation not found');
     return { id, deleted: true, runsDeleted: deleted.runsDeleted };
   }

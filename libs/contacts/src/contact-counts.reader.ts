@@ -87,12 +87,11 @@ export class ContactCountsReader {
  */
 export const CONTACT_MESSAGES_SQL = {
   /**
-   * The funnel's messages among the ids (`id`, `funnel_id`, `sent_at`), by primary key only: the
-   * funnel is for the caller to check after the lookup (OFFSET 0 keeps its condition out of it,
-   * where the funnel's index by send time would serve it too).
+   * The funnel's messages among the ids (`id`, `funnel_id`, `sent_at`), by primary key (funnel, id):
+   * naming the funnel keeps the lookup on its shard on Citus.
    */
-  byIds: (ids: string) =>
-    `(SELECT id, funnel_id, created_at AS sent_at FROM contact_messages WHERE id = ANY(${ids}) OFFSET 0)`,
+  byIds: (funnelId: string, ids: string) =>
+    `(SELECT id, funnel_id, created_at AS sent_at FROM contact_messages WHERE funnel_id = ${funnelId} AND id = ANY(${ids}))`,
   /** The funnel's messages (`id`, `sent_at`) sent in [from, to), through its index by send time. */
   sentIn: (funnelId: string, from: string, to: string) =>
     `(SELECT id, created_at AS sent_at FROM contact_messages

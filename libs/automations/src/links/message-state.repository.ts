@@ -9,17 +9,20 @@ const OPENED = `
   SET opened_at = now(), status = CASE WHEN status = 'delivered' THEN 'opened' ELSE status END
   WHERE funnel_id = $1 AND id = $2 AND opened_at IS NULL`;
 
-// Every click counts; the first also opens the message (a click means it was read).
+// Every click counts; the first also opens the message (a click means it was read). The time is a
+// parameter: Citus refuses now() inside coalesce or CASE in a distributed UPDATE.
 const CLICKED = `
   UPDATE contact_messages
-  SET clicks = clicks + 1, clicked_at = coalesce(clicked_at, now()), opened_at = coalesce(opened_at, now()),
+  SET clicks = clicks + 1, clicked_at = coalesce(clicked_at, $3::timestamptz),
+      opened_at = coalesce(opened_at, $3::timestamptz),
       status = CASE WHEN status = 'delivered' THEN 'opened' ELSE status END
   WHERE funnel_id = $1 AND id = $2`;
 
 // A gateway's report on an SMS it was handed: the first counts (delivered or failed is final).
 const REPORTED = `
   UPDATE contact_messages
-  SET status = $2::varchar, delivered_at = CASE WHEN $2::varchar = 'delivered' THEN now() END, failure = $3
+  SET status = $2::varchar, delivered_at = CASE WHEN $2::varchar = 'delivered' THEN $4::timestamptz END,
+      failure = $3
   WHERE id = $1 AND type = 'sms' AND status = 'sent'
   RETURNING funnel_id`;
 
@@ -38,7 +41,7 @@ export class MessageStateRepository {
   }
 
   async clicked(funnelId: string, messageId: string): Promise<void> {
-    await this.dataSource.query(CLICKED, [funnelId, messageId]);
+    await this.dataSource.query(CLICKED, [funnelId, messageId, new Date()]);
   }
 
   /**
@@ -54,6 +57,7 @@ export class MessageStateRepository {
       messageId,
       outcome,
       outcome === 'failed' ? (failure || 'failed').slice(0, MAX_MESSAGE_FAILURE_LENGTH) : null,
+      new Date(),
     ])) as [{ funnel_id: string }[], number];
     if (rows.length) return rows[0].funnel_id;
     const exists = (await this.dataSource.query(SMS_EXISTS, [messageId])) as unknown[];

@@ -29,14 +29,12 @@ export async function saveMessages(
   const ids = [...reported.keys()];
   const known: { id: string; sent_at: Date; delivered_at: Date | null; opened_at: Date | null }[] = await sql(
     'metrics_read_messages',
-    // By primary keys only: the funnel is checked after contacts' lookup by id, and each message's
-    // state is one probe (LATERAL).
+    // By primary keys (funnel, id) only, and each message's state is one probe (LATERAL).
     `SELECT c.id, c.sent_at, m.delivered_at, m.opened_at
-     FROM ${CONTACT_MESSAGES_SQL.byIds('$2::uuid[]')} AS c
+     FROM ${CONTACT_MESSAGES_SQL.byIds('$1', '$2::uuid[]')} AS c
      LEFT JOIN LATERAL (
        SELECT delivered_at, opened_at FROM metric_messages WHERE funnel_id = $1 AND message_id = c.id LIMIT 1
-     ) AS m ON true
-     WHERE c.funnel_id = $1`,
+     ) AS m ON true`,
     [funnelId, ids],
   );
   await sql(
