@@ -11,6 +11,7 @@ import { EventPartitions, EventRetention, SegmentFolder } from '@app/metrics';
 import { startTestApp } from './app';
 import { createTenant } from './factories';
 import { httpClient, Reply } from './http-client';
+import { runOAuthTraffic } from './citus-oauth-traffic';
 import { connectMcpClient, MCP_AUDIENCE, MCP_CLAIM_NAMESPACE } from './mcp-stack';
 import { runAdmin } from './processes';
 import { randomTraffic } from './random-traffic';
@@ -82,7 +83,8 @@ export function normalise(value: unknown, ids = new Map<string, string>()): unkn
  * The API's traffic on the database at `url` (already migrated): a tenant, contacts created, batched,
  * imported, listed, searched, exported, changed and erased; events ingested and folded, then charts,
  * KPIs, insights and a step funnel; an automation's webhook delivered to a local receiver; the
- * admin CLI. Returns every answer in order.
+ * admin CLI; an MCP client's sign-in with the service as its authorization server. Returns every
+ * answer in order.
  */
 export async function runTraffic(url: string): Promise<Answer[]> {
   const receiver = await WebhookReceiver.start();
@@ -327,6 +329,7 @@ export async function runTraffic(url: string): Promise<Answer[]> {
     const demoFunnel = (demo.json.funnelIds as string[] | undefined)?.[0];
     const demoApi = httpClient(t.baseUrl, String(demo.json.apiKey));
     record('GET {demo funnel}/contacts', await demoApi.get(`/v1/funnels/${demoFunnel}/contacts?limit=1`));
+    answers.push(...(await runOAuthTraffic(url)));
     return answers;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -93,10 +93,11 @@ export class AuthorizationRepository {
 
   private async take<T>(table: string, key: string, value: string, includeExpired = false): Promise<T[]> {
     // With includeExpired, a late row is deleted too (a late code is still burnt) and `live` says so.
+    // The time is a parameter: Citus refuses now() in the RETURNING clause of a distributed DELETE.
     const [rows] = (await this.dataSource.query(
-      `DELETE FROM ${table} WHERE ${key} = $1 ${includeExpired ? '' : 'AND expires_at > now()'}
-       RETURNING *, expires_at > now() AS live`,
-      [value],
+      `DELETE FROM ${table} WHERE ${key} = $1 ${includeExpired ? '' : 'AND expires_at > $2::timestamptz'}
+       RETURNING *, expires_at > $2::timestamptz AS live`,
+      [value, new Date()],
     )) as [T[], number];
     return rows;
   }

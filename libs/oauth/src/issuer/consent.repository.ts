@@ -16,16 +16,33 @@ export class ConsentRepository {
     return row ? row.scopes.split(' ').filter(Boolean) : [];
   }
 
-  /** Adds `scopes` to what `subject` approved for `clientId` (one row per user and client). */
+  /**
+   * Adds `scopes` to what `subject` approved for `clientId` (one row per user and client): the row
+   * locked, then its scopes merged here (Citus refuses a subquery in an INSERT's ON CONFLICT). A
+   * first approval inserts; when another inserted it meanwhile, the merge runs on its row.
+   */
   async approve(subject: string, clientId: string, scopes: string[]): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO oauth_consents (subject, client_id, scopes) VALUES ($1, $2, $3)
-       ON CONFLICT (subject, client_id) DO UPDATE SET approved_at = now(), scopes = (
-         SELECT string_agg(DISTINCT s, ' ' ORDER BY s)
-         FROM unnest(string_to_array(oauth_consents.scopes || ' ' || EXCLUDED.scopes, ' ')) AS s
-         WHERE s <> '')`,
-      [subject, clientId, [...new Set(scopes)].sort().join(' ')],
-    );
+    await this.dataSource.transaction(async (manager) => {
+      for (;;) {
+        const [row] = (await manager.query(
+          'SELECT scopes FROM oauth_consents WHERE subject = $1 AND client_id = $2 FOR UPDATE',
+          [subject, clientId],
+        )) as { scopes: string }[];
+        if (row) {
+          await manager.query(
+            'UPDATE oauth_consents SET approved_at = $3, scopes = $4 WHERE subject = $1 AND client_id = $2',
+            [subject, clientId, new Date(), scopeText([...row.scopes.split(' '), ...scopes])],
+          );
+          return;
+        }
+        const inserted = (await manager.query(
+          `INSERT INTO oauth_consents (subject, client_id, scopes) VALUES ($1, $2, $3)
+           ON CONFLICT (subject, client_id) DO NOTHING RETURNING subject`,
+          [subject, clientId, scopeText(scopes)],
+        )) as unknown[];
+        if (inserted.length) return;
+      }
+    });
   }
 
   async savePending(pending: PendingConsent): Promise<void> {
@@ -61,3 +78,6 @@ export class ConsentRepository {
     );
   }
 }
+
+/** Scopes as stored: distinct, sorted, separated by one space. */
+const scopeText = (scopes: string[]) => [...new Set(scopes.filter(Boolean))].sort().join(' ');
