@@ -31,6 +31,18 @@ describe(MessageTokens.name, () => {
     expect(other.verify(token)).toBeNull();
   });
 
+  it('refuses every other spelling of the signature, even one that decodes to the same bytes', () => {
+    const token = tokens.sign({ kind: 'unsubscribe', funnelId, contactId });
+    const [payload, signature] = token.split('.');
+    // 32 bytes in 43 characters: the last one's two low bits are unused.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature.slice(-1));
+    const sameBytes = signature.slice(0, -1) + alphabet[last ^ 1];
+    expect(Buffer.from(sameBytes, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    expect(tokens.verify(`${payload}.${sameBytes}`)).toBeNull();
+    expect(tokens.verify(token)).not.toBeNull();
+  });
+
   it('never lets a token of one kind pass as another', () => {
     const open = tokens.sign({ kind: 'open', funnelId, messageId: contactId });
     expect(tokens.verify(open)).toMatchObject({ kind: 'open' });

@@ -39,8 +39,10 @@ export class MessageTokens {
   verify(value: string): MessageToken | null {
     const [payload, signature, extra] = String(value).split('.');
     if (!payload || !signature || extra !== undefined || payload.length > 200) return null;
-    const expected = this.mac(payload);
-    const given = Buffer.from(signature, 'base64url');
+    // Compared as text: the last base64url character carries two unused bits, so decoding would
+    // let another spelling of the same signature pass as unaltered.
+    const expected = Buffer.from(this.mac(payload).toString('base64url'));
+    const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const [kind, funnelId, id, link] = Buffer.from(payload, 'base64url').toString().split(':');
     if (!isUuid(funnelId) || !isUuid(id)) return null;
