@@ -5568,6 +5568,21 @@ export interface operations {
                     "application/json": components["schemas"]["AutomationListResponse"];
                 };
             };
+            /** @description The funnel id holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Missing (`API key is required`), invalid/revoked (`Invalid or unauthorized API key`) or expired (`API key expired`) API key */
             401: {
                 headers: {

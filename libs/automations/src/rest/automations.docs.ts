@@ -38,7 +38,11 @@ export const ListAutomationsDocs = () =>
     }),
     ApiFunnelIdParam(),
     ApiOkResponse({ type: AutomationListResponse }),
-    ApiErrorResponses({ 404: FUNNEL_NOT_FOUND }),
+    ApiErrorResponses({
+      // Every text the API reads must be storable: a funnel id holding a NUL byte is refused first.
+      400: { description: 'The funnel id holds a character no text may (a NUL byte)' },
+      404: FUNNEL_NOT_FOUND,
+    }),
   );
 
 export const CreateAutomationDocs = () =>
