@@ -8,7 +8,7 @@ import {
   ApiParam,
 } from '@nestjs/swagger';
 import { ApiErrorResponses, ErrorResponseDoc, LONG_WORK_REFUSED } from '@app/core';
-import { ApiFunnelIdParam } from '@app/workspaces';
+import { ApiFunnelIdParam, FUNNEL_NOT_FOUND } from '@app/workspaces';
 import {
   CreatePropertyDefinitionDto,
   PropertyDefinitionListResponse,
@@ -19,10 +19,6 @@ import {
 const ApiPropertyNameParam = () =>
   ApiParam({ name: 'name', description: 'The property name; without a definition: 404', example: 'plan' });
 
-const FUNNEL_NOT_FOUND: ErrorResponseDoc = {
-  description: 'The funnel does not exist or belongs to another company',
-  examples: ['Funnel not found'],
-};
 const PROPERTY_NOT_FOUND: ErrorResponseDoc = {
   description: 'The funnel does not exist or belongs to another company, or the property has no definition',
   examples: ['Funnel not found', 'Property not found'],

@@ -1,14 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery } from '@nestjs/swagger';
 import { ApiErrorResponses, LONG_WORK_REFUSED } from '@app/core';
-import { ApiFunnelIdParam } from '@app/workspaces';
+import { ApiFunnelIdParam, FUNNEL_NOT_FOUND } from '@app/workspaces';
 import { ContactSearchResponse, SearchContactsDto } from './dto/search-contacts.dto';
 import { MAX_FILTER_GROUPS, MAX_FILTERS_PER_GROUP } from './contacts-search.query';
-
-const FUNNEL_NOT_FOUND = {
-  description: 'The funnel does not exist or belongs to another company',
-  examples: ['Funnel not found'],
-};
 
 export const SearchContactsDocs = () =>
   applyDecorators(

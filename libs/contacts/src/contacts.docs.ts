@@ -10,7 +10,7 @@ import {
   ApiResponse,
 } from '@nestjs/swagger';
 import { ApiErrorResponses, ErrorResponseDoc } from '@app/core';
-import { ApiFunnelIdParam } from '@app/workspaces';
+import { ApiFunnelIdParam, FUNNEL_NOT_FOUND } from '@app/workspaces';
 import { ContactListResponse, ContactResponse, ContactValuesResponse } from './dto/contact.dto';
 import { BatchContactsDto, BatchContactsResponse, PatchContactDto } from './dto/batch-contacts.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
@@ -28,10 +28,6 @@ const ApiContactIdParam = () =>
     description: 'Not a UUID: 400; unknown, in another funnel or another company’s: 404.',
   });
 
-const FUNNEL_NOT_FOUND: ErrorResponseDoc = {
-  description: 'The funnel does not exist or belongs to another company',
-  examples: ['Funnel not found'],
-};
 const CONTACT_NOT_FOUND: ErrorResponseDoc = {
   description: 'The funnel or contact does not exist or belongs to another company',
   examples: ['Funnel not found', 'Contact not found'],

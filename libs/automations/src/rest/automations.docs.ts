@@ -8,7 +8,7 @@ import {
   ApiParam,
 } from '@nestjs/swagger';
 import { ApiErrorResponses, ErrorResponseDoc } from '@app/core';
-import { ApiFunnelIdParam } from '@app/workspaces';
+import { ApiFunnelIdParam, FUNNEL_NOT_FOUND } from '@app/workspaces';
 import {
   AutomationListResponse,
   AutomationResponse,
@@ -19,10 +19,6 @@ import {
 const ApiAutomationIdParam = () =>
   ApiParam({ name: 'automationId', format: 'uuid', description: 'The automation id' });
 
-const FUNNEL_NOT_FOUND: ErrorResponseDoc = {
-  description: 'The funnel does not exist or belongs to another company',
-  examples: ['Funnel not found'],
-};
 const AUTOMATION_NOT_FOUND: ErrorResponseDoc = {
   description: 'The funnel or automation does not exist, or belongs to another funnel or company',
   examples: ['Funnel not found', 'Automation not found'],

@@ -8,7 +8,7 @@ import {
   ApiParam,
 } from '@nestjs/swagger';
 import { ApiErrorResponses, ErrorResponseDoc } from '@app/core';
-import { ApiFunnelIdParam } from '@app/workspaces';
+import { ApiFunnelIdParam, FUNNEL_NOT_FOUND } from '@app/workspaces';
 import {
   CreatedWebhookSubscriptionResponse,
   CreateWebhookSubscriptionDto,
@@ -32,10 +32,6 @@ const INVALID_FUNNEL_ID: ErrorResponseDoc = {
 const INVALID_WEBHOOK_ID: ErrorResponseDoc = {
   description: 'funnelId or webhookId is not a UUID',
   examples: ['webhookId must be a UUID'],
-};
-const FUNNEL_NOT_FOUND: ErrorResponseDoc = {
-  description: 'The funnel does not exist or belongs to another company',
-  examples: ['Funnel not found'],
 };
 const SUBSCRIPTION_NOT_FOUND: ErrorResponseDoc = {
   description: 'The funnel or subscription does not exist or belongs to another company',
