@@ -196,6 +196,41 @@ describe('Browser collection (settings, collect, submissions)', () => {
       expect(await storedSession('c-v')).toBeUndefined();
     });
 
+    it('answers a beacon’s refusals as a JSON body’s: same status, error shape and CORS headers', async () => {
+      const beacon = (body: string, origin = PAGE) =>
+        httpClient(t.baseUrl).post(`/v1/funnels/${acme.funnelId}/collect`, body, {
+          ...page(origin),
+          'content-type': 'text/plain;charset=UTF-8',
+        });
+      const json = (body: string, origin = PAGE) =>
+        httpClient(t.baseUrl).post(`/v1/funnels/${acme.funnelId}/collect`, body, {
+          ...page(origin),
+          'content-type': 'application/json',
+        });
+      const visitor = JSON.stringify({
+        events: [{ type: 'session_start', sessionId: 'c-b', occurredAt: minutesAgo(1), visitorId: 'me' }],
+      });
+      const cases: [string, string?][] = [[visitor], ['{"events": 3}'], [visitor, 'https://evil.example']];
+      for (const [body, origin] of cases) {
+        const [plain, parsed] = [await beacon(body, origin), await json(body, origin)];
+        expect(plain.status).toBe(origin ? 403 : 400);
+        expect([plain.status, plain.body]).toEqual([parsed.status, parsed.body]);
+        expect(plain.body).toEqual(
+          expect.objectContaining({ status: plain.status, error: expect.any(String) }),
+        );
+        for (const name of ['access-control-allow-origin', 'vary'])
+          expect([name, plain.headers.get(name)]).toEqual([name, parsed.headers.get(name)]);
+        expect(plain.headers.get('x-request-id')).toEqual(expect.any(String));
+      }
+      const malformed = await beacon('{"events": [');
+      expect([malformed.status, malformed.body]).toEqual([
+        400,
+        { error: 'the body must be JSON', status: 400 },
+      ]);
+      expect(malformed.headers.get('access-control-allow-origin')).toBe(PAGE);
+      expect(await storedSession('c-b')).toBeUndefined();
+    });
+
     it('answers a preflight with CORS headers for an allowed origin only', async () => {
       const preflight = (origin: string) =>
         fetch(`${t.baseUrl}/v1/funnels/${acme.funnelId}/collect`, {

@@ -126,6 +126,22 @@ describe('Request logs and metrics', () => {
       },
       { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' },
     );
+    // The beacon door, served ahead of Express: an accepted beacon, and a refused one it hands on.
+    await api.send('PATCH', `/v1/funnels/${tenant.funnelId}`, {
+      collection: { enabled: true, allowedOrigins: ['https://page.example'] },
+    });
+    const beacon = (body: string) =>
+      httpClient(t.baseUrl).post(`/v1/funnels/${tenant.funnelId}/collect`, body, {
+        origin: 'https://page.example',
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36',
+        'content-type': 'text/plain;charset=UTF-8',
+      });
+    replies.beacon = await beacon(
+      JSON.stringify({
+        events: [{ type: 'session_start', sessionId: 'b-1', occurredAt: '2026-03-02T10:00:00Z' }],
+      }),
+    );
+    replies.badBeacon = await beacon('{"events": [');
     t.app.get(ShutdownState).draining = true;
     replies.stopping = await httpClient(t.baseUrl).get('/health');
     t.app.get(ShutdownState).draining = false;
@@ -147,7 +163,17 @@ describe('Request logs and metrics', () => {
   it('answers every request, refusals included, with its X-Request-Id', () => {
     expect(replies.created.status).toBe(201);
     expect(idOf(replies.created)).toBe('client-req-1');
-    for (const name of ['read', 'listed', 'events', 'malformed', 'badKey', 'refused', 'mcp', 'stopping']) {
+    for (const name of [
+      'read',
+      'listed',
+      'events',
+      'malformed',
+      'badKey',
+      'refused',
+      'mcp',
+      'stopping',
+      'beacon',
+    ]) {
       expect([name, idOf(replies[name])]).toEqual([name, expect.stringMatching(UUID)]);
     }
     expect(replies.events.body).toEqual({ data: { accepted: 3 } });
@@ -183,6 +209,9 @@ describe('Request logs and metrics', () => {
       companyId: tenant.companyId,
       subject: 'user-42',
     });
+    const beacon = { method: 'POST', route: '/v1/funnels/:funnelId/collect' };
+    expect(accessLineOf(replies.beacon)).toMatchObject({ ...beacon, status: 202 });
+    expect(accessLineOf(replies.badBeacon)).toMatchObject({ ...beacon, status: 400 });
     for (const line of captured.lines.filter((l) => l.msg === 'request')) {
       expect(Object.keys(line).filter((key) => !ACCESS_FIELDS.includes(key))).toEqual([]);
     }

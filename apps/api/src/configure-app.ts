@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { text } from 'express';
-import { COLLECTION_BODY } from '@app/collection';
+import { COLLECTION_BODY, collectRoute, CollectService, serveCollectFirst } from '@app/collection';
 import { configureHttpApp, EnvironmentVariables } from '@app/core';
 import { EVENT_BATCH_BODY } from '@app/metrics';
 
@@ -16,4 +16,8 @@ export function configureApp(app: NestExpressApplication, env: EnvironmentVariab
         /^text\/plain/i.test(String(req.headers['content-type'] ?? '')),
     }),
   );
+  // After the body parsers, before Nest's router: a page's beacons skip what a public route does not use.
+  app.use(collectRoute(app.get(CollectService)));
+  // Ahead of Express: the usual beacon is answered without it (the errors still are by it).
+  serveCollectFirst(app);
 }

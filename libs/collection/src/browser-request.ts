@@ -1,4 +1,5 @@
 import { normalizeIp } from '@nestjs/throttler';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
 import { isbot } from 'isbot';
 import type { Device } from '@app/metrics';
@@ -14,8 +15,8 @@ export interface BrowserRequest {
   bot: boolean;
 }
 
-const header = (req: Request, name: string) => {
-  const value = req.headers[name];
+const header = (headers: IncomingHttpHeaders, name: string) => {
+  const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
 
@@ -36,12 +37,17 @@ function isBot(userAgent: string): boolean {
 }
 
 export function browserRequest(req: Request): BrowserRequest {
-  const userAgent = header(req, 'user-agent')?.slice(0, 1000) ?? '';
+  return browserOf(req.headers, req.ip ?? req.socket.remoteAddress);
+}
+
+/** The browser of a request's headers and client address (as Express's `req.ip` tells it). */
+export function browserOf(headers: IncomingHttpHeaders, address: string | undefined): BrowserRequest {
+  const userAgent = header(headers, 'user-agent')?.slice(0, 1000) ?? '';
   return {
-    origin: header(req, 'origin'),
-    address: normalizeIp(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
+    origin: header(headers, 'origin'),
+    address: normalizeIp(address ?? 'unknown'),
     userAgent,
-    optedOut: header(req, 'sec-gpc') === '1' || header(req, 'dnt') === '1',
+    optedOut: header(headers, 'sec-gpc') === '1' || header(headers, 'dnt') === '1',
     bot: isBot(userAgent),
   };
 }

@@ -2,11 +2,11 @@ import { Body, Controller, HttpCode, HttpStatus, Options, Param, Post, Req, Res 
 import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '@app/auth';
-import { RateLimitExceededError } from '@app/core';
 import { browserRequest } from './browser-request';
 import { CollectService } from './collect.service';
+import { allowOrigin, serveCollect, withCors } from './collect-route';
 import { CollectDocs, SubmitDocs } from './collection.docs';
-import { CollectionDoor, OriginNotAllowedError } from './collection-door';
+import { CollectionDoor } from './collection-door';
 import { SubmissionsService } from './submissions.service';
 
 const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
@@ -31,12 +31,11 @@ export class CollectionController {
   async collect(
     @Param('funnelId') funnelId: string,
     @Req() req: Request,
+    // The body, JSON or text/plain, is read by the app's parsers: validated as one events batch.
     @Res({ passthrough: true }) res: Response,
-    // JSON or text/plain; validated by the events API's rules as a whole batch.
-    @Body() body: unknown,
   ): Promise<void> {
-    const browser = browserRequest(req);
-    await withCors(res, browser.origin, () => this.collector.collect(funnelId, browser, body));
+    // Served by collectRoute ahead of Nest's router in the app; the same work here otherwise.
+    await serveCollect(this.collector, funnelId, req, res);
   }
 
   @Post('submissions')
@@ -69,26 +68,5 @@ export class CollectionController {
     res.setHeader('Access-Control-Allow-Methods', 'POST');
     res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
     res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
-  }
-}
-
-function allowOrigin(res: Response, origin: string): void {
-  res.setHeader('Access-Control-Allow-Origin', origin);
-  res.setHeader('Vary', 'Origin');
-}
-
-/**
- * Runs a public route's work: its answer (202, or an error once the origin passed) carries the
- * CORS header, and a 429 says in Retry-After when to send again.
- */
-async function withCors(res: Response, origin: string | undefined, work: () => Promise<void>): Promise<void> {
-  res.setHeader('Vary', 'Origin');
-  try {
-    await work();
-    allowOrigin(res, origin as string);
-  } catch (error) {
-    if (!(error instanceof OriginNotAllowedError)) allowOrigin(res, origin as string);
-    if (error instanceof RateLimitExceededError) res.setHeader('Retry-After', String(error.retryAfter));
-    throw error;
   }
 }

@@ -26,10 +26,18 @@ const CLIENT_CLOSED = 499;
 export function accessLog(root: Logger, metrics: HttpMetrics, shutdown: ShutdownState) {
   return (request: Request, res: Response, next: NextFunction): void => {
     const req = request as unknown as ServedRequest;
+    // Started already: a route served ahead of Express that hands its error on to it.
+    if (req.id !== undefined) return next();
     const started = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
     req.id = id;
-    req.log = root.child({ reqId: id });
+    // Made on first use: most requests log nothing but their access line.
+    let log: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      get: () => (log ??= root.child({ reqId: id })),
+      set: (value: Logger) => (log = value),
+      configurable: true,
+    });
     res.setHeader(REQUEST_ID_HEADER, id);
     // While draining, a kept-alive client is told to reconnect, reaching an instance that stays.
     if (shutdown.draining) res.setHeader('Connection', 'close');
@@ -40,8 +48,10 @@ export function accessLog(root: Logger, metrics: HttpMetrics, shutdown: Shutdown
       const route = (req.route as { path?: string } | undefined)?.path ?? null;
       metrics.observe(req.method, route, status, durationMs / 1000);
       const principal = req.principal;
-      req.log![status >= 500 ? 'error' : 'info'](
+      // The same line as the request's logger writes, without making one for it.
+      (log ?? root)[status >= 500 ? 'error' : 'info'](
         {
+          ...(log ? {} : { reqId: id }),
           method: req.method,
           route,
           status,
