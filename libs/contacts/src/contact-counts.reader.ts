@@ -45,16 +45,21 @@ export class ContactCountsReader {
     range: CountRange,
     calendar: LocalCalendar,
   ): Promise<Map<string, number>> {
-    // The offset in force at the contact's minute: the last one that began at or before it.
+    // Counted per UTC minute first (offsets are whole minutes), then each minute takes the offset
+    // in force at it: the one whose span [since, next since) holds it.
     const rows: { key: string; contacts: number }[] = await this.reads.rows(
-      `SELECT to_char((c.converted_at AT TIME ZONE 'UTC') - make_interval(mins => (
-                SELECT z.off FROM unnest($5::bigint[], $6::int[]) AS z(since, off)
-                WHERE z.since <= floor(extract(epoch FROM c.converted_at) / 60)::bigint
-                ORDER BY z.since DESC LIMIT 1)), $4) AS key,
-              count(*)::int AS contacts
-       FROM (SELECT converted_at FROM contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3
-             UNION ALL
-             SELECT converted_at FROM erased_contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3) c
+      `WITH offsets AS (
+         SELECT z.since, lead(z.since) OVER (ORDER BY z.since) AS until, z.off
+         FROM unnest($5::bigint[], $6::int[]) AS z(since, off)),
+       minutes AS (
+         SELECT floor(extract(epoch FROM c.converted_at) / 60)::bigint AS minute, count(*)::int AS contacts
+         FROM (SELECT converted_at FROM contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3
+               UNION ALL
+               SELECT converted_at FROM erased_contacts WHERE funnel_id = $1 AND converted_at >= $2 AND converted_at < $3) c
+         GROUP BY 1)
+       SELECT to_char((to_timestamp(m.minute * 60) AT TIME ZONE 'UTC') - make_interval(mins => o.off), $4) AS key,
+              sum(m.contacts)::int AS contacts
+       FROM minutes m JOIN offsets o ON o.since <= m.minute AND (o.until IS NULL OR m.minute < o.until)
        GROUP BY 1`,
       [
         funnelId,
