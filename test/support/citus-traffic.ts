@@ -11,6 +11,7 @@ import { EventPartitions, EventRetention, SegmentFolder } from '@app/metrics';
 import { startTestApp } from './app';
 import { createTenant } from './factories';
 import { httpClient, Reply } from './http-client';
+import { runAdminTraffic } from './citus-admin-traffic';
 import { runOAuthTraffic } from './citus-oauth-traffic';
 import { connectMcpClient, MCP_AUDIENCE, MCP_CLAIM_NAMESPACE } from './mcp-stack';
 import { runAdmin } from './processes';
@@ -28,8 +29,8 @@ export interface Answer {
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const RECEIVER = /127\.0\.0\.1:\d+/g;
 const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;
-// Opaque values that carry ids or times: list cursors, secrets, keys.
-const OPAQUE = new Set(['nextCursor', 'secret', 'signingSecret', 'key', 'apiKey']);
+// Opaque values that carry ids or times, or are random: list cursors, secrets, keys, key prefixes.
+const OPAQUE = new Set(['nextCursor', 'secret', 'signingSecret', 'key', 'apiKey', 'prefix']);
 
 async function untilNoRunIsDue(url: string, funnelId: string): Promise<void> {
   const client = new Client({ connectionString: url });
@@ -58,7 +59,8 @@ const PAGE = {
 const SMS_SECRET = 'citus-traffic-sms-gateway-secret-0123456789';
 const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 
-const withoutIdsOrTimes = (value: unknown) => JSON.stringify(value).replace(UUID, '').replace(TIME, '');
+export const withoutIdsOrTimes = (value: unknown) =>
+  JSON.stringify(value).replace(UUID, '').replace(TIME, '');
 
 /** Replaces every id by `id#n` (n its order of first appearance) and every time by `<time>`, recursively. */
 export function normalise(value: unknown, ids = new Map<string, string>()): unknown {
@@ -277,6 +279,7 @@ export async function runTraffic(url: string): Promise<Answer[]> {
       DATABASE_URL: url,
     });
     answers.push({ call: 'admin automation list', status: automations.code, body: automations.json });
+    answers.push(...(await runAdminTraffic(url, acme.funnelId, receiver.url)));
     // The MCP tools, signed in as a user of the company.
     const { client: mcp } = await connectMcpClient(t, issuer, acme.companyId, 'citus-traffic');
     const period = { from: '2026-05-10T00:00:00Z', to: '2026-05-10T23:59:59Z' };
