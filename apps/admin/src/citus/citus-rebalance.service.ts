@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { ValidationError } from '@app/core';
+import { CitusShardsRepository, CitusWorker, ShardTransferMode, workerName } from './citus-shards.repository';
+import { planMoves, ShardMove, Spread, spreadOf } from './shard-balance';
+
+export interface RebalanceResult {
+  shardTransferMode: ShardTransferMode;
+  before: Spread;
+  /** The shard groups of contacts moved, in order, each with its rows. */
+  moved: ShardMove[];
+  after: Spread;
+}
+
+/**
+ * Evens out contacts and events over a Citus cluster's workers by moving whole shard groups of
+ * contacts, one citus_move_shard_placement at a time. Citus's own rebalancer weighs shards by
+ * count or by disk size with a fixed cost per shard, which leaves shards of a few funnels where
+ * hashing put them; this weighs them by their rows.
+ */
+@Injectable()
+export class CitusRebalanceService {
+  constructor(private readonly shards: CitusShardsRepository) {}
+
+  async rebalance(mode: ShardTransferMode): Promise<RebalanceResult> {
+    if (!(await this.shards.isCoordinator()))
+      throw new ValidationError('this database is not a Citus coordinator: connect to the coordinator');
+    if (!(await this.shards.isDistributed('contacts')))
+      throw new ValidationError('contacts is not distributed yet: run citus distribute first');
+    const workers = await this.shards.workers();
+    const names = workers.map(workerName);
+    const groups = await this.shards.shardGroups();
+    const before = spreadOf(names, groups);
+    const moves = planMoves(names, groups);
+    const byName = new Map<string, CitusWorker>(workers.map((w) => [workerName(w), w]));
+    for (const move of moves)
+      await this.shards.move(move.shard, byName.get(move.from)!, byName.get(move.to)!, mode);
+    const after = moves.length ? spreadOf(names, await this.shards.shardGroups()) : before;
+    return { shardTransferMode: mode, before, moved: moves, after };
+  }
+}
