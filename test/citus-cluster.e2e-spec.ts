@@ -230,6 +230,15 @@ describe('Citus rebalance on a database that is not a Citus coordinator', () => 
       await single.drop();
     }
   });
+
+  it('refuses a transfer mode Citus does not have, naming the ones it has', async () => {
+    const result = await runAdmin(['citus', 'rebalance', '--shard-transfer-mode', 'fast'], {});
+    expect(result.code).toBe(2);
+    expect(result.json).toEqual({
+      error: '--shard-transfer-mode must be one of auto, force_logical, block_writes',
+      usage: 'admin citus rebalance [--shard-transfer-mode <mode>]',
+    });
+  });
 });
 
 /** Each funnel's contact list, a contact read, a chart and a KPI, through the API. */

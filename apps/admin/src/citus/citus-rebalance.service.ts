@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationError } from '@app/core';
-import { CitusShardsRepository, CitusWorker, ShardTransferMode, workerName } from './citus-shards.repository';
+import { CitusShardsRepository, CitusWorker, workerName } from './citus-shards.repository';
 import { planMoves, ShardMove, Spread, spreadOf } from './shard-balance';
+import { ShardTransferMode } from './shard-transfer-mode';
 
 export interface RebalanceResult {
   shardTransferMode: ShardTransferMode;

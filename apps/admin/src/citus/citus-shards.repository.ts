@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ShardTransferMode } from './shard-transfer-mode';
 
 /** A worker that can hold shards, as Citus names it in citus_move_shard_placement. */
 export interface CitusWorker {
@@ -15,10 +16,6 @@ export interface ShardGroup {
   contacts: number;
   events: number;
 }
-
-/** How a shard may be copied: Citus's own modes of citus_move_shard_placement. */
-export const SHARD_TRANSFER_MODES = ['auto', 'force_logical', 'block_writes'] as const;
-export type ShardTransferMode = (typeof SHARD_TRANSFER_MODES)[number];
 
 export const workerName = (w: CitusWorker) => `${w.host}:${w.port}`;
 

@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { CitusDistributionService } from '../citus/citus-distribution.service';
 import { CitusRebalanceService } from '../citus/citus-rebalance.service';
-import { SHARD_TRANSFER_MODES, ShardTransferMode } from '../citus/citus-shards.repository';
+import { SHARD_TRANSFER_MODES, ShardTransferMode } from '../citus/shard-transfer-mode';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 
