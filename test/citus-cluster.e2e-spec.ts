@@ -192,11 +192,15 @@ suite('Citus cluster: the distribution plan applied', () => {
       const ports = cluster.workers.map((w) => w.port);
       await gatherShardsOn(client, ports[0]);
       expect(fromEven(await rowsPerWorker(client, 'contacts'), ports)).toBe(100);
+      const dryRun = await admin('citus', 'rebalance', '--dry-run');
+      expect(dryRun).toMatchObject({ code: 0, stderr: '' });
+      expect(dryRun.json.planned).toHaveLength(2);
+      expect(fromEven(await rowsPerWorker(client, 'contacts'), ports)).toBe(100);
       const rebalanced = await admin('citus', 'rebalance');
       expect(rebalanced).toMatchObject({ code: 0, stderr: '' });
       expect(rebalanced.json).toMatchObject({ shardTransferMode: 'auto', before: { contactsFromEven: 100 } });
       const moved = rebalanced.json.moved as { from: string; to: string }[];
-      expect(moved).toHaveLength(2);
+      expect(moved).toEqual(dryRun.json.planned);
       expect(moved.every((m) => m.from === `127.0.0.1:${ports[0]}` && m.to === `127.0.0.1:${ports[1]}`)).toBe(
         true,
       );
@@ -236,7 +240,7 @@ describe('Citus rebalance on a database that is not a Citus coordinator', () => 
     expect(result.code).toBe(2);
     expect(result.json).toEqual({
       error: '--shard-transfer-mode must be one of auto, force_logical, block_writes',
-      usage: 'admin citus rebalance [--shard-transfer-mode <mode>]',
+      usage: 'admin citus rebalance [--dry-run] [--shard-transfer-mode <mode>]',
     });
   });
 });

@@ -12,6 +12,12 @@ export interface RebalanceResult {
   after: Spread;
 }
 
+/** What a run would move, moving nothing. */
+export interface RebalancePlan {
+  before: Spread;
+  planned: ShardMove[];
+}
+
 /**
  * Evens out contacts and events over a Citus cluster's workers by moving whole shard groups of
  * contacts, one citus_move_shard_placement at a time. Citus's own rebalancer weighs shards by
@@ -23,6 +29,20 @@ export class CitusRebalanceService {
   constructor(private readonly shards: CitusShardsRepository) {}
 
   async rebalance(mode: ShardTransferMode): Promise<RebalanceResult> {
+    const { workers, before, planned } = await this.planned();
+    const byName = new Map<string, CitusWorker>(workers.map((w) => [workerName(w), w]));
+    for (const move of planned)
+      await this.shards.move(move.shard, byName.get(move.from)!, byName.get(move.to)!, mode);
+    const after = planned.length ? spreadOf([...byName.keys()], await this.shards.shardGroups()) : before;
+    return { shardTransferMode: mode, before, moved: planned, after };
+  }
+
+  async plan(): Promise<RebalancePlan> {
+    const { before, planned } = await this.planned();
+    return { before, planned };
+  }
+
+  private async planned(): Promise<RebalancePlan & { workers: CitusWorker[] }> {
     if (!(await this.shards.isCoordinator()))
       throw new ValidationError('this database is not a Citus coordinator: connect to the coordinator');
     if (!(await this.shards.isDistributed('contacts')))
@@ -30,12 +50,6 @@ export class CitusRebalanceService {
     const workers = await this.shards.workers();
     const names = workers.map(workerName);
     const groups = await this.shards.shardGroups();
-    const before = spreadOf(names, groups);
-    const moves = planMoves(names, groups);
-    const byName = new Map<string, CitusWorker>(workers.map((w) => [workerName(w), w]));
-    for (const move of moves)
-      await this.shards.move(move.shard, byName.get(move.from)!, byName.get(move.to)!, mode);
-    const after = moves.length ? spreadOf(names, await this.shards.shardGroups()) : before;
-    return { shardTransferMode: mode, before, moved: moves, after };
+    return { workers, before: spreadOf(names, groups), planned: planMoves(names, groups) };
   }
 }

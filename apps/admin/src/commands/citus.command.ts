@@ -38,8 +38,20 @@ export class CitusRebalanceCommand extends CommandRunner {
     super();
   }
 
-  async run(_: string[], options: { shardTransferMode?: ShardTransferMode }): Promise<void> {
-    printResult(await this.citus.rebalance(options.shardTransferMode ?? 'auto'));
+  async run(
+    _: string[],
+    options: { shardTransferMode?: ShardTransferMode; dryRun?: boolean },
+  ): Promise<void> {
+    if (options.dryRun) printResult(await this.citus.plan());
+    else printResult(await this.citus.rebalance(options.shardTransferMode ?? 'auto'));
+  }
+
+  @Option({
+    flags: '--dry-run',
+    description: 'print the spread and the moves a run would make; move nothing',
+  })
+  parseDryRun(): boolean {
+    return true;
   }
 
   @Option({
