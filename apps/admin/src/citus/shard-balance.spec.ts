@@ -7,12 +7,18 @@ const group = (shard: string, worker: string, contacts: number, events: number) 
   events,
 });
 
+/** Groups '1', '2', … on `worker`, each [contacts, events]. */
+const groupsOn = (worker: string, rows: [number, number][]) =>
+  rows.map(([contacts, events], i) => group(String(i + 1), worker, contacts, events));
+
 describe('planMoves', () => {
   it('moves the shard groups whose move closes the gap most, fullest worker to emptiest', () => {
     const groups = [
-      group('1', 'a', 10, 90),
-      group('2', 'a', 5, 45),
-      group('3', 'a', 5, 45),
+      ...groupsOn('a', [
+        [10, 90],
+        [5, 45],
+        [5, 45],
+      ]),
       group('4', 'b', 0, 0),
     ];
     expect(planMoves(['a', 'b'], groups)).toEqual([
@@ -21,12 +27,12 @@ describe('planMoves', () => {
   });
 
   it('plans nothing on the spread it leaves, so a second run moves nothing', () => {
-    const groups = [
-      group('1', 'a', 30, 300),
-      group('2', 'a', 20, 200),
-      group('3', 'a', 10, 100),
-      group('4', 'a', 5, 5),
-    ];
+    const groups = groupsOn('a', [
+      [30, 300],
+      [20, 200],
+      [10, 100],
+      [5, 5],
+    ]);
     const moves = planMoves(['a', 'b'], groups);
     expect(moves.length).toBeGreaterThan(0);
     const moved = groups.map((g) => ({
