@@ -8,15 +8,16 @@
  * (one batch of random sessions per funnel), contact reads by id and pages of the contact list.
  * Prints each rate and the cluster's as a ratio of one PostgreSQL's; then how the contacts and
  * events spread over the two workers (each worker's share against an even half), as Citus hashes
- * the funnels to shards and again after moving whole shard groups by their rows (evenByRows).
+ * the funnels to shards and again after `admin citus rebalance` moved whole shard groups.
  * Needs Citus installed into Debian's PostgreSQL 15 (see docs/SCALING.md).
  */
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { runMigrations } from '@app/core';
+import type { RebalanceResult } from '../apps/admin/src/citus/citus-rebalance.service';
+import type { Spread } from '../apps/admin/src/citus/shard-balance';
 import { createApp } from '../apps/api/src/create-app';
 import { databaseSchema } from '../db/schema';
 import {
@@ -174,46 +175,12 @@ const PHASES: { name: string; unit: string; run(t: Target): Promise<number> }[] 
   },
 ];
 
-/** Each worker's contacts and events, by the placement of each funnel's shard of contacts. */
-async function spread(url: string): Promise<Map<number, { contacts: number; events: number }>> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const perFunnel = async (table: string) =>
-      new Map(
-        (
-          await client.query<{ funnel_id: string; n: number }>(
-            `SELECT funnel_id, count(*)::int AS n FROM ${table} GROUP BY funnel_id`,
-          )
-        ).rows.map((r) => [r.funnel_id, r.n]),
-      );
-    const [contacts, events] = [await perFunnel('contacts'), await perFunnel('metric_events')];
-    const workers = new Map<number, { contacts: number; events: number }>();
-    for (const funnelId of new Set([...contacts.keys(), ...events.keys()])) {
-      const { rows } = await client.query<{ nodeport: number }>(
-        `SELECT nodeport FROM pg_dist_shard_placement
-         WHERE shardid = get_shard_id_for_distribution_column('contacts', $1::uuid)`,
-        [funnelId],
-      );
-      const worker = workers.get(rows[0].nodeport) ?? { contacts: 0, events: 0 };
-      worker.contacts += contacts.get(funnelId) ?? 0;
-      worker.events += events.get(funnelId) ?? 0;
-      workers.set(rows[0].nodeport, worker);
-    }
-    return workers;
-  } finally {
-    await client.end();
-  }
-}
-
-function printSpread(label: string, workers: Map<number, { contacts: number; events: number }>): void {
-  const all = [...workers.values()];
+function printSpread(label: string, spread: Spread): void {
   for (const kind of ['contacts', 'events'] as const) {
-    const total = all.reduce((n, w) => n + w[kind], 0);
-    const even = total / 2;
-    const shares = [...workers.entries()].map(([port, w]) => `:${port} ${w[kind]}`).join(', ');
-    const worst = Math.max(...all.map((w) => Math.abs(w[kind] - even) / even)) * 100;
-    console.log(`${label} ${kind}: ${shares} of ${total}: ${fmt(worst)} % from even (target ≤ 10 %)`);
+    const total = spread.workers.reduce((n, w) => n + w[kind], 0);
+    const shares = spread.workers.map((w) => `${w.worker} ${w[kind]}`).join(', ');
+    const from = kind === 'contacts' ? spread.contactsFromEven : spread.eventsFromEven;
+    console.log(`${label} ${kind}: ${shares} of ${total}: ${fmt(from)} % from even (target ≤ 10 %)`);
   }
 }
 
@@ -245,65 +212,15 @@ async function main(): Promise<void> {
         `${phase.name}: one PostgreSQL ${fmt(one)} ${phase.unit}, Citus ${fmt(citus)} ${phase.unit}, ratio ${fmt(citus / one, 2)}`,
       );
     }
-    printSpread('hashed', await spread(cluster.url));
-    const moved = await evenByRows(cluster.url);
-    printSpread(`after moving ${moved} shard group(s) by their rows`, await spread(cluster.url));
+    const rebalanced = await runAdmin(['citus', 'rebalance'], { DATABASE_URL: cluster.url });
+    if (rebalanced.code !== 0) throw new Error(`citus rebalance: ${rebalanced.stdout}${rebalanced.stderr}`);
+    const { before, moved, after } = rebalanced.json as unknown as RebalanceResult;
+    printSpread('hashed', before);
+    printSpread(`after citus rebalance moved ${moved.length} shard group(s)`, after);
   } finally {
     for (const t of targets) await t.app.close();
     agent.destroy();
     await Promise.all([single.stop(), cluster.stop()]);
-  }
-}
-
-/**
- * Moves whole shard groups (a shard of contacts with its co-located shards) from the fuller worker
- * to the other while a move brings the two closer in contacts and events, as an operator would with
- * `citus_move_shard_placement` (the disk-size rebalancer leaves shards this small where they are).
- * Answers the number of moves.
- */
-async function evenByRows(url: string): Promise<number> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ shardid: string; nodeport: number; weight: number }>(
-      `WITH c AS (SELECT funnel_id, count(*) AS n FROM contacts GROUP BY funnel_id),
-            e AS (SELECT funnel_id, count(*) AS n FROM metric_events GROUP BY funnel_id),
-            f AS (SELECT get_shard_id_for_distribution_column('contacts', coalesce(c.funnel_id, e.funnel_id)) AS shardid,
-                         coalesce(c.n, 0) + coalesce(e.n, 0) AS weight
-                  FROM c FULL JOIN e ON e.funnel_id = c.funnel_id)
-       SELECT f.shardid::text, p.nodeport, sum(f.weight)::int AS weight
-       FROM f JOIN pg_dist_shard_placement p ON p.shardid = f.shardid GROUP BY 1, 2`,
-    );
-    const ports = [
-      ...new Set(
-        (
-          await client.query<{ nodeport: number }>(`SELECT nodeport FROM pg_dist_node WHERE groupid <> 0`)
-        ).rows.map((r) => r.nodeport),
-      ),
-    ];
-    const load = new Map(ports.map((port) => [port, 0]));
-    for (const r of rows) load.set(r.nodeport, load.get(r.nodeport)! + r.weight);
-    let moves = 0;
-    for (;;) {
-      const [light, heavy] = [...load.entries()].sort((a, b) => a[1] - b[1]).map(([port]) => port);
-      const gap = load.get(heavy)! - load.get(light)!;
-      // The shard whose move leaves the smallest gap, if it is smaller than now.
-      const best = rows
-        .filter((r) => r.nodeport === heavy)
-        .map((r) => ({ r, after: Math.abs(gap - 2 * r.weight) }))
-        .sort((a, b) => a.after - b.after)[0];
-      if (!best || best.after >= gap) return moves;
-      await client.query(
-        `SELECT citus_move_shard_placement($1::bigint, '127.0.0.1', $2, '127.0.0.1', $3, shard_transfer_mode := 'block_writes')`,
-        [best.r.shardid, heavy, light],
-      );
-      load.set(heavy, load.get(heavy)! - best.r.weight);
-      load.set(light, load.get(light)! + best.r.weight);
-      best.r.nodeport = light;
-      moves++;
-    }
-  } finally {
-    await client.end();
   }
 }
 

@@ -2,11 +2,17 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
 import { ContactPropertiesService, ContactsService } from '@app/contacts';
+import { SegmentFolder } from '@app/metrics';
 import { AdminModule } from '../apps/admin/src/admin.module';
 import { CITUS_PLAN, Placement } from '../db/citus-plan';
 import { CitusCluster, citusInstalled, startCitusCluster, CITUS_LIBRARY } from './support/citus-cluster';
+import { startTestApp } from './support/app';
+import { fromEven, gatherShardsOn, rowsPerWorker, shardOf } from './support/citus-spread';
 import { createTestDatabase } from './support/database';
+import { createTenant, TenantFixture } from './support/factories';
+import { httpClient } from './support/http-client';
 import { runAdmin } from './support/processes';
+import { randomTraffic } from './support/random-traffic';
 
 // Three PostgreSQL servers, every migration and the distribution, on a machine shared with other suites.
 jest.setTimeout(300_000);
@@ -156,7 +162,107 @@ suite('Citus cluster: the distribution plan applied', () => {
       await single.drop();
     }
   });
+
+  it('evens out contacts and events over the workers with citus rebalance, answering the same after', async () => {
+    const t = await startTestApp({ SEGMENT_FOLD_POLL_MS: '3600000' }, cluster.url);
+    try {
+      // One funnel on each of the 4 shards of contacts, each with the same rows.
+      const byShard = new Map<string, TenantFixture>();
+      for (let i = 0; byShard.size < 4 && i < 200; i++) {
+        const tenant = await createTenant(t.app);
+        const shard = await shardOf(client, tenant.funnelId);
+        if (!byShard.has(shard)) byShard.set(shard, tenant);
+      }
+      expect(byShard.size).toBe(4);
+      const tenants = [...byShard.values()];
+      for (const tenant of tenants) {
+        const api = httpClient(t.baseUrl, tenant.key);
+        const funnel = `/v1/funnels/${tenant.funnelId}`;
+        const contacts = Array.from({ length: 30 }, (_, n) => ({ email: `c${n}@example.com` }));
+        expect((await api.post(`${funnel}/contacts/batch`, { contacts })).status).toBeLessThan(300);
+        expect((await api.post(`${funnel}/events`, { events: randomTraffic(3, 20) })).status).toBeLessThan(
+          300,
+        );
+      }
+      await t.app.get(SegmentFolder).drain();
+      const answers = () => funnelAnswers(t.baseUrl, tenants);
+      const before = await answers();
+      expect(before.filter((a) => a.status !== 200)).toEqual([]);
+
+      const ports = cluster.workers.map((w) => w.port);
+      await gatherShardsOn(client, ports[0]);
+      expect(fromEven(await rowsPerWorker(client, 'contacts'), ports)).toBe(100);
+      const dryRun = await admin('citus', 'rebalance', '--dry-run');
+      expect(dryRun).toMatchObject({ code: 0, stderr: '' });
+      expect(dryRun.json.planned).toHaveLength(2);
+      expect(fromEven(await rowsPerWorker(client, 'contacts'), ports)).toBe(100);
+      const rebalanced = await admin('citus', 'rebalance');
+      expect(rebalanced).toMatchObject({ code: 0, stderr: '' });
+      expect(rebalanced.json).toMatchObject({ shardTransferMode: 'auto', before: { contactsFromEven: 100 } });
+      const moved = rebalanced.json.moved as { from: string; to: string }[];
+      expect(moved).toEqual(dryRun.json.planned);
+      expect(moved.every((m) => m.from === `127.0.0.1:${ports[0]}` && m.to === `127.0.0.1:${ports[1]}`)).toBe(
+        true,
+      );
+      // Read from Citus's placements, not from the command's own count.
+      for (const table of ['contacts', 'metric_events'])
+        expect(fromEven(await rowsPerWorker(client, table), ports)).toBeLessThanOrEqual(10);
+
+      const again = await admin('citus', 'rebalance');
+      expect(again.code).toBe(0);
+      expect(again.json.moved).toEqual([]);
+      expect(again.json.after).toEqual(again.json.before);
+      expect(await answers()).toEqual(before);
+    } finally {
+      await t.close();
+    }
+  });
 });
+
+describe('Citus rebalance on a database that is not a Citus coordinator', () => {
+  it('refuses with one line and a non-zero exit, moving nothing', async () => {
+    const single = await createTestDatabase();
+    try {
+      const result = await runAdmin(['citus', 'rebalance'], { DATABASE_URL: single.url });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.json).toEqual({
+        error: 'this database is not a Citus coordinator: connect to the coordinator',
+      });
+    } finally {
+      await single.drop();
+    }
+  });
+
+  it('refuses a transfer mode Citus does not have, naming the ones it has', async () => {
+    const result = await runAdmin(['citus', 'rebalance', '--shard-transfer-mode', 'fast'], {});
+    expect(result.code).toBe(2);
+    expect(result.json).toEqual({
+      error: '--shard-transfer-mode must be one of auto, force_logical, block_writes',
+      usage: 'admin citus rebalance [--dry-run] [--shard-transfer-mode <mode>]',
+    });
+  });
+});
+
+/** Each funnel's contact list, a contact read, a chart and a KPI, through the API. */
+async function funnelAnswers(
+  baseUrl: string,
+  tenants: TenantFixture[],
+): Promise<{ status: number; body: unknown }[]> {
+  const answers: { status: number; body: unknown }[] = [];
+  const window = 'from=2026-05-10&to=2026-05-10';
+  for (const tenant of tenants) {
+    const api = httpClient(baseUrl, tenant.key);
+    const funnel = `/v1/funnels/${tenant.funnelId}`;
+    const list = await api.get(`${funnel}/contacts?limit=100&sortField=email&sortOrder=1`);
+    const contact = await api.get(`${funnel}/contacts/${list.body?.data?.[0]?.id}`);
+    const chart = await api.get(`${funnel}/metrics/charts/chart_page_to_page_conversion_rate?${window}`);
+    const kpi = await api.get(`${funnel}/metrics/kpis/kpi_total_sessions?${window}`);
+    for (const reply of [list, contact, chart, kpi]) answers.push({ status: reply.status, body: reply.body });
+  }
+  return answers;
+}
 
 const COMPANY = '0a1b2c3d-0000-4000-8000-0000000000c1';
 const WORKSPACE = '0a1b2c3d-0000-4000-8000-0000000000a1';

@@ -32,6 +32,8 @@ export async function startCitusCluster(): Promise<CitusCluster> {
     shared_preload_libraries: "'citus'",
     // The nodes talk over loopback without TLS (no certificates in a throwaway cluster).
     'citus.node_conninfo': "'sslmode=disable'",
+    // Shard moves copy by logical replication (citus rebalance's default mode), writes going on.
+    wal_level: 'logical',
   };
   const nodes = await Promise.all([0, 1, 2].map(() => startDebianPostgres(settings)));
   const stop = async () => {

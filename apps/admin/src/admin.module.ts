@@ -22,7 +22,7 @@ import {
   AutomationEnableCommand,
   AutomationListCommand,
 } from './commands/automation-manage.command';
-import { CitusCommand, CitusDistributeCommand } from './commands/citus.command';
+import { CitusCommand, CitusDistributeCommand, CitusRebalanceCommand } from './commands/citus.command';
 import { CompanyCommand, CompanyCreateCommand, CompanyListCommand } from './commands/company.command';
 import { ContactCommand, ContactImportCommand } from './commands/contact.command';
 import { DemoCommand, DemoSeedCommand } from './commands/demo.command';
@@ -38,6 +38,8 @@ import { WorkspaceCommand, WorkspaceCreateCommand, WorkspaceListCommand } from '
 import { databaseSchema } from '../../../db/schema';
 import { CitusRepository } from './citus/citus.repository';
 import { CitusDistributionService } from './citus/citus-distribution.service';
+import { CitusRebalanceService } from './citus/citus-rebalance.service';
+import { CitusShardsRepository } from './citus/citus-shards.repository';
 import { DemoSeedRepository } from './demo/demo-seed.repository';
 import { DemoSeedService } from './demo/demo-seed.service';
 import { ContactImportService } from './import/contact-import.service';
@@ -74,6 +76,7 @@ const COMMANDS = [
   DemoSeedCommand,
   CitusCommand,
   CitusDistributeCommand,
+  CitusRebalanceCommand,
 ];
 
 @Module({})
@@ -93,6 +96,8 @@ export class AdminModule {
         ...COMMANDS,
         CitusRepository,
         CitusDistributionService,
+        CitusShardsRepository,
+        CitusRebalanceService,
         DemoSeedService,
         DemoSeedRepository,
         ContactImportService,

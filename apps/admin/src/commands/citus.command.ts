@@ -1,6 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ValidationError } from '@app/core';
 import { CitusDistributionService } from '../citus/citus-distribution.service';
+import { CitusRebalanceService } from '../citus/citus-rebalance.service';
+import { SHARD_TRANSFER_MODES, ShardTransferMode } from '../citus/shard-transfer-mode';
 import { GroupCommand } from '../cli/group.command';
 import { printResult } from '../output';
 
@@ -26,5 +28,47 @@ export class CitusDistributeCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'citus', description: 'Citus cluster set-up', subCommands: [CitusDistributeCommand] })
+@SubCommand({
+  name: 'rebalance',
+  description:
+    'Move whole shard groups from fuller to emptier workers until contacts and events are even (safe to run again)',
+})
+export class CitusRebalanceCommand extends CommandRunner {
+  constructor(private readonly citus: CitusRebalanceService) {
+    super();
+  }
+
+  async run(
+    _: string[],
+    options: { shardTransferMode?: ShardTransferMode; dryRun?: boolean },
+  ): Promise<void> {
+    if (options.dryRun) printResult(await this.citus.plan());
+    else printResult(await this.citus.rebalance(options.shardTransferMode ?? 'auto'));
+  }
+
+  @Option({
+    flags: '--dry-run',
+    description: 'print the spread and the moves a run would make; move nothing',
+  })
+  parseDryRun(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--shard-transfer-mode <mode>',
+    description: `how Citus copies a shard group: ${SHARD_TRANSFER_MODES.join(', ')} (default auto: logical replication, writes go on)`,
+  })
+  parseShardTransferMode(value: string): ShardTransferMode {
+    const mode = SHARD_TRANSFER_MODES.find((m) => m === value);
+    if (!mode)
+      throw new ValidationError(`--shard-transfer-mode must be one of ${SHARD_TRANSFER_MODES.join(', ')}`);
+    return mode;
+  }
+}
+
+@Command({
+  name: 'citus',
+  description: 'Citus cluster set-up',
+  subCommands: [CitusDistributeCommand, CitusRebalanceCommand],
+})
 export class CitusCommand extends GroupCommand {}
