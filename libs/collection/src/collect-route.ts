@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import proxyaddr from 'proxy-addr';
-import { accessLog, HttpMetrics, RateLimitExceededError, ROOT_LOGGER, ShutdownState } from '@app/core';
+import { accessLine, HttpMetrics, RateLimitExceededError, ROOT_LOGGER, ShutdownState } from '@app/core';
 import { browserOf } from './browser-request';
 import { CollectService, MAX_BROWSER_BODY_BYTES } from './collect.service';
 import { OriginNotAllowedError } from './collection-door';
@@ -29,7 +29,7 @@ export function serveCollectFirst(app: NestExpressApplication): void {
   const server = app.getHttpServer() as Server;
   const express = app.getHttpAdapter().getInstance() as { get(setting: string): unknown };
   const collector = app.get(CollectService);
-  const logged = accessLog(app.get(ROOT_LOGGER), app.get(HttpMetrics), app.get(ShutdownState));
+  const logged = accessLine(app.get(ROOT_LOGGER), app.get(HttpMetrics), app.get(ShutdownState));
   const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   const onward = (req: IncomingMessage, res: ServerResponse) => {
     for (const listener of listeners) listener.call(server, req, res);
@@ -38,7 +38,7 @@ export function serveCollectFirst(app: NestExpressApplication): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const funnelId = isBeacon(req) ? funnelOf(req.url as string) : undefined;
     if (funnelId === undefined) return onward(req, res);
-    logged(req as unknown as Request, res as unknown as Response, () => undefined);
+    logged(req as unknown as Request, res as unknown as Response);
     (req as { route?: object }).route = { path: COLLECT_ROUTE };
     readText(req).then(
       (text) => {

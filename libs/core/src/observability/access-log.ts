@@ -18,26 +18,32 @@ type ServedRequest = Omit<Request, 'id' | 'log'> & { id?: string; log?: Logger; 
 const CLIENT_CLOSED = 499;
 
 /**
- * The first middleware of the app: gives the request its id (echoed in `X-Request-Id` on every
- * response, errors and 429s included), a logger that stamps the id on each line, and, once the
- * response is done, one access line and its duration sample. The line holds only the fields
- * below: never headers, a query string or a body, where keys, tokens and personal data travel.
+ * The first middleware of the app: the request's access line (`accessLine`), and a logger that
+ * stamps the request's id on each line logged while serving it.
  */
 export function accessLog(root: Logger, metrics: HttpMetrics, shutdown: ShutdownState) {
+  const started = accessLine(root, metrics, shutdown);
   return (request: Request, res: Response, next: NextFunction): void => {
     const req = request as unknown as ServedRequest;
-    // Started already: a route served ahead of Express that hands its error on to it.
-    if (req.id !== undefined) return next();
+    // Started already by a route served ahead of Express that hands its error on to Express.
+    if (req.id === undefined) started(request, res);
+    req.log ??= root.child({ reqId: req.id });
+    next();
+  };
+}
+
+/**
+ * Gives the request its id (echoed in `X-Request-Id` on every response, errors and 429s
+ * included) and, once the response is done, one access line and its duration sample. The line
+ * holds only the fields below: never headers, a query string or a body, where keys, tokens and
+ * personal data travel. A route served ahead of Express calls it alone: it makes no logger.
+ */
+export function accessLine(root: Logger, metrics: HttpMetrics, shutdown: ShutdownState) {
+  return (request: Request, res: Response): void => {
+    const req = request as unknown as ServedRequest;
     const started = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
     req.id = id;
-    // Made on first use: most requests log nothing but their access line.
-    let log: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      get: () => (log ??= root.child({ reqId: id })),
-      set: (value: Logger) => (log = value),
-      configurable: true,
-    });
     res.setHeader(REQUEST_ID_HEADER, id);
     // While draining, a kept-alive client is told to reconnect, reaching an instance that stays.
     if (shutdown.draining) res.setHeader('Connection', 'close');
@@ -48,10 +54,10 @@ export function accessLog(root: Logger, metrics: HttpMetrics, shutdown: Shutdown
       const route = (req.route as { path?: string } | undefined)?.path ?? null;
       metrics.observe(req.method, route, status, durationMs / 1000);
       const principal = req.principal;
-      // The same line as the request's logger writes, without making one for it.
-      (log ?? root)[status >= 500 ? 'error' : 'info'](
+      // The request's logger when it has one; the same line without making one otherwise.
+      (req.log ?? root)[status >= 500 ? 'error' : 'info'](
         {
-          ...(log ? {} : { reqId: id }),
+          ...(req.log ? {} : { reqId: id }),
           method: req.method,
           route,
           status,
@@ -63,6 +69,5 @@ export function accessLog(root: Logger, metrics: HttpMetrics, shutdown: Shutdown
         'request',
       );
     });
-    next();
   };
 }
