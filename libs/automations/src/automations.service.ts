@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
-import { AutomationTrigger, ContactChange, findContactsById, findMessagesOf } from '@app/contacts';
+import {
+  AutomationTrigger,
+  ContactChange,
+  findContactsById,
+  findMessagesOf,
+  NewContactsRecorder,
+} from '@app/contacts';
 import { type AppConfigService, isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
@@ -173,6 +179,15 @@ export class AutomationsService extends AutomationTrigger {
     // The Contact JSON includes its messages, so the payload shows what the API would show now.
     const messages = await findMessagesOf(manager, funnelIds, contactIds);
     await this.automations.insertRuns(manager, runsFor(matches, messages));
+  }
+
+  // A new contact has no message yet: its payload needs only the contact as inserted.
+  override async forNewContacts(manager: EntityManager, funnelIds: string[]): Promise<NewContactsRecorder> {
+    const automations = await this.automations.enabledForFunnels(manager, funnelIds);
+    return async (changes, contacts) => {
+      const matches = automations.length ? matchingAutomations(changes, automations, contacts) : [];
+      if (matches.length) await this.automations.insertRuns(manager, runsFor(matches, []));
+    };
   }
 
   async forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {

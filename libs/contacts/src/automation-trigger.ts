@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Contact } from './entities/contact.entity';
 
 /** A change to a contact that automations may react to. */
 export interface ContactChange {
@@ -14,12 +15,26 @@ export interface ContactChange {
   occurredAt: Date;
 }
 
+/** Records the runs of contacts just inserted, as the insert answered them (no messages yet). */
+export type NewContactsRecorder = (changes: ContactChange[], contacts: Contact[]) => Promise<void>;
+
 /**
  * Records the automation runs a contact change triggers, inside the caller's transaction
  * (transactional outbox): the runs exist exactly when the change is committed.
  */
 export abstract class AutomationTrigger {
   abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
+
+  /**
+   * For a writer about to insert contacts of these funnels in the caller's transaction: reads now
+   * what `record` would read, so that after the insert the runs cost one statement. The insert
+   * locks its funnel's contact count until the commit; the less that follows it, the less other
+   * writers of the funnel wait. By default the recorder is `record`.
+   */
+  async forNewContacts(manager: EntityManager, funnelIds: string[]): Promise<NewContactsRecorder> {
+    void funnelIds;
+    return (changes) => this.record(manager, changes);
+  }
 
   /**
    * Removes the runs of a contact being erased (their payloads hold its personal data), inside the
