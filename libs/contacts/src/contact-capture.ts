@@ -147,6 +147,8 @@ export class ContactCaptureService {
   }
 
   private async fittingProperties(manager: EntityManager, funnelId: string, values: Record<string, string>) {
+    // A form without answers has nothing for the definitions to check.
+    if (!Object.keys(values).length) return {};
     const definitions = await this.properties.definitionsHeld(manager, funnelId);
     const fitting: Record<string, PropertyValue> = {};
     for (const [name, raw] of Object.entries(values)) {
