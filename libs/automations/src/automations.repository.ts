@@ -97,6 +97,13 @@ export class AutomationsRepository {
     await manager.delete(AutomationRun, { funnelId, contactId });
   }
 
+  /** An SQL expression: the enabled automations of the funnel `funnelIdSql`, as enabledForFunnels answers them (JSON). */
+  static enabledJson(funnelIdSql: string): string {
+    return `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'funnelId', funnel_id, 'companyId', company_id,
+               'trigger', trigger, 'subscriptionId', subscription_id)), '[]') FROM automations
+             WHERE funnel_id = ${funnelIdSql} AND enabled)`;
+  }
+
   /** An SQL condition that holds when the funnel `funnelIdSql` has no enabled automation. */
   static noEnabledAutomation(funnelIdSql: string): string {
     return `NOT EXISTS (SELECT 1 FROM automations WHERE funnel_id = ${funnelIdSql} AND enabled)`;

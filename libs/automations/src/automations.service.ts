@@ -14,7 +14,7 @@ import { FunnelsService } from '@app/workspaces';
 import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
 import { matchingAutomations, runsFor } from './automation-runs';
 import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
-import { AutomationsRepository } from './automations.repository';
+import { AutomationsRepository, EnabledAutomation } from './automations.repository';
 import { Automation } from './entities/automation.entity';
 import { RUN_STATUSES, RunStatus } from './entities/automation-run.entity';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
@@ -182,8 +182,14 @@ export class AutomationsService extends AutomationTrigger {
   }
 
   // A new contact has no message yet: its payload needs only the contact as inserted.
-  override async forNewContacts(manager: EntityManager, funnelIds: string[]): Promise<NewContactsRecorder> {
-    const automations = await this.automations.enabledForFunnels(manager, funnelIds);
+  override async forNewContacts(
+    manager: EntityManager,
+    funnelIds: string[],
+    read?: unknown,
+  ): Promise<NewContactsRecorder> {
+    const automations =
+      (read as EnabledAutomation[] | null | undefined) ??
+      (await this.automations.enabledForFunnels(manager, funnelIds));
     return async (changes, contacts) => {
       const matches = automations.length ? matchingAutomations(changes, automations, contacts) : [];
       if (matches.length) await this.automations.insertRuns(manager, runsFor(matches, []));
@@ -192,6 +198,10 @@ export class AutomationsService extends AutomationTrigger {
 
   async forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {
     await this.automations.deleteRunsOfContact(manager, funnelId, contactId);
+  }
+
+  override newContactsRead(funnelIdSql: string): string {
+    return AutomationsRepository.enabledJson(funnelIdSql);
   }
 
   override noRunsCondition(funnelIdSql: string): string {

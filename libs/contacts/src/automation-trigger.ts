@@ -26,14 +26,28 @@ export abstract class AutomationTrigger {
   abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
 
   /**
-   * For a writer about to insert contacts of these funnels in the caller's transaction: reads now
-   * what `record` would read, so that after the insert the runs cost one statement. The insert
-   * locks its funnel's contact count until the commit; the less that follows it, the less other
-   * writers of the funnel wait. By default the recorder is `record`.
+   * For a writer about to insert contacts of these funnels in the caller's transaction: what
+   * `record` would read is read now, or given as `read` (the value of `newContactsRead`, which the
+   * writer read in a statement it sent anyway), so that after the insert the runs cost one
+   * statement. By default the recorder is `record`.
    */
-  async forNewContacts(manager: EntityManager, funnelIds: string[]): Promise<NewContactsRecorder> {
+  async forNewContacts(
+    manager: EntityManager,
+    funnelIds: string[],
+    read?: unknown,
+  ): Promise<NewContactsRecorder> {
     void funnelIds;
+    void read;
     return (changes) => this.record(manager, changes);
+  }
+
+  /**
+   * An SQL expression on the funnel id `funnelIdSql` of what `forNewContacts` needs of that funnel,
+   * for a writer to read in one of its own statements. By default NULL: it reads for itself.
+   */
+  newContactsRead(funnelIdSql: string): string {
+    void funnelIdSql;
+    return 'NULL';
   }
 
   /**

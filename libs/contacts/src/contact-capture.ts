@@ -74,9 +74,11 @@ export class ContactCaptureService {
     const noRuns = (funnelIdSql: string) => this.automations.noRunsCondition(funnelIdSql);
     return this.dataSource.transaction(async (manager) => {
       // The same keys as a batch upsert takes: no two writers create one contact twice.
+      // The funnel's automations are read with the locks: one round trip less.
       const locked = await this.writes.lockForBatch(manager, funnelId, {
         keys: keys.filter((k): k is string => !!k),
         noRuns,
+        read: (funnelIdSql) => this.automations.newContactsRead(funnelIdSql),
       });
       const properties = await this.fittingProperties(manager, funnelId, lead.properties);
       const existing = await this.match(manager, funnelId, fields);
@@ -112,10 +114,12 @@ export class ContactCaptureService {
       funnelId: string;
       convertedAt: Date;
     },
-    locked: { noRuns: boolean },
+    locked: { noRuns: boolean; read?: unknown },
   ): Promise<string> {
     const { companyId, funnelId, convertedAt } = row;
-    const recordRuns = locked.noRuns ? undefined : await this.automations.forNewContacts(manager, [funnelId]);
+    const recordRuns = locked.noRuns
+      ? undefined
+      : await this.automations.forNewContacts(manager, [funnelId], locked.read);
     const contact = (await this.rows.insert((text, values) => manager.query(text, values), row))!;
     await recordRuns?.(
       [{ kind: 'contact.created', companyId, funnelId, contactId: contact.id, occurredAt: convertedAt }],
