@@ -337,7 +337,7 @@ async function compareCount(ds: DataSource, funnelId: string) {
   };
   await time('SELECT count(*) FROM contacts WHERE funnel_id = $1');
   console.log(
-    `\ntotal: kept count ${await time('SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1')} ms, ` +
+    `\ntotal: kept count ${await time('SELECT sum(contact_count) FROM funnel_contact_counts WHERE funnel_id = $1')} ms, ` +
       `COUNT(*) ${await time('SELECT count(*) FROM contacts WHERE funnel_id = $1')} ms (warm)`,
   );
 }

@@ -79,9 +79,10 @@ app.get('/v1/funnels/:funnelId/contacts', auth, funnel, async (req, res) => {
   const page = Number(req.query.page ?? 0);
   const limit = Number(req.query.limit ?? 50);
   const funnelId = req.params.funnelId;
-  const counted = await pool.query('SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1', [
-    funnelId,
-  ]);
+  const counted = await pool.query(
+    'SELECT sum(contact_count) AS contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
+    [funnelId],
+  );
   const total = Number(counted.rows[0]?.contact_count ?? 0);
   const found = await pool.query<{ id: string; sort_value: string | null }>(
     `SELECT id, converted_at::text AS sort_value FROM contacts WHERE funnel_id = $1

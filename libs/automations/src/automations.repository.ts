@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, QueryDeepPartialEntity } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Automation } from './entities/automation.entity';
 import { AutomationRun, RunStatus } from './entities/automation-run.entity';
 
@@ -73,19 +73,35 @@ export class AutomationsRepository {
   }
 
   /** The enabled automations of these funnels, read in the caller's transaction. */
+  // Plain SQL, not find() and insert(): every contact change of a funnel with automations runs
+  // both, and building TypeORM's queries cost more than running them.
   enabledForFunnels(manager: EntityManager, funnelIds: string[]): Promise<EnabledAutomation[]> {
-    return manager.find(Automation, {
-      select: { id: true, funnelId: true, companyId: true, trigger: true, subscriptionId: true },
-      where: { funnelId: In(funnelIds), enabled: true },
-    });
+    return manager.query(
+      `SELECT id, funnel_id AS "funnelId", company_id AS "companyId", trigger, subscription_id AS "subscriptionId"
+       FROM automations WHERE funnel_id = ANY($1::uuid[]) AND enabled`,
+      [funnelIds],
+    );
   }
 
   async insertRuns(manager: EntityManager, runs: NewRun[]): Promise<void> {
-    await manager.insert(AutomationRun, runs as QueryDeepPartialEntity<AutomationRun>[]);
+    if (!runs.length) return;
+    await manager.query(
+      `INSERT INTO automation_runs (automation_id, funnel_id, contact_id, event, payload)
+       SELECT r."automationId", r."funnelId", r."contactId", r.event, r.payload
+       FROM jsonb_to_recordset($1::jsonb) AS r("automationId" uuid, "funnelId" uuid, "contactId" uuid, event varchar, payload jsonb)`,
+      [JSON.stringify(runs)],
+    );
   }
 
   async deleteRunsOfContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {
     await manager.delete(AutomationRun, { funnelId, contactId });
+  }
+
+  /** An SQL expression: the enabled automations of the funnel `funnelIdSql`, as enabledForFunnels answers them (JSON). */
+  static enabledJson(funnelIdSql: string): string {
+    return `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'funnelId', funnel_id, 'companyId', company_id,
+               'trigger', trigger, 'subscriptionId', subscription_id)), '[]') FROM automations
+             WHERE funnel_id = ${funnelIdSql} AND enabled)`;
   }
 
   /** An SQL condition that holds when the funnel `funnelIdSql` has no enabled automation. */

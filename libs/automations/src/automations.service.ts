@@ -2,13 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
-import { AutomationTrigger, ContactChange, findContactsById, findMessagesOf } from '@app/contacts';
+import {
+  AutomationTrigger,
+  ContactChange,
+  findContactsById,
+  findMessagesOf,
+  NewContactsRecorder,
+} from '@app/contacts';
 import { type AppConfigService, isUuid, NotFoundError, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { DEFAULT_RUNS_LIMIT, MAX_RUNS_LIMIT, RUNS_LIMIT_RULE } from './automation-limits';
 import { matchingAutomations, runsFor } from './automation-runs';
 import { CreateAutomationInput, validateAutomationInput } from './create-automation.input';
-import { AutomationsRepository } from './automations.repository';
+import { AutomationsRepository, EnabledAutomation } from './automations.repository';
 import { Automation } from './entities/automation.entity';
 import { RUN_STATUSES, RunStatus } from './entities/automation-run.entity';
 import { WebhookSecretCipher } from './webhook-secret.cipher';
@@ -175,8 +181,27 @@ export class AutomationsService extends AutomationTrigger {
     await this.automations.insertRuns(manager, runsFor(matches, messages));
   }
 
+  // A new contact has no message yet: its payload needs only the contact as inserted.
+  override async forNewContacts(
+    manager: EntityManager,
+    funnelIds: string[],
+    read?: unknown,
+  ): Promise<NewContactsRecorder> {
+    const automations =
+      (read as EnabledAutomation[] | null | undefined) ??
+      (await this.automations.enabledForFunnels(manager, funnelIds));
+    return async (changes, contacts) => {
+      const matches = automations.length ? matchingAutomations(changes, automations, contacts) : [];
+      if (matches.length) await this.automations.insertRuns(manager, runsFor(matches, []));
+    };
+  }
+
   async forgetContact(manager: EntityManager, funnelId: string, contactId: string): Promise<void> {
     await this.automations.deleteRunsOfContact(manager, funnelId, contactId);
+  }
+
+  override newContactsRead(funnelIdSql: string): string {
+    return AutomationsRepository.enabledJson(funnelIdSql);
   }
 
   override noRunsCondition(funnelIdSql: string): string {

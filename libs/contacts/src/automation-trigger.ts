@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Contact } from './entities/contact.entity';
 
 /** A change to a contact that automations may react to. */
 export interface ContactChange {
@@ -14,12 +15,40 @@ export interface ContactChange {
   occurredAt: Date;
 }
 
+/** Records the runs of contacts just inserted, as the insert answered them (no messages yet). */
+export type NewContactsRecorder = (changes: ContactChange[], contacts: Contact[]) => Promise<void>;
+
 /**
  * Records the automation runs a contact change triggers, inside the caller's transaction
  * (transactional outbox): the runs exist exactly when the change is committed.
  */
 export abstract class AutomationTrigger {
   abstract record(manager: EntityManager, changes: ContactChange[]): Promise<void>;
+
+  /**
+   * For a writer about to insert contacts of these funnels in the caller's transaction: what
+   * `record` would read is read now, or given as `read` (the value of `newContactsRead`, which the
+   * writer read in a statement it sent anyway), so that after the insert the runs cost one
+   * statement. By default the recorder is `record`.
+   */
+  async forNewContacts(
+    manager: EntityManager,
+    funnelIds: string[],
+    read?: unknown,
+  ): Promise<NewContactsRecorder> {
+    void funnelIds;
+    void read;
+    return (changes) => this.record(manager, changes);
+  }
+
+  /**
+   * An SQL expression on the funnel id `funnelIdSql` of what `forNewContacts` needs of that funnel,
+   * for a writer to read in one of its own statements. By default NULL: it reads for itself.
+   */
+  newContactsRead(funnelIdSql: string): string {
+    void funnelIdSql;
+    return 'NULL';
+  }
 
   /**
    * Removes the runs of a contact being erased (their payloads hold its personal data), inside the

@@ -74,9 +74,11 @@ export class ContactCaptureService {
     const noRuns = (funnelIdSql: string) => this.automations.noRunsCondition(funnelIdSql);
     return this.dataSource.transaction(async (manager) => {
       // The same keys as a batch upsert takes: no two writers create one contact twice.
-      await this.writes.lockForBatch(manager, funnelId, {
+      // The funnel's automations are read with the locks: one round trip less.
+      const locked = await this.writes.lockForBatch(manager, funnelId, {
         keys: keys.filter((k): k is string => !!k),
         noRuns,
+        read: (funnelIdSql) => this.automations.newContactsRead(funnelIdSql),
       });
       const properties = await this.fittingProperties(manager, funnelId, lead.properties);
       const existing = await this.match(manager, funnelId, fields);
@@ -90,18 +92,40 @@ export class ContactCaptureService {
         });
         return { contactId: existing.id, created: false };
       }
-      const convertedAt = new Date();
-      const row = { ...fields, fullAddress, funnelId, companyId, convertedAt, properties };
-      const contact = (await this.rows.insert((text, values) => manager.query(text, values), {
-        ...row,
-        meta: lead.meta,
-        utmParams: lead.utmParams,
-      }))!;
-      await this.automations.record(manager, [
-        { kind: 'contact.created', companyId, funnelId, contactId: contact.id, occurredAt: convertedAt },
-      ]);
-      return { contactId: contact.id, created: true };
+      const row = { ...fields, fullAddress, companyId, funnelId, properties, convertedAt: new Date() };
+      const contactId = await this.insert(
+        manager,
+        { ...row, meta: lead.meta, utmParams: lead.utmParams },
+        locked,
+      );
+      return { contactId, created: true };
     });
+  }
+
+  /**
+   * Inserts the new contact and records its `contact.created`. The insert locks the funnel's
+   * contact count until the commit, and every other new contact of the funnel waits for it: what
+   * can be read is read before, and only the runs' insert follows it.
+   */
+  private async insert(
+    manager: EntityManager,
+    row: Parameters<ContactsRepository['insert']>[1] & {
+      companyId: string;
+      funnelId: string;
+      convertedAt: Date;
+    },
+    locked: { noRuns: boolean; read?: unknown },
+  ): Promise<string> {
+    const { companyId, funnelId, convertedAt } = row;
+    const recordRuns = locked.noRuns
+      ? undefined
+      : await this.automations.forNewContacts(manager, [funnelId], locked.read);
+    const contact = (await this.rows.insert((text, values) => manager.query(text, values), row))!;
+    await recordRuns?.(
+      [{ kind: 'contact.created', companyId, funnelId, contactId: contact.id, occurredAt: convertedAt }],
+      [contact],
+    );
+    return contact.id;
   }
 
   /** Fills the contact's empty service-managed members from its session (a conversion naming it). */
@@ -127,6 +151,8 @@ export class ContactCaptureService {
   }
 
   private async fittingProperties(manager: EntityManager, funnelId: string, values: Record<string, string>) {
+    // A form without answers has nothing for the definitions to check.
+    if (!Object.keys(values).length) return {};
     const definitions = await this.properties.definitionsHeld(manager, funnelId);
     const fitting: Record<string, PropertyValue> = {};
     for (const [name, raw] of Object.entries(values)) {

@@ -85,22 +85,28 @@ export class ContactWritesRepository {
    * Takes, until the caller commits, the funnel's property definitions lock (shared, see
    * ContactPropertiesService) and the locks of the upsert keys of a batch (so no two batches
    * create one contact twice), in one order so two batches never wait on each other; answers
-   * whether `noRuns` holds for the funnel.
+   * whether `noRuns` holds for the funnel, and the value of `read` (an SQL expression on the
+   * funnel's id) when given.
    */
   async lockForBatch(
     manager: EntityManager,
     funnelId: string,
-    batch: { scope?: string; keys: string[]; noRuns: (funnelIdSql: string) => string },
-  ): Promise<{ noRuns: boolean }> {
-    const rows = await this.prepared<{ noRuns: boolean }>(
+    batch: {
+      scope?: string;
+      keys: string[];
+      noRuns: (funnelIdSql: string) => string;
+      read?: (funnelIdSql: string) => string;
+    },
+  ): Promise<{ noRuns: boolean; read?: unknown }> {
+    const rows = await this.prepared<{ noRuns: boolean; read?: unknown }>(
       manager,
       `SELECT pg_advisory_xact_lock_shared(contact_properties_lock_key($1))::text AS definitions,
               (SELECT string_agg(pg_advisory_xact_lock(h)::text, '') FROM (
                  SELECT DISTINCT hashtextextended($2 || v, 0) AS h FROM unnest($3::text[]) AS v ORDER BY h) k) AS keys,
-              ${batch.noRuns('$1::uuid')} AS "noRuns"`,
+              ${batch.noRuns('$1::uuid')} AS "noRuns"${batch.read ? `, ${batch.read('$1::uuid')} AS read` : ''}`,
       [funnelId, `contact_upsert:${funnelId}:${batch.scope ?? ''}:`, batch.keys],
     );
-    return { noRuns: rows[0].noRuns };
+    return rows[0];
   }
 
   /**

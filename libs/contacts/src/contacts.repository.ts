@@ -98,7 +98,7 @@ export class ContactsRepository {
     const values = [...first.params, companyId];
     const gate = offset === undefined ? '' : `AND t.total > $${values.push(offset)}`;
     const text = `SELECT t.total, r.id, r.version, r.sort_value FROM
-         (SELECT coalesce((SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
+         (SELECT coalesce((SELECT sum(contact_count) FROM funnel_contact_counts WHERE funnel_id = $1), 0) AS total) t
        LEFT JOIN LATERAL (
          SELECT q.sort_key, c.id, ${VERSION}, ${sortValueText('q')}
          FROM (${first.sql}) q JOIN contacts c ON c.id = q.id AND c.funnel_id = $1
@@ -228,8 +228,8 @@ export class ContactsRepository {
 
   /** How many contacts the funnel has, as kept by the count table. */
   async count(funnelId: string): Promise<number> {
-    const rows = await this.reads.rows<{ contact_count: string }>(
-      'SELECT contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
+    const rows = await this.reads.rows<{ contact_count: string | null }>(
+      'SELECT sum(contact_count) AS contact_count FROM funnel_contact_counts WHERE funnel_id = $1',
       [funnelId],
     );
     return Number(rows[0]?.contact_count ?? 0);
