@@ -88,9 +88,10 @@ function funnelOf(url: string): string | undefined {
 /** The whole body as text (its length is declared and small). */
 function readText(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.once('end', () => resolve(text));
     req.once('error', reject);
   });
 }
