@@ -1,4 +1,4 @@
-import { type Answer, withoutIdsOrTimes } from './citus-traffic';
+import { type Answer, withoutIdsOrTimes } from './citus-answers';
 import { runAdmin } from './processes';
 
 /**
