@@ -8610,6 +8610,21 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
+            /** @description The file name holds a character no text may (a NUL byte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation failed",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Not this version of the tracker */
             404: {
                 headers: {

@@ -37,7 +37,11 @@ export class TrackerController {
   @ApiParam({ name: 'file', example: '0123456789abcdef.js' })
   @ApiProduces('text/javascript')
   @ApiOkResponse(SCRIPT)
-  @ApiErrorResponses({ 404: { description: 'Not this version of the tracker' } })
+  @ApiErrorResponses({
+    // Every text the API reads must be storable: a name holding a NUL byte is refused first.
+    400: { description: 'The file name holds a character no text may (a NUL byte)' },
+    404: { description: 'Not this version of the tracker' },
+  })
   versioned(@Param('file') file: string, @Req() req: Request, @Res() res: Response): void {
     if (file !== trackerScript().versionedFile) throw new NotFoundError('No such tracker version');
     serve(req, res, 'public, max-age=31536000, immutable');
