@@ -38,10 +38,6 @@ module.exports = {
   // e2e suites boot an app and clone a database in their hooks; on a loaded 2-core machine that
   // takes well over jest's 5 s default. Suites that need longer say so per test.
   testTimeout: 60_000,
-  // One suite at a time, in a worker that is replaced once it holds more than this after a suite:
-  // in one process for the whole run, what each suite's modules leave behind reached Node's heap
-  // limit after about 135 suites on a loaded machine.
-  workerIdleMemoryLimit: '1GB',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [
