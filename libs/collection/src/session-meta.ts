@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ContactMeta, SessionDetails, UtmParams } from '@app/contacts';
-import { ChangeNotifications, NotifiedCache } from '@app/core';
 import { SessionSummary, SessionSummaryReader } from '@app/metrics';
-import { FUNNEL_CACHE_TTL_MS, FUNNELS_CHANNEL, FunnelsService } from '@app/workspaces';
+import { FunnelsService } from '@app/workspaces';
 
 /** What the page says of itself on submission (not an event: no metric reads it). */
 export interface PageContext {
@@ -19,21 +18,10 @@ export interface PageContext {
  */
 @Injectable()
 export class SessionMeta {
-  // A funnel's pages are written with the funnel and never after: kept as the funnel is (dropped
-  // when it changes or is deleted), so a lead costs no read of them.
-  private readonly titles: NotifiedCache<Map<string, string>>;
-
   constructor(
     private readonly sessions: SessionSummaryReader,
     private readonly funnels: FunnelsService,
-    notifications: ChangeNotifications,
-  ) {
-    this.titles = new NotifiedCache(notifications, {
-      channel: FUNNELS_CHANNEL,
-      ttlMs: FUNNEL_CACHE_TTL_MS,
-      maxEntries: 10_000,
-    });
-  }
+  ) {}
 
   /** The session's summary, or undefined while no session_start of it is stored. */
   summary(funnelId: string, sessionId: string): Promise<SessionSummary | undefined> {
@@ -42,8 +30,7 @@ export class SessionMeta {
 
   /** The funnel's page titles by slug. */
   async pageTitles(funnelId: string): Promise<Map<string, string>> {
-    const read = async () => new Map((await this.funnels.pagesOf(funnelId)).map((p) => [p.slug, p.title]));
-    return (await this.titles.get(funnelId, read)) ?? new Map();
+    return new Map((await this.funnels.pagesOf(funnelId)).map((p) => [p.slug, p.title]));
   }
 
   /** `titles`: the funnel's, when read already (beside the summary). */

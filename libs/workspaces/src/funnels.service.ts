@@ -56,6 +56,8 @@ export class FunnelsService {
   // Every funnel route checks its funnel first: from memory, dropped on every replica when the
   // funnel changes or is deleted (see NotifiedCache).
   private readonly cache: NotifiedCache<CachedFunnel>;
+  // A funnel's pages are written with the funnel and never after: kept as the funnel is.
+  private readonly pages: NotifiedCache<FunnelPage[]>;
 
   constructor(
     private readonly funnels: FunnelsRepository,
@@ -64,11 +66,9 @@ export class FunnelsService {
     notifications: ChangeNotifications,
     @Inject(ConfigService) private readonly config: AppConfigService,
   ) {
-    this.cache = new NotifiedCache(notifications, {
-      channel: FUNNELS_CHANNEL,
-      ttlMs: FUNNEL_CACHE_TTL_MS,
-      maxEntries: 10_000,
-    });
+    const kept = { channel: FUNNELS_CHANNEL, ttlMs: FUNNEL_CACHE_TTL_MS, maxEntries: 10_000 };
+    this.cache = new NotifiedCache(notifications, kept);
+    this.pages = new NotifiedCache(notifications, kept);
   }
 
   async create(input: CreateFunnelInput): Promise<Funnel> {
@@ -164,9 +164,9 @@ export class FunnelsService {
     }));
   }
 
-  /** The funnel's pages in funnel order. */
-  pagesOf(funnelId: string): Promise<FunnelPage[]> {
-    return this.funnels.pagesOf(funnelId);
+  /** The funnel's pages in funnel order (from memory, as the funnel is). */
+  async pagesOf(funnelId: string): Promise<FunnelPage[]> {
+    return (await this.pages.get(funnelId, () => this.funnels.pagesOf(funnelId))) ?? [];
   }
 
   private async load(funnelId: string): Promise<CachedFunnel | undefined> {
