@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ChangeNotifications, runMigrations } from '@app/core';
@@ -95,6 +96,12 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
 
       const mcp = await mcpListWorkspaces();
       const mcpBody = (await mcp.json()) as { id: number; error?: { code: number; message: string } };
+      // A page's beacon, answered ahead of Express: its funnel is read (none in memory) and cannot be.
+      const beacon = await fetch(`${t.baseUrl}/v1/funnels/${randomUUID()}/collect`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://shop.example' },
+        body: JSON.stringify({ events: [] }),
+      });
 
       const restartingAt = Date.now();
       await pg.start();
@@ -112,6 +119,11 @@ describe('PostgreSQL outages answer 503, and the service recovers by itself', ()
       expect(down[0].body).toEqual(UNAVAILABLE);
       expect(replies.filter((r) => r.status >= 500 && r.status !== 503)).toEqual([]);
 
+      expect([beacon.status, beacon.headers.get('retry-after'), await beacon.json()]).toEqual([
+        503,
+        '1',
+        UNAVAILABLE,
+      ]);
       expect(mcp.headers.get('retry-after')).toBe('1');
       expect(mcpBody).toMatchObject({ id: 7, error: { code: -32003, message: 'Service unavailable' } });
 
