@@ -16,15 +16,8 @@
  */
 import { MultiBar, Presets } from 'cli-progress';
 import { DataSource } from 'typeorm';
-import {
-  CHART_SUBTYPES,
-  EventsService,
-  KPI_SUBTYPES,
-  EVENT_GRAINS,
-  SegmentFolder,
-  SESSION_GRAINS,
-} from '@app/metrics';
-import { questionProbes } from './metrics/question-probes';
+import { EventsService, SegmentFolder } from '@app/metrics';
+import { benchWindows, figureProbes, questionProbes } from './metrics/question-probes';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { createApp } from '../apps/api/src/create-app';
 import {
@@ -52,8 +45,6 @@ const WARMUP = Math.min(5, Math.ceil(RUNS / 5));
 // Only the probes whose name matches, e.g. `compared|sessions|conversion`.
 const ONLY = new RegExp(process.argv[7] ?? '');
 const DAY = 86_400_000;
-// Half a bucket of the finest grain: the longest edge read from raw rows.
-const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
 
 /** p95 targets (ms) on the first funnel, and the most its p50 may grow at ten times the volume. */
 const P95_TARGET_MS = 100;
@@ -167,43 +158,12 @@ async function main(): Promise<void> {
       );
     }
 
-    const local = (ms: number, offset: number) => new Date(ms - offset * 60_000).toISOString().slice(0, 10);
-    const windowWithEdges = (edge: number) =>
-      `from=${new Date(now - DAYS * DAY + edge).toISOString()}&to=${new Date(now - edge - 1).toISOString()}&offset=-330`;
-    const windows = {
-      // A dashboard: the last whole local days at UTC+2 (date-only from/to).
-      'days+2': `from=${local(now - DAYS * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
-      // A rolling window to the millisecond at UTC+5:30: its edges (47.7 s and 55.7 s) are read as
-      // whole minutes less 12.3 s and 4.3 s of raw sessions, and as ten-second buckets less 2.3 s
-      // and 4.3 s of raw page views and clicks.
-      'roll+5:30': `from=${new Date(now - DAYS * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
-      // The worst cases for raw rows: both edges exactly half a bucket of the finest grain, read
-      // raw. Half a minute for sessions (page views and clicks read three ten-second buckets
-      // there)...
-      'half+5:30': windowWithEdges(halfFinest(SESSION_GRAINS)),
-      // ...and five seconds for page views and clicks.
-      'five+5:30': windowWithEdges(halfFinest(EVENT_GRAINS)),
-    };
+    const windows = benchWindows(now, DAYS);
     const probes = (funnelId: string, query: string): Probe[] =>
       [
         ...(PROBES === 'figures' ? [] : questionProbes(funnelId, query)),
         ...(PROBES === 'questions' ? [] : figureProbes(funnelId, query)),
       ].filter((p) => ONLY.test(p.name));
-    const figureProbes = (funnelId: string, query: string): Probe[] => [
-      ...CHART_SUBTYPES.map((s) => ({
-        name: s,
-        path: `/v1/funnels/${funnelId}/metrics/charts/${s}?${query}`,
-      })),
-      {
-        name: 'chart_page_to_page (abTest=variant)',
-        path: `/v1/funnels/${funnelId}/metrics/charts/chart_page_to_page_conversion_rate?${query}&abTest=variant`,
-      },
-      ...KPI_SUBTYPES.map((s) => ({ name: s, path: `/v1/funnels/${funnelId}/metrics/kpis/${s}?${query}` })),
-      ...[1, 2, 3].map((n) => ({
-        name: `insight question_${n}`,
-        path: `/v1/funnels/${funnelId}/metrics/insights/question_${n}?${query}`,
-      })),
-    ];
 
     // Measured on a settled database: autovacuum workers that the build started finish first.
     const settled = await autovacuumDone(dataSource);

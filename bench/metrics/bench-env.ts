@@ -35,13 +35,19 @@ export function benchAppEnv(vars: Record<string, string>): ReturnType<typeof val
  * load (max_wal_size); durability settings stay as shipped.
  */
 export async function startBenchDatabase(): Promise<ThrowawayPostgres> {
+  const pg = await startBenchPostgres();
+  await runMigrations(pg.url, databaseSchema);
+  return pg;
+}
+
+/** startBenchDatabase's PostgreSQL, not migrated (for a build that migrates it itself). */
+export async function startBenchPostgres(): Promise<ThrowawayPostgres> {
   const pg = await startThrowawayPostgres();
   await sql(pg.url, [
     `ALTER SYSTEM SET max_wal_size = '8GB'`,
     `ALTER SYSTEM SET checkpoint_timeout = '30min'`,
     'SELECT pg_reload_conf()',
   ]);
-  await runMigrations(pg.url, databaseSchema);
   return pg;
 }
 

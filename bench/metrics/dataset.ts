@@ -41,14 +41,11 @@ function parse(raw: RawEvent[]): TrackedEvent[] {
 }
 
 /**
- * Ingests about `plan.events` events of realistic traffic through EventsService (the code behind
- * POST /v1/funnels/{id}/events), in batches of 5000. Returns the events and sessions written.
+ * About `plan.events` events of realistic traffic, in batches of about 5000 events, whole sessions
+ * each (every generated session is sent: cutting at exactly plan.events would end the traffic
+ * before the end of the window, leaving its last minutes empty). Deterministic for a seed.
  */
-export async function ingestTraffic(
-  service: EventsService,
-  plan: TrafficPlan,
-  onProgress: (events: number) => void,
-): Promise<{ events: number; sessions: number }> {
+export function* trafficBatches(plan: TrafficPlan): Generator<{ events: RawEvent[]; sessions: number }> {
   const traffic = demoTraffic({
     pages: BENCH_PAGES,
     from: plan.from,
@@ -57,28 +54,35 @@ export async function ingestTraffic(
     random: createRandom(plan.seed),
     prefix: plan.prefix,
   });
+  let batch: RawEvent[] = [];
+  let sessions = 0;
+  for (const session of traffic) {
+    batch.push(...session);
+    sessions++;
+    if (batch.length < BATCH) continue;
+    yield { events: batch, sessions };
+    batch = [];
+    sessions = 0;
+  }
+  if (batch.length) yield { events: batch, sessions };
+}
+
+/**
+ * Ingests about `plan.events` events of realistic traffic through EventsService (the code behind
+ * POST /v1/funnels/{id}/events), in batches of 5000. Returns the events and sessions written.
+ */
+export async function ingestTraffic(
+  service: EventsService,
+  plan: TrafficPlan,
+  onProgress: (events: number) => void,
+): Promise<{ events: number; sessions: number }> {
+  const batches = trafficBatches(plan);
   let written = 0;
   let sessions = 0;
-  let done = false;
-  const nextBatch = (): RawEvent[] | undefined => {
-    if (done) return undefined;
-    const batch: RawEvent[] = [];
-    while (batch.length < BATCH) {
-      const next = traffic.next();
-      // Every generated session is sent: cutting at exactly plan.events would end the traffic
-      // before the end of the window, leaving its last minutes empty.
-      if (next.done) {
-        done = true;
-        break;
-      }
-      batch.push(...next.value);
-      sessions++;
-    }
-    return batch.length ? batch : undefined;
-  };
   const worker = async () => {
-    for (let batch = nextBatch(); batch; batch = nextBatch()) {
-      const events = parse(batch);
+    for (let next = batches.next(); !next.done; next = batches.next()) {
+      sessions += next.value.sessions;
+      const events = parse(next.value.events);
       await service.record(plan.funnelId, events);
       written += events.length;
       onProgress(written);
@@ -100,15 +104,30 @@ export async function seedContactsAndMessages(
   window: { from: number; to: number },
   contacts: number,
 ): Promise<void> {
+  const raw = await seedContacts((text, params) => dataSource.query(text, params), funnel, window, contacts);
+  for (let i = 0; i < raw.length; i += BATCH)
+    await service.record(funnel.funnelId, parse(raw.slice(i, i + BATCH)));
+}
+
+/**
+ * Inserts `contacts` contacts converted over the window and a message to each; returns the
+ * messages' delivery and opening events, for the caller to send.
+ */
+export async function seedContacts(
+  query: (text: string, params: unknown[]) => Promise<{ id: string; created_at: Date }[]>,
+  funnel: { funnelId: string; companyId: string },
+  window: { from: number; to: number },
+  contacts: number,
+): Promise<RawEvent[]> {
   const from = new Date(window.from).toISOString();
   const to = new Date(window.to).toISOString();
-  await dataSource.query(
+  await query(
     `INSERT INTO contacts (funnel_id, company_id, status, email, converted_at)
      SELECT $1, $2, 'lead', 'bench' || i || '@example.com', $3::timestamptz + random() * ($4::timestamptz - $3::timestamptz)
      FROM generate_series(1, $5::int) AS i`,
     [funnel.funnelId, funnel.companyId, from, to, contacts],
   );
-  const messages: { id: string; created_at: Date }[] = await dataSource.query(
+  const messages = await query(
     `INSERT INTO contact_messages (contact_id, funnel_id, name, type, content, created_at)
      SELECT id, funnel_id, 'welcome', 'email', 'Welcome!', least(converted_at + interval '1 minute', $2::timestamptz)
      FROM contacts WHERE funnel_id = $1 AND converted_at IS NOT NULL
@@ -135,6 +154,5 @@ export async function seedContactsAndMessages(
         messageId: m.id,
       });
   }
-  for (let i = 0; i < raw.length; i += BATCH)
-    await service.record(funnel.funnelId, parse(raw.slice(i, i + BATCH)));
+  return raw;
 }

@@ -1,4 +1,11 @@
-import { FILTERED_CHARTS, FILTERED_KPIS, CHART_SUBTYPES, KPI_SUBTYPES } from '@app/metrics';
+import {
+  CHART_SUBTYPES,
+  EVENT_GRAINS,
+  FILTERED_CHARTS,
+  FILTERED_KPIS,
+  KPI_SUBTYPES,
+  SESSION_GRAINS,
+} from '@app/metrics';
 import { BENCH_PAGES } from './bench-env';
 
 // The demo traffic's commonest filter values (demo-traffic.ts): a device and two sources.
@@ -39,4 +46,46 @@ export function questionProbes(
     // The same read of every session (exact=true): linear in the period's sessions.
     { name: 'step funnel exact (3 steps, P7D)', path: `${stepFunnel}&exact=true`, reference: true },
   ];
+}
+
+/** Every chart (and the page-to-page chart by A/B variant), KPI and insight over a window `query`. */
+export function figureProbes(funnelId: string, query: string): { name: string; path: string }[] {
+  const metrics = `/v1/funnels/${funnelId}/metrics`;
+  return [
+    ...CHART_SUBTYPES.map((s) => ({ name: s, path: `${metrics}/charts/${s}?${query}` })),
+    {
+      name: 'chart_page_to_page (abTest=variant)',
+      path: `${metrics}/charts/chart_page_to_page_conversion_rate?${query}&abTest=variant`,
+    },
+    ...KPI_SUBTYPES.map((s) => ({ name: s, path: `${metrics}/kpis/${s}?${query}` })),
+    ...[1, 2, 3].map((n) => ({
+      name: `insight question_${n}`,
+      path: `${metrics}/insights/question_${n}?${query}`,
+    })),
+  ];
+}
+
+const DAY = 86_400_000;
+// Half a bucket of the finest grain: the longest edge read from raw rows.
+const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
+
+/** The benches' four windows over the `days` days to `now`, as query strings by name. */
+export function benchWindows(now: number, days: number): Record<string, string> {
+  const local = (ms: number, offset: number) => new Date(ms - offset * 60_000).toISOString().slice(0, 10);
+  const withEdges = (edge: number) =>
+    `from=${new Date(now - days * DAY + edge).toISOString()}&to=${new Date(now - edge - 1).toISOString()}&offset=-330`;
+  return {
+    // A dashboard: the last whole local days at UTC+2 (date-only from/to).
+    'days+2': `from=${local(now - days * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
+    // A rolling window to the millisecond at UTC+5:30: its edges (47.7 s and 55.7 s) are read as
+    // whole minutes less 12.3 s and 4.3 s of raw sessions, and as ten-second buckets less 2.3 s
+    // and 4.3 s of raw page views and clicks.
+    'roll+5:30': `from=${new Date(now - days * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
+    // The worst cases for raw rows: both edges exactly half a bucket of the finest grain, read
+    // raw. Half a minute for sessions (page views and clicks read three ten-second buckets
+    // there)...
+    'half+5:30': withEdges(halfFinest(SESSION_GRAINS)),
+    // ...and five seconds for page views and clicks.
+    'five+5:30': withEdges(halfFinest(EVENT_GRAINS)),
+  };
 }
