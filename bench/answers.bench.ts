@@ -14,7 +14,8 @@
 import { Client } from 'pg';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
 import { BENCH_PAGES, fmt, percentile, sql, startBenchPostgres } from './metrics/bench-env';
-import { seedContacts, trafficBatches } from './metrics/dataset';
+import { seedContacts } from './metrics/dataset';
+import { postEvents, releaseEnv, sendTraffic } from './metrics/release-traffic';
 import { benchWindows, figureProbes, questionProbes } from './metrics/question-probes';
 import {
   checkoutPreviousRelease,
@@ -30,12 +31,8 @@ const DAYS = Number(process.argv[3] ?? 3);
 const RUNS = Number(process.argv[4] ?? 5);
 const CONTACTS = 20_000;
 const DAY = 86_400_000;
-// The events API takes at most 1000 events a call; four calls in flight.
-const PER_CALL = 1000;
-const IN_FLIGHT = 4;
 
 type Service = { baseUrl: string; stop(): Promise<void> };
-type Sent = { events: number; sessions: number };
 
 async function main(): Promise<void> {
   const release = await checkoutPreviousRelease();
@@ -43,16 +40,7 @@ async function main(): Promise<void> {
   const held = new URL(pg.url);
   const copy = new URL(pg.url);
   copy.pathname = '/answers_upgraded';
-  const env = (url: URL) => ({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'error',
-    DATABASE_URL: url.toString(),
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    METRICS_PORT: '0',
-    SEGMENT_FOLD_POLL_MS: '200',
-    SEGMENT_FOLD_LAG_SECONDS: '0',
-  });
+  const env = releaseEnv;
   const services: Service[] = [];
   // An interrupted run still stops both services, the database and the worktree.
   const interrupted = new Promise<never>((_, reject) =>
@@ -69,7 +57,7 @@ async function main(): Promise<void> {
     let old = await release.start(env(held));
     services.push(old);
     const started = performance.now();
-    const sent = await sendTraffic(old.baseUrl, tenant.key, funnelId, window);
+    const sent = await sendTraffic(old.baseUrl, tenant.key, funnelId, { events: EVENTS, ...window });
     const seconds = (performance.now() - started) / 1000;
     console.log(
       `previous release ingested ${fmt(sent.events, 0)} events (${fmt(sent.sessions, 0)} sessions) over HTTP ` +
@@ -80,7 +68,7 @@ async function main(): Promise<void> {
     const query = async (text: string, params: unknown[]) => (await db.query(text, params)).rows;
     const messages = await seedContacts(query, { funnelId, companyId: tenant.companyId }, window, CONTACTS);
     await db.end();
-    await post(old.baseUrl, tenant.key, funnelId, messages);
+    await postEvents(old.baseUrl, tenant.key, funnelId, messages);
     await folded(pg.url, { timeoutMs: 3_600_000 });
     console.log(`folded by the previous release after ${fmt((performance.now() - started) / 1000, 0)} s`);
     await old.stop();
@@ -105,39 +93,6 @@ async function main(): Promise<void> {
     for (const s of services) await s.stop();
     await pg.destroy();
     await release.remove();
-  }
-}
-
-/** bench:metrics' traffic, sent to the events API. */
-async function sendTraffic(
-  baseUrl: string,
-  key: string,
-  funnelId: string,
-  window: { from: number; to: number },
-) {
-  const batches = trafficBatches({ funnelId, events: EVENTS, ...window, seed: 1, prefix: 'x1' });
-  const sent: Sent = { events: 0, sessions: 0 };
-  let reported = 0;
-  const worker = async () => {
-    for (let next = batches.next(); !next.done; next = batches.next()) {
-      await post(baseUrl, key, funnelId, next.value.events);
-      sent.events += next.value.events.length;
-      sent.sessions += next.value.sessions;
-      if (sent.events - reported >= 500_000) console.log(`  ${fmt((reported = sent.events), 0)} events sent`);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return sent;
-}
-
-async function post(baseUrl: string, key: string, funnelId: string, events: unknown[]): Promise<void> {
-  for (let i = 0; i < events.length; i += PER_CALL) {
-    const res = await fetch(`${baseUrl}/v1/funnels/${funnelId}/events`, {
-      method: 'POST',
-      headers: { 'x-service-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ events: events.slice(i, i + PER_CALL) }),
-    });
-    if (res.status !== 202) throw new Error(`events answered ${res.status}: ${await res.text()}`);
   }
 }
 

@@ -37,6 +37,13 @@ export interface Checkout {
   remove(): Promise<void>;
 }
 
+/** This checkout, run the same way as the previous release. */
+export const thisCheckout: Pick<Checkout, 'dir' | 'script' | 'start'> = {
+  dir: ROOT,
+  script: (env, name, ...args) => runScript(ROOT, env, name, ...args),
+  start: (env) => startService(ROOT, env),
+};
+
 /** The previous release in a temporary worktree. */
 export async function checkoutPreviousRelease(): Promise<Checkout> {
   const commit = await previousRelease();
@@ -61,7 +68,7 @@ export async function checkoutPreviousRelease(): Promise<Checkout> {
  * an API key with every permission the metrics and contacts need, through the checkout's admin CLI.
  */
 export async function createTenant(
-  release: Checkout,
+  release: Pick<Checkout, 'script'>,
   env: NodeJS.ProcessEnv,
   name: string,
   funnels: { name: string; pages: string }[],
