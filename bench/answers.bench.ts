@@ -13,18 +13,11 @@
  */
 import { Client } from 'pg';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
-import { BENCH_PAGES, fmt, percentile, sql, startBenchPostgres } from './metrics/bench-env';
+import { fmt, onDatabase, percentile, sql, startBenchPostgres } from './metrics/bench-env';
 import { seedContacts } from './metrics/dataset';
-import { postEvents, releaseEnv, sendTraffic } from './metrics/release-traffic';
+import { createBenchTenant, postEvents, releaseEnv, sendTraffic } from './metrics/release-traffic';
 import { benchWindows, figureProbes, questionProbes } from './metrics/question-probes';
-import {
-  checkoutPreviousRelease,
-  createTenant,
-  folded,
-  ROOT,
-  runScript,
-  startService,
-} from '../scripts/previous-release';
+import { checkoutPreviousRelease, folded, ROOT, thisCheckout } from '../scripts/previous-release';
 
 const EVENTS = Number(process.argv[2] ?? 2_000_000);
 const DAYS = Number(process.argv[3] ?? 3);
@@ -37,10 +30,8 @@ type Service = { baseUrl: string; stop(): Promise<void> };
 async function main(): Promise<void> {
   const release = await checkoutPreviousRelease();
   const pg = await startBenchPostgres();
-  const held = new URL(pg.url);
-  const copy = new URL(pg.url);
-  copy.pathname = '/answers_upgraded';
-  const env = releaseEnv;
+  const held = pg.url;
+  const copy = onDatabase(pg.url, 'answers_upgraded');
   const services: Service[] = [];
   // An interrupted run still stops both services, the database and the worktree.
   const interrupted = new Promise<never>((_, reject) =>
@@ -48,13 +39,12 @@ async function main(): Promise<void> {
   );
   const run = async () => {
     console.log(`previous release ${release.commit.slice(0, 7)}, this checkout in ${ROOT}`);
-    await release.script(env(held), 'migrate.js');
-    const pages = BENCH_PAGES.map((p) => `${p.slug}:${p.title}`).join(',');
-    const tenant = await createTenant(release, env(held), 'Answers', [{ name: 'x1', pages }]);
-    const funnelId = tenant.funnels[0];
+    await release.script(releaseEnv(held), 'migrate.js');
+    const tenant = await createBenchTenant(release, releaseEnv(held), 'Answers');
+    const { funnelId } = tenant;
     const now = busiestHourEnd(Date.now());
     const window = { from: now - DAYS * DAY, to: now };
-    let old = await release.start(env(held));
+    let old = await release.start(releaseEnv(held));
     services.push(old);
     const started = performance.now();
     const sent = await sendTraffic(old.baseUrl, tenant.key, funnelId, { events: EVENTS, ...window });
@@ -73,19 +63,19 @@ async function main(): Promise<void> {
     console.log(`folded by the previous release after ${fmt((performance.now() - started) / 1000, 0)} s`);
     await old.stop();
     await sql(pg.url, ['VACUUM ANALYZE']);
-    const admin = new URL(pg.url);
-    admin.pathname = '/postgres';
-    await sql(admin.toString(), [`CREATE DATABASE answers_upgraded TEMPLATE "${held.pathname.slice(1)}"`]);
+    const heldName = new URL(held).pathname.slice(1);
+    await sql(onDatabase(pg.url, 'postgres'), [`CREATE DATABASE answers_upgraded TEMPLATE "${heldName}"`]);
     const migrating = performance.now();
-    await runScript(ROOT, env(copy), 'migrate.js');
-    await startService(ROOT, env(copy)).then((s) => services.push(s));
-    await folded(copy.toString(), { recent: false, timeoutMs: 3_600_000 });
+    await thisCheckout.script(releaseEnv(copy), 'migrate.js');
+    const upgraded = await thisCheckout.start(releaseEnv(copy));
+    services.push(upgraded);
+    await folded(copy, { recent: false, timeoutMs: 3_600_000 });
     console.log(
       `upgraded copy migrated and folded by this checkout in ${fmt((performance.now() - migrating) / 1000, 0)} s`,
     );
-    old = await release.start({ ...env(held), SEGMENT_FOLD_POLL_MS: '3600000' });
+    old = await release.start({ ...releaseEnv(held), SEGMENT_FOLD_POLL_MS: '3600000' });
     services.push(old);
-    await compare(old, services[1], tenant.key, funnelId, now);
+    await compare(old, upgraded, tenant.key, funnelId, now);
   };
   try {
     await Promise.race([run(), interrupted]);

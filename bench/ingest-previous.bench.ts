@@ -12,15 +12,9 @@
  */
 import { Client } from 'pg';
 import { busiestHourEnd } from '../apps/admin/src/demo/demo-traffic';
-import { BENCH_PAGES, fmt, sql, startBenchPostgres } from './metrics/bench-env';
-import { releaseEnv, sendTraffic } from './metrics/release-traffic';
-import {
-  Checkout,
-  checkoutPreviousRelease,
-  createTenant,
-  folded,
-  thisCheckout,
-} from '../scripts/previous-release';
+import { fmt, onDatabase, sql, startBenchPostgres } from './metrics/bench-env';
+import { createBenchTenant, releaseEnv, sendTraffic } from './metrics/release-traffic';
+import { Build, checkoutPreviousRelease, folded, thisCheckout } from '../scripts/previous-release';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const ROUNDS = Number(process.argv[3] ?? 2);
@@ -36,7 +30,7 @@ interface Run {
 async function main(): Promise<void> {
   const release = await checkoutPreviousRelease();
   const pg = await startBenchPostgres();
-  const builds: [string, Pick<Checkout, 'script' | 'start'>][] = [
+  const builds: [string, Build][] = [
     [`previous ${release.commit.slice(0, 7)}`, release],
     ['this checkout', thisCheckout],
   ];
@@ -75,37 +69,29 @@ async function main(): Promise<void> {
 }
 
 /** One build's ingestion of the traffic into a new database `name`, then its size once folded and vacuumed. */
-async function ingestOnce(
-  url: string,
-  checkout: Pick<Checkout, 'script' | 'start'>,
-  name: string,
-  now: number,
-) {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  await sql(admin.toString(), [`CREATE DATABASE ${name}`]);
-  const database = new URL(url);
-  database.pathname = `/${name}`;
+async function ingestOnce(url: string, checkout: Build, name: string, now: number) {
+  const admin = onDatabase(url, 'postgres');
+  await sql(admin, [`CREATE DATABASE ${name}`]);
+  const database = onDatabase(url, name);
   const env = releaseEnv(database);
   await checkout.script(env, 'migrate.js');
-  const pages = BENCH_PAGES.map((p) => `${p.slug}:${p.title}`).join(',');
-  const tenant = await createTenant(checkout, env, 'Ingest', [{ name: 'x1', pages }]);
+  const tenant = await createBenchTenant(checkout, env, 'Ingest');
   const service = await checkout.start(env);
   let seconds: number;
   let events: number;
   try {
     const started = performance.now();
-    ({ events } = await sendTraffic(service.baseUrl, tenant.key, tenant.funnels[0], {
+    ({ events } = await sendTraffic(service.baseUrl, tenant.key, tenant.funnelId, {
       events: EVENTS,
       from: now - 3 * DAY,
       to: now,
     }));
     seconds = (performance.now() - started) / 1000;
-    await folded(database.toString(), { timeoutMs: 3_600_000 });
+    await folded(database, { timeoutMs: 3_600_000 });
   } finally {
     await service.stop();
   }
-  const db = new Client({ connectionString: database.toString() });
+  const db = new Client({ connectionString: database });
   await db.connect();
   try {
     await db.query('VACUUM ANALYZE');
@@ -121,7 +107,7 @@ async function ingestOnce(
     };
   } finally {
     await db.end();
-    await sql(admin.toString(), [`DROP DATABASE ${name}`]);
+    await sql(admin, [`DROP DATABASE ${name}`]);
   }
 }
 

@@ -37,12 +37,19 @@ export interface Checkout {
   remove(): Promise<void>;
 }
 
+/** What a bench runs of a build: its scripts and its service. */
+export type Build = Pick<Checkout, 'script' | 'start'>;
+
 /** This checkout, run the same way as the previous release. */
-export const thisCheckout: Pick<Checkout, 'dir' | 'script' | 'start'> = {
-  dir: ROOT,
-  script: (env, name, ...args) => runScript(ROOT, env, name, ...args),
-  start: (env) => startService(ROOT, env),
-};
+export const thisCheckout: Build = buildIn(ROOT);
+
+/** The scripts and service of the checkout in `dir`. */
+function buildIn(dir: string): Build {
+  return {
+    script: (env, name, ...args) => runScript(dir, env, name, ...args),
+    start: (env) => startService(dir, env),
+  };
+}
 
 /** The previous release in a temporary worktree. */
 export async function checkoutPreviousRelease(): Promise<Checkout> {
@@ -54,8 +61,7 @@ export async function checkoutPreviousRelease(): Promise<Checkout> {
   return {
     commit,
     dir,
-    script: (env, name, ...args) => runScript(dir, env, name, ...args),
-    start: (env) => startService(dir, env),
+    ...buildIn(dir),
     remove: async () => {
       await run('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT }).catch(() => undefined);
       await rm(tmp, { recursive: true, force: true });
@@ -68,7 +74,7 @@ export async function checkoutPreviousRelease(): Promise<Checkout> {
  * an API key with every permission the metrics and contacts need, through the checkout's admin CLI.
  */
 export async function createTenant(
-  release: Pick<Checkout, 'script'>,
+  release: Pick<Build, 'script'>,
   env: NodeJS.ProcessEnv,
   name: string,
   funnels: { name: string; pages: string }[],
@@ -99,7 +105,7 @@ export async function createTenant(
 }
 
 /** Runs `scripts/<name>` of the checkout in `dir`; returns its output. */
-export async function runScript(
+async function runScript(
   dir: string,
   env: NodeJS.ProcessEnv,
   name: string,
@@ -110,7 +116,7 @@ export async function runScript(
 }
 
 /** `npm start` of the checkout in `dir` on a free port, until stopped. */
-export async function startService(
+async function startService(
   dir: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ baseUrl: string; stop(): Promise<void> }> {

@@ -51,6 +51,13 @@ export async function startBenchPostgres(): Promise<ThrowawayPostgres> {
   return pg;
 }
 
+/** `url` with its database replaced by `name` (`postgres` for CREATE and DROP DATABASE). */
+export function onDatabase(url: string, name: string): string {
+  const other = new URL(url);
+  other.pathname = `/${name}`;
+  return other.toString();
+}
+
 export async function sql(url: string, statements: string[]): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();

@@ -1,4 +1,5 @@
-import { fmt } from './bench-env';
+import { Build, createTenant } from '../../scripts/previous-release';
+import { BENCH_PAGES, fmt } from './bench-env';
 import { trafficBatches } from './dataset';
 
 // The events API takes at most 1000 events a call; four calls in flight.
@@ -17,6 +18,13 @@ export function releaseEnv(url: URL | string): NodeJS.ProcessEnv {
     SEGMENT_FOLD_POLL_MS: '200',
     SEGMENT_FOLD_LAG_SECONDS: '0',
   };
+}
+
+/** A tenant with one funnel of the bench's pages, through the build's admin CLI. */
+export async function createBenchTenant(build: Build, env: NodeJS.ProcessEnv, name: string) {
+  const pages = BENCH_PAGES.map((p) => `${p.slug}:${p.title}`).join(',');
+  const tenant = await createTenant(build, env, name, [{ name: 'x1', pages }]);
+  return { companyId: tenant.companyId, key: tenant.key, funnelId: tenant.funnels[0] };
 }
 
 /** bench:metrics' traffic (seed 1), sent to a service's events API; returns the events and sessions sent. */
