@@ -53,8 +53,6 @@ describe('Ingestion statements on a grown funnel', () => {
     const marks = await new StepKeyNumbers().marks(run, acme.funnelId, stepReaches(events));
     await writeBatch(run, acme.funnelId, {
       sessions: [],
-      eventRollups: [],
-      sessionRollups: [],
       questions: [],
       segmentChanges: { ...segmentChanges(events, []), sessions },
       stepSummaries: stepSummaryRowsJson(marks, [], emptySession),

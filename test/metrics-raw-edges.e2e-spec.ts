@@ -2,9 +2,8 @@ import { DataSource } from 'typeorm';
 import {
   AB_VARIANTS,
   DECLARED_DIMENSIONS,
+  COUNTED_EVENTS,
   DECLARED_EVENT_DIMENSIONS,
-  EVENT_GRAINS,
-  eventRollupDeltas,
   EventsService,
   parseEventBatch,
   sessionFromRow,
@@ -13,6 +12,7 @@ import {
   SESSION_DIMENSIONS,
   sessionContributions,
   RollupReader,
+  SegmentFolder,
   weekdayHourSlot,
   FixedOffsetZone,
 } from '@app/metrics';
@@ -131,9 +131,9 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
   }
 
   /**
-   * Every declared dimension counted from events, read as the charts read it, against the sums of
-   * what ingestion contributes for the window's raw events (eventRollupDeltas, finest buckets): a
-   * dimension declared later is compared here without a change to this suite.
+   * Every declared dimension counted from events, read as the charts read it, against the window's
+   * raw events counted in Node by the dimension's declaration: a dimension declared later is
+   * compared here without a change to this suite.
    */
   async function expectEachEventDimension(window: MetricWindow) {
     const rows: { type: EventType; at: Date; payload: Record<string, never> }[] = await db.query(
@@ -141,36 +141,28 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
        WHERE funnel_id = $1 AND occurred_at >= $2 AND occurred_at <= $3`,
       [tenant.funnelId, new Date(window.from), new Date(window.to)],
     );
-    const finest = EVENT_GRAINS[EVENT_GRAINS.length - 1];
-    const contributed = eventRollupDeltas(
-      rows.map((r) => ({
-        eventId: '',
-        type: r.type,
-        sessionId: '',
-        occurredAt: r.at.getTime(),
-        fields: r.payload,
-        fieldsJson: '',
-      })),
-    ).filter((r) => r.grain === finest);
-    const counted = DECLARED_EVENT_DIMENSIONS.filter(([, d]) => d.source === 'events');
-    expect(counted.length).toBeGreaterThan(2);
-    for (const [dimension] of counted) {
+    expect(DECLARED_EVENT_DIMENSIONS.length).toBeGreaterThan(2);
+    for (const [dimension, d] of DECLARED_EVENT_DIMENSIONS) {
       const want: EventTotals = {};
       const latest: Record<string, number> = {};
-      for (const { key, counts: c } of contributed.filter((r) => r.dimension === dimension)) {
+      for (const r of rows.filter((row) => row.type === d.type)) {
+        const columns = COUNTED_EVENTS[d.type](r.payload);
+        const key = d.keyed ? columns.key : '';
         const total = (want[key] ??= { events: 0, timed: 0, totalMs: 0, label: null });
-        total.events += c.events;
-        total.timed += c.timed;
-        total.totalMs += c.totalMs;
+        total.events += 1;
+        if (d.timed && columns.timeOnPageMs !== undefined) {
+          total.timed += 1;
+          total.totalMs += columns.timeOnPageMs;
+        }
+        const at = r.at.getTime();
         const was = latest[key];
         if (
-          c.labelAt !== null &&
-          (was === undefined ||
-            c.labelAt > was ||
-            (c.labelAt === was && (c.label as string) > (total.label as string)))
+          d.labelled &&
+          columns.label !== undefined &&
+          (was === undefined || at > was || (at === was && columns.label > (total.label as string)))
         ) {
-          latest[key] = c.labelAt;
-          total.label = c.label;
+          latest[key] = at;
+          total.label = columns.label;
         }
       }
       expect({
@@ -191,25 +183,8 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
       ]),
     );
 
-  it('has sessions in every dimension to compare', async () => {
-    const all = await expected(T0, T0 + SPAN);
-    expect(all.get(SESSION_DIMENSIONS.all)?.get('')?.sessions).toBe(400);
-    for (const dimension of DIMENSIONS) expect(all.get(dimension)?.size).toBeGreaterThan(0);
-    // Duplicate answers within one answer event exist, so the distinct-answer rule is exercised.
-    const groups = all.get(SESSION_DIMENSIONS.answerGroup('question_1')) as Map<string, SessionCounts>;
-    expect([...groups.keys()].some((k) => k.includes('; '))).toBe(true);
-  });
-
-  it.each([
-    ['inside ten seconds', 21_250, 27_999],
-    ['across a ten-second boundary', 38_001, 41_500],
-    ['inside one minute', 15_250, 47_999],
-    ['across a minute boundary', 30_001, 75_500],
-    ['two partial minutes around a whole one', 59_999, 120_001],
-    ['the whole span less a millisecond at each end', 1, SPAN - 2],
-    ['one millisecond', 100_123, 100_123],
-  ])('%s', async (_name, fromOffset, toOffset) => {
-    const window = { from: T0 + fromOffset, to: T0 + toOffset, offset: 0, zone: new FixedOffsetZone(0) };
+  /** Every dimension read over the window, alone and together, against the references. */
+  async function expectWindow(window: MetricWindow & { offset: number }) {
     const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
     const want = await expected(window.from, window.to);
     for (const dimension of DIMENSIONS) {
@@ -224,32 +199,62 @@ describe('metrics: window edges read from raw rows (or a whole bucket less raw r
     expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
     expect(await reader.activity(tenant.funnelId, window)).toEqual(events.slots);
     await expectEachEventDimension(window);
+  }
+
+  const WINDOWS: [string, number, number][] = [
+    ['inside ten seconds', 21_250, 27_999],
+    ['across a ten-second boundary', 38_001, 41_500],
+    ['inside one minute', 15_250, 47_999],
+    ['across a minute boundary', 30_001, 75_500],
+    ['two partial minutes around a whole one', 59_999, 120_001],
+    ['the whole span less a millisecond at each end', 1, SPAN - 2],
+    ['one millisecond', 100_123, 100_123],
+  ];
+  const utc = (fromOffset: number, toOffset: number) => ({
+    from: T0 + fromOffset,
+    to: T0 + toOffset,
+    offset: 0,
+    zone: new FixedOffsetZone(0),
   });
 
-  it('agrees on 40 random windows at whole-hour and half-hour offsets', async () => {
-    const random = createRandom(7);
-    for (let n = 0; n < 40; n++) {
-      const a = Math.floor(random() * SPAN);
-      const b = Math.floor(random() * SPAN);
-      const offset = n % 2 ? -330 : 60;
-      const window = {
-        from: T0 + Math.min(a, b),
-        to: T0 + Math.max(a, b),
-        offset,
-        zone: new FixedOffsetZone(offset),
-      };
-      const got = await reader.sessions(tenant.funnelId, window, DIMENSIONS);
-      const want = await expected(window.from, window.to);
-      for (const dimension of DIMENSIONS)
-        expect(Object.fromEntries(got.get(dimension) ?? [])).toEqual(
-          Object.fromEntries(want.get(dimension) ?? []),
-        );
-      await expectReadAlone(window, want);
-      const events = await expectedEvents(window.from, window.to, window.offset);
-      expect(plain(await reader.events(tenant.funnelId, window, 'page'))).toEqual(events.page);
-      expect(plain(await reader.events(tenant.funnelId, window, 'button'))).toEqual(events.button);
-      expect(await reader.activity(tenant.funnelId, window)).toEqual(events.slots);
-      await expectEachEventDimension(window);
-    }
+  it('has sessions in every dimension to compare', async () => {
+    const all = await expected(T0, T0 + SPAN);
+    const segments = [...(all.get(SESSION_DIMENSIONS.segment) as Map<string, SessionCounts>).values()];
+    expect(segments.reduce((sum, c) => sum + c.sessions, 0)).toBe(400);
+    for (const dimension of DIMENSIONS) expect(all.get(dimension)?.size).toBeGreaterThan(0);
+    // Duplicate answers within one answer event exist, so the distinct-answer rule is exercised.
+    const groups = all.get(SESSION_DIMENSIONS.answerGroup('question_1')) as Map<string, SessionCounts>;
+    expect([...groups.keys()].some((k) => k.includes('; '))).toBe(true);
+  });
+
+  describe('as ingested (raw where nothing is folded yet)', () => {
+    it.each(WINDOWS)('%s', async (_name, fromOffset, toOffset) => {
+      await expectWindow(utc(fromOffset, toOffset));
+    });
+  });
+
+  describe('folded: whole buckets of the segment rollups, less or plus raw rows', () => {
+    beforeAll(async () => {
+      await t.app.get(SegmentFolder).drain(Date.now());
+    });
+
+    it.each(WINDOWS)('%s', async (_name, fromOffset, toOffset) => {
+      await expectWindow(utc(fromOffset, toOffset));
+    });
+
+    it('agrees on 40 random windows at whole-hour and half-hour offsets', async () => {
+      const random = createRandom(7);
+      for (let n = 0; n < 40; n++) {
+        const a = Math.floor(random() * SPAN);
+        const b = Math.floor(random() * SPAN);
+        const offset = n % 2 ? -330 : 60;
+        await expectWindow({
+          from: T0 + Math.min(a, b),
+          to: T0 + Math.max(a, b),
+          offset,
+          zone: new FixedOffsetZone(offset),
+        });
+      }
+    });
   });
 });

@@ -1,10 +1,9 @@
 import {
   CHART_SUBTYPES,
-  EVENT_GRAINS,
   FILTERED_CHARTS,
   FILTERED_KPIS,
+  FINEST_SEGMENT_GRAIN,
   KPI_SUBTYPES,
-  SESSION_GRAINS,
 } from '@app/metrics';
 import { BENCH_PAGES } from './bench-env';
 
@@ -67,7 +66,6 @@ export function figureProbes(funnelId: string, query: string): { name: string; p
 
 const DAY = 86_400_000;
 // Half a bucket of the finest grain: the longest edge read from raw rows.
-const halfFinest = (grains: readonly number[]) => (grains[grains.length - 1] * 1000) / 2;
 
 /** The benches' four windows over the `days` days to `now`, as query strings by name. */
 export function benchWindows(now: number, days: number): Record<string, string> {
@@ -78,14 +76,12 @@ export function benchWindows(now: number, days: number): Record<string, string> 
     // A dashboard: the last whole local days at UTC+2 (date-only from/to).
     'days+2': `from=${local(now - days * DAY, -120)}&to=${local(now - DAY, -120)}&offset=-120`,
     // A rolling window to the millisecond at UTC+5:30: its edges (47.7 s and 55.7 s) are read as
-    // whole minutes less 12.3 s and 4.3 s of raw sessions, and as ten-second buckets less 2.3 s
-    // and 4.3 s of raw page views and clicks.
+    // whole minutes less 12.3 s and 4.3 s of raw sessions, page views and clicks.
     'roll+5:30': `from=${new Date(now - days * DAY + 12_345).toISOString()}&to=${new Date(now - 4_321).toISOString()}&offset=-330`,
-    // The worst cases for raw rows: both edges exactly half a bucket of the finest grain, read
-    // raw. Half a minute for sessions (page views and clicks read three ten-second buckets
-    // there)...
-    'half+5:30': withEdges(halfFinest(SESSION_GRAINS)),
-    // ...and five seconds for page views and clicks.
-    'five+5:30': withEdges(halfFinest(EVENT_GRAINS)),
+    // The worst case for raw rows: both edges exactly half a bucket of the finest grain, a
+    // minute, read raw...
+    'half+5:30': withEdges((FINEST_SEGMENT_GRAIN * 1000) / 2),
+    // ...and edges five seconds past a minute boundary.
+    'five+5:30': withEdges(5_000),
   };
 }

@@ -2,44 +2,25 @@
 
 -- page views per page
 --   $1 = "00000000-0000-4000-8000-000000000001"
---   $2 = [86400,86400,86400,3600,10,10]
---   $3 = ["2026-05-04T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-06T23:59:40.000Z"]
---   $4 = ["2026-05-05T00:00:00.000Z","2026-05-07T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-04T09:00:20.000Z","2026-05-07T00:00:00.000Z"]
---   $5 = ["2026-05-04T09:00:17.000Z","2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-06T23:59:40.000Z"]
---   $6 = ["2026-05-05T00:00:00.000Z","2026-05-06T23:59:36.500Z","2026-05-06T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-06T23:59:40.000Z"]
---   $7 = [1,1,1,-1,-1,-1]
---   $8 = "page"
---   $9 = "page_view"
---   $10 = "2026-05-04T09:00:17.000Z"
---   $11 = "2026-05-04T09:00:20.000Z"
---   $12 = "2026-05-06T23:59:36.500Z"
---   $13 = "2026-05-06T23:59:40.000Z"
-WITH r AS (
-       SELECT r.key, s.sign * r.events AS events, s.sign * r.timed AS timed, s.sign * r.total_ms AS total_ms,
-              r.label, r.label_at, s.inside_lo, s.inside_hi, s.sign
-       FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
-   CROSS JOIN LATERAL (
-     SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $8 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
-   ) AS r
-     )
-     SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
-            (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
-              FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi))[1] AS label,
-            max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
-     FROM r GROUP BY r.key
-     UNION ALL
-     SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
-     FROM r CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e
-     WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
-       AND e.key = r.key AND e.button_label IS NOT NULL
-     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l
-     WHERE r.label_at >= r.inside_hi AND r.sign > 0
-     UNION ALL
-     SELECT raw.key, raw.events, raw.timed, raw.total_ms,
+--   $2 = "page"
+--   $3 = "page_view"
+--   $4 = "2026-05-05T06:00:00.000Z"
+--   $5 = "2026-05-05T06:02:00.000Z"
+--   $6 = "2026-05-06T22:46:00.000Z"
+--   $7 = "2026-05-06T23:59:36.500Z"
+--   $8 = "2026-05-04T09:00:00.000Z"
+--   $9 = "2026-05-04T09:00:17.000Z"
+--   $10 = [86400,3600,3600,3600,900,300,60,3600,900,60]
+--   $11 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $12 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $13 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $14 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $15 = [1,-1,1,1,1,1,1,1,1,1]
+SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
-             WHERE x.funnel_id = $1 AND x.type = $9 AND x.occurred_at = raw.label_at AND x.key = raw.key
-               AND x.button_label IS NOT NULL),
+             WHERE x.funnel_id = $1 AND x.type = $3 AND x.occurred_at = raw.label_at AND x.key = raw.key
+               AND x.button_label IS NOT NULL) AS label,
             raw.label_at
      FROM (
        SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
@@ -48,55 +29,56 @@ WITH r AS (
        FROM (SELECT 1 AS sign, e.key,
             NULL::text AS button_label,
             e.time_on_page_ms, e.occurred_at
-     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $10::timestamptz AND e.occurred_at < $11::timestamptz
+     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $4::timestamptz AND e.occurred_at < $5::timestamptz
+UNION ALL
+SELECT 1 AS sign, e.key,
+            NULL::text AS button_label,
+            e.time_on_page_ms, e.occurred_at
+     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
 UNION ALL
 SELECT -1 AS sign, e.key,
             NULL::text AS button_label,
             e.time_on_page_ms, e.occurred_at
-     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz) AS e
+     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $8::timestamptz AND e.occurred_at < $9::timestamptz) AS e
        GROUP BY e.key
-     ) AS raw;
+     ) AS raw
+     UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
+          sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
+          (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   CROSS JOIN LATERAL (
+     SELECT r.events FROM metric_segment_rollups r
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+   ) AS r) AS x) AS k
+   GROUP BY k.key;
 
 -- clicks per button, with the latest label
 --   $1 = "00000000-0000-4000-8000-000000000001"
---   $2 = [86400,3600,900,60,10,3600,900,60,10,10]
---   $3 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:00:20.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:30.000Z","2026-05-06T23:59:00.000Z"]
---   $4 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z","2026-05-06T23:59:40.000Z","2026-05-06T23:59:30.000Z"]
---   $5 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:00:20.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:30.000Z","2026-05-06T23:59:00.000Z"]
---   $6 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z","2026-05-06T23:59:36.500Z","2026-05-06T23:59:30.000Z"]
---   $7 = [1,1,1,1,1,1,1,1,1,1]
---   $8 = "button"
---   $9 = "button_click"
---   $10 = "2026-05-04T09:00:17.000Z"
---   $11 = "2026-05-04T09:00:20.000Z"
---   $12 = "2026-05-06T23:59:36.500Z"
---   $13 = "2026-05-06T23:59:40.000Z"
-WITH r AS (
-       SELECT r.key, s.sign * r.events AS events, s.sign * r.timed AS timed, s.sign * r.total_ms AS total_ms,
-              r.label, r.label_at, s.inside_lo, s.inside_hi, s.sign
-       FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
-   CROSS JOIN LATERAL (
-     SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $8 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
-   ) AS r
-     )
-     SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
-            (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
-              FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi))[1] AS label,
-            max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
-     FROM r GROUP BY r.key
-     UNION ALL
-     SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
-     FROM r CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e
-     WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
-       AND e.key = r.key AND e.button_label IS NOT NULL
-     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l
-     WHERE r.label_at >= r.inside_hi AND r.sign > 0
-     UNION ALL
-     SELECT raw.key, raw.events, raw.timed, raw.total_ms,
+--   $2 = "button"
+--   $3 = "button_click"
+--   $4 = "2026-05-06T23:59:00.000Z"
+--   $5 = "2026-05-06T23:59:36.500Z"
+--   $6 = "2026-05-04T09:00:00.000Z"
+--   $7 = "2026-05-04T09:00:17.000Z"
+--   $8 = [60]
+--   $9 = ["2026-05-04T09:00:00.000Z"]
+--   $10 = ["2026-05-04T09:01:00.000Z"]
+--   $11 = ["2026-05-04T09:00:17.000Z"]
+--   $12 = ["2026-05-04T09:01:00.000Z"]
+--   $13 = [1]
+--   $14 = [86400,3600,900,300,60,60,3600,900,300,60]
+--   $15 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $16 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $17 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:17.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $18 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $19 = [1,1,1,1,1,1,1,1,1,1]
+SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
-             WHERE x.funnel_id = $1 AND x.type = $9 AND x.occurred_at = raw.label_at AND x.key = raw.key
-               AND x.button_label IS NOT NULL),
+             WHERE x.funnel_id = $1 AND x.type = $3 AND x.occurred_at = raw.label_at AND x.key = raw.key
+               AND x.button_label IS NOT NULL) AS label,
             raw.label_at
      FROM (
        SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
@@ -105,76 +87,65 @@ WITH r AS (
        FROM (SELECT 1 AS sign, e.key,
             e.button_label,
             NULL::int AS time_on_page_ms, e.occurred_at
-     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $10::timestamptz AND e.occurred_at < $11::timestamptz
+     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $4::timestamptz AND e.occurred_at < $5::timestamptz
 UNION ALL
 SELECT -1 AS sign, e.key,
             e.button_label,
             NULL::int AS time_on_page_ms, e.occurred_at
-     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz) AS e
+     FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz) AS e
        GROUP BY e.key
-     ) AS raw;
+     ) AS raw
+     UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
+          sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
+          (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($14::int[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], $19::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   CROSS JOIN LATERAL (
+     SELECT r.events FROM metric_segment_rollups r
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+   ) AS r) AS x) AS k
+   GROUP BY k.key
+     UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM (SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM (SELECT x.inside_lo, x.inside_hi, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.inside_lo AS inside_lo, s.inside_hi AS inside_hi, jsonb_each(r.events -> $2) AS cell FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   CROSS JOIN LATERAL (
+     SELECT r.events FROM metric_segment_rollups r
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+   ) AS r) AS x) AS k) AS p CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e
+     WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= p.inside_lo AND e.occurred_at < p.inside_hi
+       AND e.key = p.key AND e.button_label IS NOT NULL
+     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l;
 
 -- filtered page views
 --   $1 = "00000000-0000-4000-8000-000000000001"
---   $2 = []
---   $3 = []
---   $4 = []
---   $5 = []
---   $6 = []
---   $7 = []
---   $8 = "page"
---   $9 = "page_view"
---   $10 = ["mobile"]
---   $11 = ["google","newsletter"]
---   $12 = "2026-05-05T06:00:00.000Z"
---   $13 = "2026-05-05T06:02:00.000Z"
---   $14 = "2026-05-06T22:46:00.000Z"
---   $15 = "2026-05-06T23:59:36.500Z"
---   $16 = "2026-05-04T09:00:00.000Z"
---   $17 = "2026-05-04T09:00:17.000Z"
---   $18 = ["mobile"]
---   $19 = ["google","newsletter"]
---   $20 = [86400,3600,3600,3600,900,300,60,3600,900,60]
---   $21 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
---   $22 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $23 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
---   $24 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $25 = [1,-1,1,1,1,1,1,1,1,1]
---   $26 = ["mobile"]
---   $27 = ["google","newsletter"]
-WITH r AS (
-       SELECT r.key, s.sign * r.events AS events, s.sign * r.timed AS timed, s.sign * r.total_ms AS total_ms,
-              r.label, r.label_at, s.inside_lo, s.inside_hi, s.sign
-       FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
-   CROSS JOIN LATERAL (
-     SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $8 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
-   ) AS r
-     )
-     SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
-            (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
-              FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi))[1] AS label,
-            max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
-     FROM r GROUP BY r.key
-     UNION ALL
-     SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
-     FROM r CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e JOIN LATERAL (
-      SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true
-     WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
-       AND e.key = r.key AND e.button_label IS NOT NULL
-     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l
-     WHERE r.label_at >= r.inside_hi AND r.sign > 0
-     UNION ALL
-     SELECT raw.key, raw.events, raw.timed, raw.total_ms,
+--   $2 = "page"
+--   $3 = "page_view"
+--   $4 = ["mobile"]
+--   $5 = ["google","newsletter"]
+--   $6 = "2026-05-05T06:00:00.000Z"
+--   $7 = "2026-05-05T06:02:00.000Z"
+--   $8 = "2026-05-06T22:46:00.000Z"
+--   $9 = "2026-05-06T23:59:36.500Z"
+--   $10 = "2026-05-04T09:00:00.000Z"
+--   $11 = "2026-05-04T09:00:17.000Z"
+--   $12 = ["mobile"]
+--   $13 = ["google","newsletter"]
+--   $14 = [86400,3600,3600,3600,900,300,60,3600,900,60]
+--   $15 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $16 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $17 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $18 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $19 = [1,-1,1,1,1,1,1,1,1,1]
+--   $20 = ["mobile"]
+--   $21 = ["google","newsletter"]
+SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
              JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = x.session_id AND m.device = ANY($18::text[]) AND m.utm_source = ANY($19::text[]) LIMIT 1
+      WHERE m.funnel_id = $1 AND m.session_id = x.session_id AND m.device = ANY($12::text[]) AND m.utm_source = ANY($13::text[]) LIMIT 1
     ) AS m ON true
-             WHERE x.funnel_id = $1 AND x.type = $9 AND x.occurred_at = raw.label_at AND x.key = raw.key
-               AND x.button_label IS NOT NULL),
+             WHERE x.funnel_id = $1 AND x.type = $3 AND x.occurred_at = raw.label_at AND x.key = raw.key
+               AND x.button_label IS NOT NULL) AS label,
             raw.label_at
      FROM (
        SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
@@ -185,24 +156,24 @@ WITH r AS (
             e.time_on_page_ms, e.occurred_at
      FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
+    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
 UNION ALL
 SELECT 1 AS sign, e.key,
             NULL::text AS button_label,
             e.time_on_page_ms, e.occurred_at
      FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $14::timestamptz AND e.occurred_at < $15::timestamptz
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
+    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $8::timestamptz AND e.occurred_at < $9::timestamptz
 UNION ALL
 SELECT -1 AS sign, e.key,
             NULL::text AS button_label,
             e.time_on_page_ms, e.occurred_at
      FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $16::timestamptz AND e.occurred_at < $17::timestamptz) AS e
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
+    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $10::timestamptz AND e.occurred_at < $11::timestamptz) AS e
        GROUP BY e.key
      ) AS raw
      UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
@@ -210,80 +181,50 @@ SELECT -1 AS sign, e.key,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
              FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
           'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
-   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $8) AS cell FROM unnest($20::int[], $21::timestamptz[], $22::timestamptz[], $23::timestamptz[], $24::timestamptz[], $25::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($14::int[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], $19::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($26::text[]) AND r.utm_source = ANY($27::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($20::text[]) AND r.utm_source = ANY($21::text[]) OFFSET 0
    ) AS r) AS x) AS k
    GROUP BY k.key;
 
 -- filtered clicks
 --   $1 = "00000000-0000-4000-8000-000000000001"
---   $2 = []
---   $3 = []
---   $4 = []
---   $5 = []
---   $6 = []
---   $7 = []
---   $8 = "button"
---   $9 = "button_click"
---   $10 = ["mobile"]
---   $11 = ["google","newsletter"]
---   $12 = "2026-05-06T23:59:00.000Z"
---   $13 = "2026-05-06T23:59:36.500Z"
---   $14 = "2026-05-04T09:00:00.000Z"
---   $15 = "2026-05-04T09:00:17.000Z"
---   $16 = [60]
---   $17 = ["2026-05-04T09:00:00.000Z"]
---   $18 = ["2026-05-04T09:01:00.000Z"]
---   $19 = ["2026-05-04T09:00:17.000Z"]
---   $20 = ["2026-05-04T09:01:00.000Z"]
---   $21 = [1]
---   $22 = ["mobile"]
---   $23 = ["google","newsletter"]
---   $24 = ["mobile"]
---   $25 = ["google","newsletter"]
---   $26 = [86400,3600,900,300,60,60,3600,900,300,60]
---   $27 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
---   $28 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
---   $29 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:17.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
---   $30 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
---   $31 = [1,1,1,1,1,1,1,1,1,1]
---   $32 = ["mobile"]
---   $33 = ["google","newsletter"]
-WITH r AS (
-       SELECT r.key, s.sign * r.events AS events, s.sign * r.timed AS timed, s.sign * r.total_ms AS total_ms,
-              r.label, r.label_at, s.inside_lo, s.inside_hi, s.sign
-       FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
-   CROSS JOIN LATERAL (
-     SELECT * FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $8 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
-   ) AS r
-     )
-     SELECT r.key, sum(r.events) AS events, sum(r.timed) AS timed, sum(r.total_ms) AS total_ms,
-            (array_agg(r.label ORDER BY r.label_at DESC, r.label COLLATE "C" DESC)
-              FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi))[1] AS label,
-            max(r.label_at) FILTER (WHERE r.label_at >= r.inside_lo AND r.label_at < r.inside_hi) AS label_at
-     FROM r GROUP BY r.key
-     UNION ALL
-     SELECT r.key, 0, 0, 0, l.button_label, l.occurred_at
-     FROM r CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e JOIN LATERAL (
-      SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true
-     WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= r.inside_lo AND e.occurred_at < r.inside_hi
-       AND e.key = r.key AND e.button_label IS NOT NULL
-     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l
-     WHERE r.label_at >= r.inside_hi AND r.sign > 0
-     UNION ALL
-     SELECT raw.key, raw.events, raw.timed, raw.total_ms,
+--   $2 = "button"
+--   $3 = "button_click"
+--   $4 = ["mobile"]
+--   $5 = ["google","newsletter"]
+--   $6 = "2026-05-06T23:59:00.000Z"
+--   $7 = "2026-05-06T23:59:36.500Z"
+--   $8 = "2026-05-04T09:00:00.000Z"
+--   $9 = "2026-05-04T09:00:17.000Z"
+--   $10 = [60]
+--   $11 = ["2026-05-04T09:00:00.000Z"]
+--   $12 = ["2026-05-04T09:01:00.000Z"]
+--   $13 = ["2026-05-04T09:00:17.000Z"]
+--   $14 = ["2026-05-04T09:01:00.000Z"]
+--   $15 = [1]
+--   $16 = ["mobile"]
+--   $17 = ["google","newsletter"]
+--   $18 = ["mobile"]
+--   $19 = ["google","newsletter"]
+--   $20 = [86400,3600,900,300,60,60,3600,900,300,60]
+--   $21 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $22 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $23 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:17.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $24 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $25 = [1,1,1,1,1,1,1,1,1,1]
+--   $26 = ["mobile"]
+--   $27 = ["google","newsletter"]
+SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
              JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = x.session_id AND m.device = ANY($24::text[]) AND m.utm_source = ANY($25::text[]) LIMIT 1
+      WHERE m.funnel_id = $1 AND m.session_id = x.session_id AND m.device = ANY($18::text[]) AND m.utm_source = ANY($19::text[]) LIMIT 1
     ) AS m ON true
-             WHERE x.funnel_id = $1 AND x.type = $9 AND x.occurred_at = raw.label_at AND x.key = raw.key
-               AND x.button_label IS NOT NULL),
+             WHERE x.funnel_id = $1 AND x.type = $3 AND x.occurred_at = raw.label_at AND x.key = raw.key
+               AND x.button_label IS NOT NULL) AS label,
             raw.label_at
      FROM (
        SELECT e.key, sum(e.sign) AS events, sum(e.sign) FILTER (WHERE e.time_on_page_ms IS NOT NULL) AS timed,
@@ -294,16 +235,16 @@ WITH r AS (
             NULL::int AS time_on_page_ms, e.occurred_at
      FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
+    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
 UNION ALL
 SELECT -1 AS sign, e.key,
             e.button_label,
             NULL::int AS time_on_page_ms, e.occurred_at
      FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
-    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= $14::timestamptz AND e.occurred_at < $15::timestamptz) AS e
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
+    ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $8::timestamptz AND e.occurred_at < $9::timestamptz) AS e
        GROUP BY e.key
      ) AS raw
      UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
@@ -311,21 +252,21 @@ SELECT -1 AS sign, e.key,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
              FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
           'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
-   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $8) AS cell FROM unnest($26::int[], $27::timestamptz[], $28::timestamptz[], $29::timestamptz[], $30::timestamptz[], $31::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($20::int[], $21::timestamptz[], $22::timestamptz[], $23::timestamptz[], $24::timestamptz[], $25::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($32::text[]) AND r.utm_source = ANY($33::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($26::text[]) AND r.utm_source = ANY($27::text[]) OFFSET 0
    ) AS r) AS x) AS k
    GROUP BY k.key
-     UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM (SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM (SELECT x.inside_lo, x.inside_hi, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.inside_lo AS inside_lo, s.inside_hi AS inside_hi, jsonb_each(r.events -> $8) AS cell FROM unnest($16::int[], $17::timestamptz[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[], $21::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+     UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM (SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM (SELECT x.inside_lo, x.inside_hi, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.inside_lo AS inside_lo, s.inside_hi AS inside_hi, jsonb_each(r.events -> $2) AS cell FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($22::text[]) AND r.utm_source = ANY($23::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($16::text[]) AND r.utm_source = ANY($17::text[]) OFFSET 0
    ) AS r) AS x) AS k) AS p CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
     ) AS m ON true
-     WHERE e.funnel_id = $1 AND e.type = $9 AND e.occurred_at >= p.inside_lo AND e.occurred_at < p.inside_hi
+     WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= p.inside_lo AND e.occurred_at < p.inside_hi
        AND e.key = p.key AND e.button_label IS NOT NULL
      ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l;
 
@@ -337,24 +278,24 @@ SELECT -1 AS sign, e.key,
 --   $5 = ["2026-05-04T09:00:20.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T10:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z"]
 --   $6 = ["2026-05-04T09:01:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T10:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z","2026-05-06T23:59:30.000Z"]
 --   $7 = [1,1,1,1,1,1,1,1,1]
---   $8 = "message"
---   $9 = "2026-05-04T09:00:17.000Z"
---   $10 = "2026-05-04T09:00:20.000Z"
---   $11 = "2026-05-06T23:59:30.000Z"
---   $12 = "2026-05-06T23:59:36.500Z"
+--   $8 = "2026-05-04T09:00:17.000Z"
+--   $9 = "2026-05-04T09:00:20.000Z"
+--   $10 = "2026-05-06T23:59:30.000Z"
+--   $11 = "2026-05-06T23:59:36.500Z"
 WITH r AS (
-       SELECT r.key, r.events FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
-   CROSS JOIN LATERAL (
-     SELECT r.key, r.events FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $8 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
-   ) AS r
+       SELECT r.key, r.events FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign) CROSS JOIN LATERAL (
+         SELECT r.key, r.events FROM metric_event_rollups r
+         WHERE r.funnel_id = $1 AND r.dimension = 'message'
+           AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+       ) AS r
      ), m AS (
        SELECT m.delivered_at, m.opened_at FROM (SELECT id, created_at AS sent_at FROM contact_messages
-      WHERE funnel_id = $1 AND created_at >= $9::timestamptz AND created_at < $10::timestamptz) AS c
-   JOIN metric_messages m ON m.funnel_id = $1 AND m.message_id = c.id
+      WHERE funnel_id = $1 AND created_at >= $8::timestamptz AND created_at < $9::timestamptz) AS c
+     JOIN metric_messages m ON m.funnel_id = $1 AND m.message_id = c.id
 UNION ALL
 SELECT m.delivered_at, m.opened_at FROM (SELECT id, created_at AS sent_at FROM contact_messages
-      WHERE funnel_id = $1 AND created_at >= $11::timestamptz AND created_at < $12::timestamptz) AS c
-   JOIN metric_messages m ON m.funnel_id = $1 AND m.message_id = c.id
+      WHERE funnel_id = $1 AND created_at >= $10::timestamptz AND created_at < $11::timestamptz) AS c
+     JOIN metric_messages m ON m.funnel_id = $1 AND m.message_id = c.id
      )
      SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0) FROM r) +
             (SELECT count(*) FILTER (WHERE m.delivered_at IS NOT NULL OR m.opened_at IS NOT NULL) FROM m) AS delivered,
@@ -363,32 +304,36 @@ SELECT m.delivered_at, m.opened_at FROM (SELECT id, created_at AS sent_at FROM c
 
 -- activity per local weekday-hour
 --   $1 = "00000000-0000-4000-8000-000000000001"
---   $2 = [3600]
---   $3 = ["2026-03-28T00:00:00.000Z"]
---   $4 = ["2026-03-30T00:00:00.000Z"]
---   $5 = ["2026-03-28T00:00:00.000Z"]
---   $6 = ["2026-03-30T00:00:00.000Z"]
---   $7 = [1]
---   $8 = "activity"
---   $9 = [-1000000000000,29579100]
---   $10 = [-60,-120]
---   $11 = "1970-01-01T00:00:00.000Z"
+--   $2 = [-1000000000000,29579100]
+--   $3 = [-60,-120]
+--   $4 = "page_view"
+--   $5 = "activity"
+--   $6 = [3600]
+--   $7 = ["2026-03-28T00:00:00.000Z"]
+--   $8 = ["2026-03-30T00:00:00.000Z"]
+--   $9 = ["2026-03-28T00:00:00.000Z"]
+--   $10 = ["2026-03-30T00:00:00.000Z"]
+--   $11 = [1]
 --   $12 = "1970-01-01T00:00:00.000Z"
+--   $13 = "1970-01-01T00:00:00.000Z"
 SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(b.events) AS events
-       FROM (
-         SELECT (extract(epoch FROM r.bucket)::bigint / 60 - (SELECT z.off FROM unnest($9::bigint[], $10::int[]) AS z(since, off)
-      WHERE z.since <= extract(epoch FROM r.bucket)::bigint / 60 ORDER BY z.since DESC LIMIT 1)) / 60 AS h, s.sign * r.events AS events
-         FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+     FROM (
+       SELECT (extract(epoch FROM r.bucket)::bigint / 60 - (SELECT z.off FROM unnest($2::bigint[], $3::int[]) AS z(since, off)
+      WHERE z.since <= extract(epoch FROM r.bucket)::bigint / 60 ORDER BY z.since DESC LIMIT 1)) / 60 AS h,
+              s.sign * (r.events -> $5 -> '' ->> 0)::bigint AS events
+       FROM unnest($6::int[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
-     SELECT r.bucket, r.events, r.grain FROM metric_event_rollups r WHERE r.funnel_id = $1 AND r.dimension = $8 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+     SELECT r.bucket, r.events FROM metric_segment_rollups r
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
    ) AS r
-         UNION ALL
-         SELECT (floor(extract(epoch FROM $11::timestamptz) / 60)::bigint - (SELECT z.off FROM unnest($9::bigint[], $10::int[]) AS z(since, off)
-      WHERE z.since <= floor(extract(epoch FROM $11::timestamptz) / 60)::bigint ORDER BY z.since DESC LIMIT 1)) / 60, 1 * count(*)
-     FROM metric_events e
-     WHERE e.funnel_id = $1 AND e.occurred_at >= $11::timestamptz AND e.occurred_at < $12::timestamptz AND e.type = 'page_view'
-       ) AS b
-       GROUP BY 1;
+       UNION ALL
+       SELECT (floor(extract(epoch FROM e.occurred_at) / 60)::bigint - (SELECT z.off FROM unnest($2::bigint[], $3::int[]) AS z(since, off)
+      WHERE z.since <= floor(extract(epoch FROM e.occurred_at) / 60)::bigint ORDER BY z.since DESC LIMIT 1)) / 60 AS h, e.sign AS events
+       FROM (SELECT 1 AS sign, e.occurred_at FROM metric_events e
+           WHERE e.funnel_id = $1 AND e.type = $4 AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz) AS e
+     ) AS b
+     WHERE b.events IS NOT NULL
+     GROUP BY 1;
 
 -- filtered activity per local weekday-hour
 --   $1 = "00000000-0000-4000-8000-000000000001"

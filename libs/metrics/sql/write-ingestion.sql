@@ -20,33 +20,13 @@ SELECT pg_advisory_xact_lock(hashtextextended($1, 0));
 -- the stored sessions of a batch
 SELECT session_id, (extract(epoch FROM started_at) * 1000)::float8 AS started_at, start_event_id, visitor_id, device, utm_source, ab_variant, utm_medium, utm_campaign, pages, (extract(epoch FROM converted_at) * 1000)::float8 AS converted_at, (extract(epoch FROM completed_at) * 1000)::float8 AS completed_at, answers FROM metric_sessions WHERE funnel_id = $1 AND session_id = ANY($2::text[]);
 
--- sessions, rollups, changes, step summaries and question titles of a batch
+-- sessions, changes, step summaries and question titles of a batch
 WITH sessions AS (
      INSERT INTO metric_sessions AS s (funnel_id, session_id, started_at, start_event_id, visitor_id, device, utm_source, ab_variant, utm_medium, utm_campaign, pages, converted_at, completed_at, answers)
     SELECT $1, v.session_id, 'epoch'::timestamptz + v.started_at * interval '1 millisecond', v.start_event_id, v.visitor_id, v.device, v.utm_source, v.ab_variant, v.utm_medium, v.utm_campaign, v.pages, 'epoch'::timestamptz + v.converted_at * interval '1 millisecond', 'epoch'::timestamptz + v.completed_at * interval '1 millisecond', v.answers
     FROM json_to_recordset($2::json) AS v(session_id text, started_at bigint, start_event_id uuid, visitor_id text, device text, utm_source text, ab_variant text, utm_medium text, utm_campaign text, pages text[], converted_at bigint, completed_at bigint, answers jsonb)
     ON CONFLICT (funnel_id, session_id) DO UPDATE SET
       started_at = EXCLUDED.started_at, start_event_id = EXCLUDED.start_event_id, visitor_id = EXCLUDED.visitor_id, device = EXCLUDED.device, utm_source = EXCLUDED.utm_source, ab_variant = EXCLUDED.ab_variant, utm_medium = EXCLUDED.utm_medium, utm_campaign = EXCLUDED.utm_campaign, pages = EXCLUDED.pages, converted_at = EXCLUDED.converted_at, completed_at = EXCLUDED.completed_at, answers = EXCLUDED.answers
-   ), event_rollups AS (
-     INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events, timed, total_ms,
-                                            label, label_at)
-     SELECT $1, v.dimension, v.grain, 'epoch'::timestamptz + v.bucket * interval '1 millisecond', v.key, v.events, v.timed, v.total_ms, v.label,
-            'epoch'::timestamptz + v.label_at * interval '1 millisecond'
-     FROM unnest($7::text[], $8::int[], $9::bigint[], $10::text[], $11::int[], $12::int[], $13::bigint[], $14::text[], $15::bigint[]) AS v(dimension, grain, bucket, key, events, timed, total_ms, label, label_at)
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-       events = r.events + EXCLUDED.events,
-       timed = r.timed + EXCLUDED.timed,
-       total_ms = r.total_ms + EXCLUDED.total_ms,
-       label = CASE WHEN EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
-  OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C")) THEN EXCLUDED.label ELSE r.label END,
-       label_at = CASE WHEN EXCLUDED.label_at IS NOT NULL AND (r.label_at IS NULL OR EXCLUDED.label_at > r.label_at
-  OR (EXCLUDED.label_at = r.label_at AND EXCLUDED.label COLLATE "C" > r.label COLLATE "C")) THEN EXCLUDED.label_at ELSE r.label_at END
-   ), session_rollups AS (
-     INSERT INTO metric_session_rollups AS r (funnel_id, dimension, grain, bucket, key, sessions, conversions, completions, completion_ms)
-     SELECT $1, v.dimension, v.grain, 'epoch'::timestamptz + v.bucket * interval '1 millisecond', v.key, v.sessions, v.conversions, v.completions, v.completion_ms
-     FROM unnest($16::text[], $17::int[], $18::bigint[], $19::text[], $20::int[], $21::int[], $22::int[], $23::bigint[]) AS v(dimension, grain, bucket, key, sessions, conversions, completions, completion_ms)
-     ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET
-       sessions = r.sessions + EXCLUDED.sessions, conversions = r.conversions + EXCLUDED.conversions, completions = r.completions + EXCLUDED.completions, completion_ms = r.completion_ms + EXCLUDED.completion_ms
    ), segment_minutes AS (
      INSERT INTO metric_segment_changes (funnel_id, minute)
    SELECT $1, 'epoch'::timestamptz + m * interval '1 millisecond'
@@ -74,3 +54,16 @@ WITH sessions AS (
    ON CONFLICT (funnel_id, question_id) DO UPDATE SET
      title = CASE WHEN EXCLUDED.title_at > q.title_at THEN EXCLUDED.title ELSE q.title END,
      title_at = GREATEST(q.title_at, EXCLUDED.title_at);
+
+-- messages delivered and opened, and their rollups
+WITH saved AS (
+     INSERT INTO metric_messages AS m (funnel_id, message_id, delivered_at, opened_at)
+     SELECT $1, v.* FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS v(message_id, delivered_at, opened_at)
+     ON CONFLICT (funnel_id, message_id) DO UPDATE SET
+       delivered_at = LEAST(m.delivered_at, EXCLUDED.delivered_at),
+       opened_at = LEAST(m.opened_at, EXCLUDED.opened_at)
+   )
+   INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events)
+   SELECT $1, 'message', v.grain, 'epoch'::timestamptz + v.bucket * interval '1 millisecond', v.key, v.events
+   FROM unnest($5::int[], $6::bigint[], $7::text[], $8::int[]) AS v(grain, bucket, key, events)
+   ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET events = r.events + EXCLUDED.events;

@@ -4,7 +4,7 @@ import { SESSION_DIMENSIONS } from '../events/session-definitions';
 import { countRange } from '../query/metric-query';
 import { calendarKeys, slotLabel } from '../time/local-time';
 import { offsetsByMinute } from '../time/zone-sql';
-import { ChartContext, MetricSources, ratio, round, sessionsBy } from './metric-sources';
+import { ChartContext, MetricSources, ratio, round, sessionsBy, sessionsByAttribute } from './metric-sources';
 
 const DAILY_UP_TO_MS = 93 * 86_400_000;
 const TOP_SOURCES = 10;
@@ -87,7 +87,7 @@ export const CHARTS = {
       'Always mobile, desktop, tablet, other (in that order): value = sessions started in the period on that device, relativeValue = value ÷ all sessions (0 when there are none).',
     counts: 'sessions',
     async build({ funnelId, window, filter }, sources) {
-      const sums = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.device, filter);
+      const sums = await sessionsByAttribute(sources, funnelId, window, 'device', filter);
       const total = [...sums.values()].reduce((sum, c) => sum + c.sessions, 0);
       return DEVICES.map((device) => {
         const value = sums.get(device)?.sessions ?? 0;
@@ -101,7 +101,7 @@ export const CHARTS = {
     counts: 'sessions',
     top: TOP_SOURCES,
     async build({ funnelId, window, filter }, sources) {
-      const sums = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.source, filter);
+      const sums = await sessionsByAttribute(sources, funnelId, window, 'utmSource', filter);
       const withSource = [...sums.values()].reduce((sum, c) => sum + c.sessions, 0);
       return [...sums.entries()]
         .map(([key, c]) => ({ key, value: c.sessions, relativeValue: ratio(c.sessions, withSource) }))

@@ -1,6 +1,6 @@
 import type { MetricWindow } from '../query/metric-query';
 import { countRange } from '../query/metric-query';
-import type { SessionCounts } from '../rollups/rollup-deltas';
+import type { SessionCounts } from '../rollups/counts';
 import { MetricSources, percent, seconds } from './metric-sources';
 
 /** A KPI's figure; rates carry their denominator as `count`. */

@@ -1,16 +1,9 @@
 import type { ContactCountsReader } from '@app/contacts';
 import type { FunnelPage } from '@app/workspaces';
-import {
-  DECLARED_DIMENSIONS,
-  FILTER_NAMES,
-  FilterName,
-  parseSegmentKey,
-  SESSION_DIMENSIONS,
-  sessionDimension,
-} from '../events/session-definitions';
-import { AbTestFilter, isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
+import { FILTER_NAMES, FilterName, parseSegmentKey } from '../events/session-definitions';
+import type { AbTestFilter, MetricWindow, SessionFilter } from '../query/metric-query';
 import type { RollupReader } from '../rollups/rollup-reader';
-import type { SessionCounts } from '../rollups/rollup-deltas';
+import type { SessionCounts } from '../rollups/counts';
 
 /** What a chart or KPI is computed from: the rollups of metrics and the CRM counts of contacts. */
 export interface MetricSources {
@@ -79,31 +72,20 @@ export async function segmentSessions(
   return result;
 }
 
-/**
- * Session counters of the sessions the filter matches per value of `by` (null: none). Without a
- * filter, from the dimension that counts sessions by that attribute with their outcomes when one
- * is declared: one row per value in each bucket, and the sessions without it the totals less the
- * rest. Otherwise from the segments.
- */
-export async function sessionsPerValue(
+/** Sessions per value of a filter attribute over the window, of the sessions the filter matches. */
+export async function sessionsByAttribute(
   sources: MetricSources,
   funnelId: string,
   window: MetricWindow,
-  filter: SessionFilter,
   by: FilterName,
-): Promise<Map<string | null, SessionCounts>> {
-  const declared = DECLARED_DIMENSIONS.find(([, d]) => d.shape === 'attribute' && d.attribute === by);
-  if (isFiltered(filter) || !declared) return segmentSessions(sources, funnelId, window, filter, by);
-  const [dimension] = declared;
-  const sums = await sources.rollups.sessions(funnelId, window, [SESSION_DIMENSIONS.all, dimension]);
-  const result = new Map<string | null, SessionCounts>(sums.get(dimension));
-  const none = { ...(sums.get(SESSION_DIMENSIONS.all)?.get('') ?? noSessions()) };
-  for (const counts of result.values()) addSessions(none, counts, -1);
-  if (none.sessions) result.set(null, none);
-  return result;
+  filter: SessionFilter = {},
+): Promise<Map<string, SessionCounts>> {
+  const sums = await segmentSessions(sources, funnelId, window, filter, by);
+  sums.delete(null);
+  return sums as Map<string, SessionCounts>;
 }
 
-/** Sessions per key of one session dimension over the window, of the sessions the filter matches. */
+/** Sessions per key of a session dimension (pages, answers) over the window, of the sessions the filter matches. */
 export async function sessionsBy(
   sources: MetricSources,
   funnelId: string,
@@ -111,17 +93,6 @@ export async function sessionsBy(
   dimension: string,
   filter: SessionFilter = {},
 ): Promise<Map<string, SessionCounts>> {
-  const { definition } = sessionDimension(dimension);
-  // A filter attribute's sessions are in the segments; other dimensions read the sessions.
-  if (
-    isFiltered(filter) &&
-    definition.shape === 'attribute' &&
-    (FILTER_NAMES as string[]).includes(definition.attribute)
-  ) {
-    const by = await segmentSessions(sources, funnelId, window, filter, definition.attribute as FilterName);
-    by.delete(null);
-    return by as Map<string, SessionCounts>;
-  }
   return (await sources.rollups.sessions(funnelId, window, [dimension], filter)).get(dimension) ?? new Map();
 }
 
@@ -132,8 +103,5 @@ export async function sessionTotals(
   window: MetricWindow,
   filter: SessionFilter = {},
 ): Promise<SessionCounts> {
-  if (isFiltered(filter))
-    return (await segmentSessions(sources, funnelId, window, filter)).get(null) ?? noSessions();
-  const all = await sessionsBy(sources, funnelId, window, SESSION_DIMENSIONS.all);
-  return all.get('') ?? noSessions();
+  return (await segmentSessions(sources, funnelId, window, filter)).get(null) ?? noSessions();
 }

@@ -4,7 +4,6 @@ import { MetricEventRollup } from './metric-event-rollup.entity';
 import { MetricMessage } from './metric-message.entity';
 import { MetricQuestion } from './metric-question.entity';
 import { MetricSession } from './metric-session.entity';
-import { MetricSessionRollup } from './metric-session-rollup.entity';
 import { MetricSegmentChange } from './metric-segment-change.entity';
 import { MetricSegmentFold } from './metric-segment-fold.entity';
 import { MetricSegmentRollup } from './metric-segment-rollup.entity';
@@ -17,7 +16,6 @@ export * from './metric-event-rollup.entity';
 export * from './metric-message.entity';
 export * from './metric-question.entity';
 export * from './metric-session.entity';
-export * from './metric-session-rollup.entity';
 export * from './metric-segment-change.entity';
 export * from './metric-segment-fold.entity';
 export * from './metric-segment-rollup.entity';
@@ -29,7 +27,6 @@ export const metricsEntities: Function[] = [
   MetricEvent,
   MetricSession,
   MetricEventRollup,
-  MetricSessionRollup,
   MetricQuestion,
   MetricMessage,
   MetricSessionSteps,

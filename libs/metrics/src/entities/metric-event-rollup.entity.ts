@@ -1,9 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * Counters of events attributed to their own time, per funnel, dimension (activity, page, button,
- * message), grain, bucket start and key (page slug, button id). Kept in step with ingestion, in
- * the same transaction.
+ * The message rollups: contact messages delivered and opened (dimension `message`, keys
+ * `delivered` and `opened`) per funnel, grain, bucket of their send time, kept in step by
+ * ingestion in the same transaction (events/message-store.ts). Rows of the dimensions `activity`,
+ * `page` and `button` were written by releases before the segment rollups answered every figure;
+ * nothing reads them.
  */
 @Entity('metric_event_rollups')
 export class MetricEventRollup {
@@ -13,7 +15,7 @@ export class MetricEventRollup {
   @PrimaryColumn({ type: 'varchar', length: 16 })
   dimension: string;
 
-  /** Seconds: 86400, 3600, 900, 60 or 10 (EVENT_GRAINS in time/buckets.ts). */
+  /** Seconds: 86400, 3600, 900, 60 or 10 (MESSAGE_GRAINS in time/buckets.ts). */
   @PrimaryColumn({ type: 'int' })
   grain: number;
 

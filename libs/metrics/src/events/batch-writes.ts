@@ -1,11 +1,3 @@
-import type { EventCounts, RollupRow, SessionCounts } from '../rollups/rollup-deltas';
-import {
-  EVENT_ROLLUP_PARAMS,
-  eventRollupUpsertSql,
-  eventRollupValues,
-  sessionRollupUpsertSql,
-  sessionRollupValues,
-} from '../rollups/rollup-rows';
 import { at } from '../sql/epoch';
 import { SegmentChanges, segmentChangesSql } from '../segments/segment-changes';
 import { stepSummaryUpsertSql } from '../steps/step-marks';
@@ -16,26 +8,17 @@ import type { SessionState } from './session-state';
 
 export interface BatchWrites {
   sessions: SessionState[];
-  eventRollups: RollupRow<EventCounts>[];
-  sessionRollups: RollupRow<SessionCounts>[];
   questions: QuestionTitle[];
   segmentChanges: SegmentChanges;
   /** The step summaries' changes, as stepSummaryRowsJson gives them (`[]` when none). */
   stepSummaries: string;
 }
 
-/** The event rollups' first parameter, after the six below; the session rollups' follow them. */
-const FIRST_ROLLUP_PARAM = 7;
-
 const SEGMENT_CHANGES = segmentChangesSql('$1', '$4::bigint[]', '$5::text[]');
 
 /** writeBatch's statement, built once. */
 export const WRITE_BATCH_SQL = `WITH sessions AS (
      ${sessionUpsertSql('$1', '$2::json')}
-   ), event_rollups AS (
-     ${eventRollupUpsertSql('$1', FIRST_ROLLUP_PARAM)}
-   ), session_rollups AS (
-     ${sessionRollupUpsertSql('$1', FIRST_ROLLUP_PARAM + EVENT_ROLLUP_PARAMS)}
    ), segment_minutes AS (
      ${SEGMENT_CHANGES.minutes}
    ), segment_sessions AS (
@@ -50,10 +33,9 @@ export const WRITE_BATCH_SQL = `WITH sessions AS (
      title_at = GREATEST(q.title_at, EXCLUDED.title_at)`;
 
 /**
- * Saves the changed sessions, adds the rollup increments and question titles, merges the step
- * summaries and records the changes to folded segment rollups, in one statement (each part sees
- * the tables as they were before it: the changes find the step summaries stored before the batch).
- * The rollup increments travel as one array per column (columnArrays), the other lists as one
+ * Saves the changed sessions and question titles, merges the step summaries and records the
+ * changes to folded segment rollups, in one statement (each part sees the tables as they were
+ * before it: the changes find the step summaries stored before the batch). Lists travel as one
  * JSON parameter whose members are named by the columns they fill.
  */
 export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Promise<void> {
@@ -64,8 +46,6 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
     w.segmentChanges.minutes,
     w.segmentChanges.sessions,
     w.stepSummaries,
-    ...eventRollupValues(w.eventRollups),
-    ...sessionRollupValues(w.sessionRollups),
   ]);
 }
 

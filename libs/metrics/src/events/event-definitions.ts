@@ -1,7 +1,7 @@
 import type { ButtonClickFields, EventFields, PageViewFields } from './event-types';
 
-// What metrics count of page views, clicks and messages, declared once. The contribution of
-// ingestion (rollups/rollup-deltas.ts), the rollup read and the raw rows at a window's edges
+// What metrics count of page views and clicks, declared once. The fold's segment rows
+// (segments/segment-rows.ts), the read and the raw rows at a window's edges
 // (rollups/rollup-reader.ts, rollups/raw-events.ts) all derive from these tables, never written
 // per dimension.
 
@@ -26,63 +26,44 @@ export const COUNTED_EVENTS = {
 export type CountedEventType = keyof typeof COUNTED_EVENTS;
 
 /**
- * The event dimensions of the rollups (metric_event_rollups), each of one of two sources.
+ * A dimension counted from events of one type, at their own time. `keyed`: one key per event's
+ * `key` column, else all under ''. `timed`: also the views that reported a time on page and its
+ * sum. `labelled`: also the latest label (the newest; at equal times the greatest).
  */
-export type EventDimension =
-  /**
-   * Events of one type, at their own time. `keyed`: one key per event's `key` column, else all
-   * under ''. `timed`: also the views that reported a time on page and its sum. `labelled`: also
-   * the latest label (the newest; at equal times the greatest).
-   */
-  | { source: 'events'; type: CountedEventType; keyed: boolean; timed?: true; labelled?: true }
-  /**
-   * Contact messages that were delivered (an opening implies a delivery) and opened (MESSAGE_KEYS),
-   * counted at the message's send time, which contacts keep (read through CONTACT_MESSAGES_SQL).
-   */
-  | { source: 'messages' };
+export interface EventDimension {
+  type: CountedEventType;
+  keyed: boolean;
+  timed?: true;
+  labelled?: true;
+}
 
 export const EVENT_DIMENSION_TABLE = {
   /** Page views per bucket (key ''), for activity by daytime. */
-  activity: { source: 'events', type: 'page_view', keyed: false },
+  activity: { type: 'page_view', keyed: false },
   /** Page views per page slug, with the views that reported a time on page and their sum. */
-  page: { source: 'events', type: 'page_view', keyed: true, timed: true },
+  page: { type: 'page_view', keyed: true, timed: true },
   /** Clicks per button id, with the latest label. */
-  button: { source: 'events', type: 'button_click', keyed: true, labelled: true },
-  /** Messages that were delivered / opened (keys), counted at the message's send time. */
-  message: { source: 'messages' },
+  button: { type: 'button_click', keyed: true, labelled: true },
 } as const satisfies Record<string, EventDimension>;
 
-export type EventDimensionName = keyof typeof EVENT_DIMENSION_TABLE;
+/** The dimensions counted from events. */
+export type CountedDimensionName = keyof typeof EVENT_DIMENSION_TABLE;
 
-/** The dimensions counted from events (as opposed to messages). */
-export type CountedDimensionName = {
-  [N in EventDimensionName]: (typeof EVENT_DIMENSION_TABLE)[N] extends { source: 'events' } ? N : never;
-}[EventDimensionName];
-
-/** The dimensions counted from contact messages. */
-export type MessageDimensionName = Exclude<EventDimensionName, CountedDimensionName>;
-
-/** The keys of a messages dimension. */
+/**
+ * Contact messages that were delivered (an opening implies a delivery) and opened are counted at
+ * the message's send time, which contacts keep, in the message rollups: the dimension `message`
+ * of metric_event_rollups, keyed by MESSAGE_KEYS (events/message-store.ts).
+ */
+export const MESSAGE_DIMENSION = 'message';
 export const MESSAGE_KEYS = { delivered: 'delivered', opened: 'opened' } as const;
 
 /** Every declared dimension with its name, in the table's order. */
 export const DECLARED_EVENT_DIMENSIONS = Object.entries(EVENT_DIMENSION_TABLE) as [
-  EventDimensionName,
+  CountedDimensionName,
   EventDimension,
 ][];
 
-/** The declared dimensions counted from events of each type. */
-export const DIMENSIONS_OF_TYPE = new Map<
-  string,
-  [EventDimensionName, EventDimension & { source: 'events' }][]
->();
-for (const [name, d] of DECLARED_EVENT_DIMENSIONS)
-  if (d.source === 'events')
-    DIMENSIONS_OF_TYPE.set(d.type, [...(DIMENSIONS_OF_TYPE.get(d.type) ?? []), [name, d]]);
-
 /** The declaration of a dimension counted from events. */
-export function countedDimension(name: EventDimensionName): EventDimension & { source: 'events' } {
-  const d: EventDimension = EVENT_DIMENSION_TABLE[name];
-  if (d.source !== 'events') throw new Error(`${name} is not counted from events`);
-  return d;
+export function countedDimension(name: CountedDimensionName): EventDimension {
+  return EVENT_DIMENSION_TABLE[name];
 }

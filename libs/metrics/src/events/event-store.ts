@@ -7,14 +7,13 @@ import type { SessionState } from './session-state';
 
 // A batch is one transaction in two phases. First it stores its events, without any lock: the
 // primary key counts each event once, even against a concurrent batch (which waits for the other
-// to end). Then it takes the funnel's advisory lock and brings sessions and rollups in step:
+// to end). Then it takes the funnel's advisory lock and brings sessions and step summaries in step:
 // transactions of one funnel take turns there, so they read and write sessions without row locks
 // or ordering concerns, while the next batch's events are already being stored. A batch costs six
 // round trips (begin, insert, lock, read, write, commit; two more when it reports messages), each
 // a named prepared statement planned once per connection. Events and sessions travel as one JSON
-// parameter read with json_to_recordset (their payloads and answers are JSON already), rollup rows
-// as one array per column (rollups/rollup-rows.ts: short rows, hundreds a batch, which PostgreSQL
-// reads faster from arrays), times as epoch milliseconds.
+// parameter read with json_to_recordset (their payloads and answers are JSON already), times as
+// epoch milliseconds.
 
 /** Runs a named prepared statement in the batch's transaction and returns its rows. */
 export type Sql = <T = Record<string, unknown>>(

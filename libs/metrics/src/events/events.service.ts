@@ -12,7 +12,6 @@ import {
   stepReaches,
   stepSummaryRowsJson,
 } from '../steps/step-marks';
-import { eventRollupDeltas, messageRollupDeltas, sessionRollupDeltas } from '../rollups/rollup-deltas';
 import { CompanyWriters } from './company-writers';
 import { ContactConversions } from './contact-conversions';
 import { EventPartitions } from './event-partitions';
@@ -54,12 +53,12 @@ interface FunnelQueue {
 
 /**
  * Ingestion of tracking events. One transaction stores the new events, then takes the funnel's
- * turn (an advisory lock) to bring sessions and rollups in step with them: a session's state is
- * read, merged and written without races, and no two transactions wait on each other's rollup
+ * turn (an advisory lock) to bring sessions and step summaries in step with them: a session's
+ * state is read, merged and written without races, and no two transactions wait on each other's
  * rows in a cycle. Storing events needs no turn, so a funnel's next transaction stores its events
  * while the current one holds the turn. In a process, batches that arrive for a funnel while it is
  * being written are written together in its next transaction (a group commit): the per-transaction
- * costs and the rollup rows they share are paid once, and each batch is answered only once its
+ * costs are paid once, and each batch is answered only once its
  * events are committed. Different funnels run in parallel.
  */
 @Injectable()
@@ -188,8 +187,8 @@ export class EventsService {
   }
 
   /**
-   * Stores the events, then in the funnel's turn merges the sessions and adds the rollups of those
-   * that were new; returns their ids, or `all`. What the new events decide alone (their rollups,
+   * Stores the events, then in the funnel's turn merges the sessions and step summaries of those
+   * that were new; returns their ids, or `all`. What the new events decide alone (their
    * question titles, step marks, the sessions they touch) is computed before the turn, which a
    * funnel's batches take one at a time: the turn is spent on what needs the stored sessions.
    */
@@ -212,7 +211,6 @@ export class EventsService {
     }
     const reaches = stepReaches(fresh);
     const knownMarks = stepMarks(reaches, this.stepKeys.known(funnelId));
-    const eventRollups = eventRollupDeltas(fresh);
     const questions = latestQuestionTitles(fresh);
 
     const sessions = await lockFunnelAndReadSessions(sql, funnelId, [...sessionIds]);
@@ -222,14 +220,12 @@ export class EventsService {
       const after = applyEvents(before, sessionEvents);
       if (!sameSession(before, after)) changes.push({ before, after });
     }
-    const messages = await saveMessages(sql, funnelId, fresh);
+    await saveMessages(sql, funnelId, fresh);
     const marks = knownMarks ?? (await this.stepKeys.marks(sql, funnelId, reaches));
     const after = new Map(changes.map((c) => [c.after.sessionId, c.after]));
     const stateOf = (id: string) => after.get(id) ?? sessions.get(id) ?? emptySession(id);
     await writeBatch(sql, funnelId, {
       sessions: changes.map((c) => c.after),
-      eventRollups: [...eventRollups, ...messageRollupDeltas(messages)],
-      sessionRollups: sessionRollupDeltas(changes),
       questions,
       segmentChanges: segmentChanges(fresh, changes),
       stepSummaries: stepSummaryRowsJson(marks, changes, stateOf),

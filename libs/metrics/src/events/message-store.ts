@@ -1,21 +1,69 @@
 import { CONTACT_MESSAGES_SQL } from '@app/contacts';
-import type { MessageChange } from '../rollups/rollup-deltas';
+import { at } from '../sql/epoch';
+import { bucketStart, MESSAGE_GRAINS } from '../time/buckets';
+import { MESSAGE_DIMENSION, MESSAGE_KEYS } from './event-definitions';
 import type { Sql } from './event-store';
 import type { MessageFields, TrackedEvent } from './event-types';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** A contact message that became delivered and/or opened, at its send time (epoch ms). */
+interface MessageChange {
+  sentAt: number;
+  delivered: boolean;
+  opened: boolean;
+}
+
 /**
- * Keeps the first delivery and the first opening of each message, and returns the messages that
- * became delivered or opened with their send time (contact_messages.created_at): the message
- * rollups count them there. An opening implies a delivery. Events for a message that is not a
- * contact message of this funnel are kept but counted nowhere.
+ * The message rollup rows (dimension `message`) the changes add to, at every grain: the messages
+ * that became delivered and opened per bucket of their send time, as `[grain, bucket, key, count]`
+ * columns.
  */
-export async function saveMessages(
-  sql: Sql,
-  funnelId: string,
-  events: TrackedEvent[],
-): Promise<MessageChange[]> {
+function messageRollups(changes: MessageChange[]): [number[], number[], string[], number[]] {
+  const counts = new Map<string, number>();
+  for (const c of changes)
+    for (const grain of MESSAGE_GRAINS)
+      for (const key of [c.delivered && MESSAGE_KEYS.delivered, c.opened && MESSAGE_KEYS.opened]) {
+        if (!key) continue;
+        const id = `${grain}/${bucketStart(c.sentAt, grain)}/${key}`;
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+  const columns: [number[], number[], string[], number[]] = [[], [], [], []];
+  for (const [id, count] of counts) {
+    const [grain, bucket, key] = id.split('/');
+    columns[0].push(Number(grain));
+    columns[1].push(Number(bucket));
+    columns[2].push(key);
+    columns[3].push(count);
+  }
+  return columns;
+}
+
+/**
+ * Saves the deliveries and openings ($2: message ids, $3, $4: their first delivery and opening)
+ * and adds the rollup increments of the messages that became delivered or opened ($5–$8: grain,
+ * bucket, key, count; messageRollups) in one statement.
+ */
+export const SAVE_MESSAGES_SQL = `WITH saved AS (
+     INSERT INTO metric_messages AS m (funnel_id, message_id, delivered_at, opened_at)
+     SELECT $1, v.* FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS v(message_id, delivered_at, opened_at)
+     ON CONFLICT (funnel_id, message_id) DO UPDATE SET
+       delivered_at = LEAST(m.delivered_at, EXCLUDED.delivered_at),
+       opened_at = LEAST(m.opened_at, EXCLUDED.opened_at)
+   )
+   INSERT INTO metric_event_rollups AS r (funnel_id, dimension, grain, bucket, key, events)
+   SELECT $1, '${MESSAGE_DIMENSION}', v.grain, ${at('v.bucket')}, v.key, v.events
+   FROM unnest($5::int[], $6::bigint[], $7::text[], $8::int[]) AS v(grain, bucket, key, events)
+   ON CONFLICT (funnel_id, dimension, grain, bucket, key) DO UPDATE SET events = r.events + EXCLUDED.events`;
+
+/**
+ * Keeps the first delivery and the first opening of each message, and counts the messages that
+ * became delivered or opened at their send time (contact_messages.created_at) in the message
+ * rollups (metric_event_rollups), which keep counting them after their contact is erased. An
+ * opening implies a delivery. Events for a message that is not a contact message of this funnel
+ * are kept but counted nowhere.
+ */
+export async function saveMessages(sql: Sql, funnelId: string, events: TrackedEvent[]): Promise<void> {
   const reported = new Map<string, { delivered: number | null; opened: number | null }>();
   for (const e of events) {
     if (e.type !== 'message_delivered' && e.type !== 'message_opened') continue;
@@ -25,7 +73,7 @@ export async function saveMessages(
     m[field] = m[field] === null ? e.occurredAt : Math.min(m[field] as number, e.occurredAt);
     reported.set(id, m);
   }
-  if (!reported.size) return [];
+  if (!reported.size) return;
   const ids = [...reported.keys()];
   const known: { id: string; sent_at: Date; delivered_at: Date | null; opened_at: Date | null }[] = await sql(
     'metrics_read_messages',
@@ -37,20 +85,6 @@ export async function saveMessages(
      ) AS m ON true`,
     [funnelId, ids],
   );
-  await sql(
-    'metrics_save_messages',
-    `INSERT INTO metric_messages AS m (funnel_id, message_id, delivered_at, opened_at)
-     SELECT $1, v.* FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[]) AS v(message_id, delivered_at, opened_at)
-     ON CONFLICT (funnel_id, message_id) DO UPDATE SET
-       delivered_at = LEAST(m.delivered_at, EXCLUDED.delivered_at),
-       opened_at = LEAST(m.opened_at, EXCLUDED.opened_at)`,
-    [
-      funnelId,
-      ids,
-      ids.map((id) => iso(reported.get(id)?.delivered ?? null)),
-      ids.map((id) => iso(reported.get(id)?.opened ?? null)),
-    ],
-  );
   const changes: MessageChange[] = [];
   for (const k of known) {
     const now = reported.get(k.id) as { delivered: number | null; opened: number | null };
@@ -60,5 +94,12 @@ export async function saveMessages(
     const delivered = !wasDelivered && (now.delivered !== null || now.opened !== null);
     if (opened || delivered) changes.push({ sentAt: k.sent_at.getTime(), delivered, opened });
   }
-  return changes;
+  const rollups = messageRollups(changes);
+  await sql('metrics_save_messages', SAVE_MESSAGES_SQL, [
+    funnelId,
+    ids,
+    ids.map((id) => iso(reported.get(id)?.delivered ?? null)),
+    ids.map((id) => iso(reported.get(id)?.opened ?? null)),
+    ...rollups,
+  ]);
 }

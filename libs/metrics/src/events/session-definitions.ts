@@ -89,50 +89,31 @@ export function parseSegmentKey(key: string): (string | null)[] {
 }
 
 /**
- * The session dimensions of the rollups, declared once. Each has one of four shapes; the
- * contribution of a session (sessionContributions in session-state.ts) and the SQL that sums raw
- * sessions at a window's edges (rawSessionSums in rollups/raw-sessions.ts) are derived from the
- * shape, never written per dimension. A chart over a new start attribute is one `attribute` entry.
+ * The session dimensions of the segment rollups, declared once. Each has one of three shapes; the
+ * contribution of a session (sessionContributions in session-state.ts), the fold's rows
+ * (segments/segment-rows.ts) and the SQL that sums raw sessions at a window's edges
+ * (rawSessionSums in rollups/raw-sessions.ts) are derived from the shape, never written per
+ * dimension.
  */
 export type SessionDimension =
-  /** Every started session under key '', with its conversion, completion and time to completion. */
-  | { shape: 'totals' }
   /**
-   * One key per session: the value of a start attribute (none when unset), with its conversion,
-   * completion and time to completion, so that a session KPI broken down by the attribute sums one
-   * row per value in each bucket, not one per segment.
+   * One key per combination of the filter attributes (segmentKey), with the sessions'
+   * conversions, completions and time to completion: the totals columns of the segment rollups,
+   * which every session figure sums (the totals, a filter, a breakdown).
    */
-  | { shape: 'attribute'; attribute: StartAttribute }
+  | { shape: 'segment' }
   /**
    * One key per distinct page the session viewed. With `by`, the dimension is parameterised by
    * that start attribute (`page:original`) and counts only sessions that have it.
    */
   | { shape: 'pages'; by?: StartAttribute }
   /** Per question (`answer:question_1`): each distinct latest answer, or all of them joined. */
-  | { shape: 'answers'; grouped: boolean }
-  /**
-   * Like `totals`, one key per combination of the filter attributes (segmentKey): what filtered
-   * and broken-down session figures sum, without reading sessions one by one. Kept by the segment
-   * fold as the totals columns of the segment rollups (metric_segment_rollups), never in the
-   * session rollups (inSessionRollups).
-   */
-  | { shape: 'segment' };
+  | { shape: 'answers'; grouped: boolean };
 
 /** Whether a dimension counts each session's conversion, completion and time to completion. */
-export const countsOutcomes = (definition: SessionDimension) =>
-  definition.shape === 'totals' || definition.shape === 'segment' || definition.shape === 'attribute';
-
-/**
- * Whether a dimension has rows in the session rollups, which ingestion keeps in step. A `segment`
- * row would be new in nearly every bucket (a busy funnel's minute holds many segments), so a
- * segment's totals are summed by the fold from the sessions instead (segments/segment-rows.ts).
- */
-export const inSessionRollups = (definition: SessionDimension) => definition.shape !== 'segment';
+export const countsOutcomes = (definition: SessionDimension) => definition.shape === 'segment';
 
 export const SESSION_DIMENSION_TABLE = {
-  all: { shape: 'totals' },
-  device: { shape: 'attribute', attribute: 'device' },
-  source: { shape: 'attribute', attribute: 'utmSource' },
   /** Sessions that viewed a page (key = slug), for abTest=all. */
   page: { shape: 'pages' },
   'page:': { shape: 'pages', by: 'abVariant' },
@@ -145,9 +126,6 @@ export type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
 
 /** The dimension names the readers ask for. */
 export const SESSION_DIMENSIONS = {
-  all: 'all',
-  device: 'device',
-  source: 'source',
   page: 'page',
   pageOf: (variant: string) => `page:${variant}`,
   answer: (questionId: string) => `answer:${questionId}`,
@@ -179,6 +157,3 @@ export const DECLARED_DIMENSIONS = Object.entries(SESSION_DIMENSION_TABLE) as [
   DimensionName,
   SessionDimension,
 ][];
-
-/** The declared dimensions that have rows in the session rollups (inSessionRollups). */
-export const SESSION_ROLLUP_DIMENSIONS = DECLARED_DIMENSIONS.filter(([, d]) => inSessionRollups(d));

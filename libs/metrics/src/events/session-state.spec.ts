@@ -72,12 +72,9 @@ describe(sessionContributions.name, () => {
       event('completion', '2026-01-01T10:01:30Z'),
     ]);
     const one = { sessions: 1, conversions: 0, completions: 0, completionMs: 0 };
-    // The totals, the attributes and the segment count the completion too.
+    // The segment counts the completion too.
     const completed = { sessions: 1, conversions: 0, completions: 1, completionMs: 90_000 };
     expect(sessionContributions(s)).toEqual([
-      { dimension: 'all', key: '', ...completed },
-      { dimension: 'device', key: 'desktop', ...completed },
-      { dimension: 'source', key: 'google', ...completed },
       { dimension: 'page', key: 'start', ...one },
       { dimension: 'page:original', key: 'start', ...one },
       { dimension: 'answer:question_2', key: 'A', ...one },

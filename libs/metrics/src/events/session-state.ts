@@ -163,14 +163,8 @@ function outcomes(state: SessionState): typeof NO_OUTCOMES {
 /** The [dimension, key] pairs a started session counts under in one declared dimension. */
 function keysOf(state: SessionState, name: string, definition: SessionDimension): [string, string][] {
   switch (definition.shape) {
-    case 'totals':
-      return [[name, '']];
     case 'segment':
       return [[name, segmentKey(FILTER_NAMES.map((filter) => state[filter]))]];
-    case 'attribute': {
-      const value = state[definition.attribute];
-      return value ? [[name, value]] : [];
-    }
     case 'pages': {
       if (!definition.by) return state.pages.map((page) => [name, page]);
       const value = state[definition.by];

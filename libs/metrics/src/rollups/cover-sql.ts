@@ -54,19 +54,3 @@ export function pieceScans(
     )
     .join('\nUNION ALL\n');
 }
-
-/**
- * The rollup rows of a cover's segments, as `r` beside each segment's columns (`s`): `columns` of
- * the rows of `table` whose dimension meets `dimension` (e.g. `= $3`), one index range per segment.
- */
-export const segmentRows = (
-  inSegments: string,
-  table: string,
-  funnel: string,
-  dimension: string,
-  columns = '*',
-) =>
-  `${inSegments}
-   CROSS JOIN LATERAL (
-     SELECT ${columns} FROM ${table} r WHERE r.funnel_id = ${funnel} AND r.dimension ${dimension} AND ${IN_SEGMENT} OFFSET 0
-   ) AS r`;

@@ -7,9 +7,9 @@ import { offsetAtSql } from '../time/zone-sql';
 import { pieceScans } from './cover-sql';
 import { sessionJoinSql } from './session-filter-sql';
 
-// The statements of the filtered reads of page views at their own time, rendered from their plan
-// (SegmentPlanner): whole buckets of the folded segment rollups, and the raw events of the rest,
-// each joined to its session for the filter.
+// The statements of the reads of page views at their own time per weekday-hour and per session
+// attribute, rendered from their plan (SegmentPlanner): whole buckets of the folded segment
+// rollups, and the raw events of the rest, each joined to its session for a filter.
 
 /** A statement and its parameters. */
 export interface Statement {
@@ -22,8 +22,8 @@ export const minuteOf = (time: string) => `floor(extract(epoch FROM ${time}) / 6
 /** The weekday-hour slot (0..167) of `h`, local hours since the epoch; 1970-01-01 was a Thursday (ISO weekday 4). */
 export const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
-/** Page views of the sessions the filter matches per local weekday-hour slot (`slot`, `events`). */
-export function filteredActivitySql(
+/** Page views of the sessions the filter matches (all without one) per local weekday-hour slot (`slot`, `events`). */
+export function activitySql(
   plan: SegmentPlan,
   funnelId: string,
   periods: OffsetPeriod[],
@@ -37,7 +37,7 @@ export function filteredActivitySql(
   const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
   const minute = minuteOf('e.occurred_at');
   const eventType = params.bind(type);
-  const join = sessionJoinSql(funnel, filter, params);
+  const join = isFiltered(filter) ? sessionJoinSql(funnel, filter, params) : '';
   return {
     text: `SELECT ${SLOT} AS slot, sum(b.events) AS events
      FROM (

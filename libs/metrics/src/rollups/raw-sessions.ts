@@ -37,7 +37,7 @@ export interface RawSessionSql {
  * fraction of sending them to Node. One set-based branch per requested dimension, derived from its
  * declared shape (events/session-definitions.ts); values are bound in `params`.
  *
- * Unless a `totals` dimension (`all`) is requested (it sums each session's conversion and time to
+ * Unless the `segment` dimension is requested (it sums each session's conversion and time to
  * completion), only the number of sessions per key counts, so the sessions are first summed per
  * distinct combination of what the branches read: the pages viewed, the answers given as stored.
  * Most sessions share one of a few, so lists are unnested and answers deduplicated once per
@@ -124,8 +124,6 @@ function dimensionBranch(
 ): string {
   const { definition, arg } = sessionDimension(dimension);
   switch (definition.shape) {
-    case 'totals':
-      return outcomes(dimension, `''`, 'HAVING count(*) > 0');
     case 'segment': {
       // The text segmentKey() gives: `<length>:<value>` per filter attribute, `-` when unset
       // (length() counts code points, as segmentKey does).
@@ -134,11 +132,6 @@ function dimensionBranch(
       const members = columns.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(' || ');
       // Grouped by the columns, so the key is built once per combination, not once per session.
       return outcomes(dimension, members, `GROUP BY ${columns.map((c) => `m.${c}`).join(', ')}`);
-    }
-    case 'attribute': {
-      const column = START_ATTRIBUTES[definition.attribute].column;
-      use(column);
-      return outcomes(dimension, `m.${column}`, `WHERE m.${column} IS NOT NULL GROUP BY 2`);
     }
     case 'pages': {
       use('pages');

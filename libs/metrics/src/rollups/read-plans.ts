@@ -1,16 +1,12 @@
 import { countedDimension } from '../events/event-definitions';
 import type { CountedDimensionName } from '../events/event-definitions';
 import type { MetricWindow } from '../query/metric-query';
-import type { SegmentPlan } from '../segments/segment-state';
-import { EVENT_GRAINS, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS, SESSION_GRAINS } from '../time/buckets';
-import { coverWindow, signedCover } from '../time/time-cover';
-import type { Cover, CoverOptions } from '../time/time-cover';
+import type { CoverOptions } from '../time/time-cover';
 import type { OffsetPeriod } from '../time/time-zone';
 import { fitsLocalHours } from '../time/zone-sql';
 
-// The planning step of a read, apart from rendering its SQL: which rollup rows (grains, buckets,
-// each added or subtracted) and which raw edges. Pure functions of the window; a filtered read's
-// plan also depends on what is folded (SegmentPlanner, planWindow), read from the database first.
+// The planning step of a read that depends on the window alone: which grains and how the cover may
+// reach past the window. What is folded (SegmentPlanner, planWindow) is read from the database.
 
 /**
  * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
@@ -20,14 +16,6 @@ import { fitsLocalHours } from '../time/zone-sql';
 export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
   coarseOutside: !countedDimension(dimension).labelled,
 });
-
-/** An unfiltered read of sessions: ingestion's session grains, at most half a minute raw per edge. */
-export const sessionsPlan = (window: MetricWindow): Cover =>
-  signedCover(window.from, window.to + 1, SESSION_GRAINS);
-
-/** An unfiltered read of a dimension counted from events: the event grains, at most five seconds raw per edge. */
-export const eventsPlan = (window: MetricWindow, dimension: CountedDimensionName): Cover =>
-  signedCover(window.from, window.to + 1, EVENT_GRAINS, labelCover(dimension));
 
 /** The UTC offsets in force over a window, in its time zone. */
 export const periodsOf = (window: MetricWindow): OffsetPeriod[] =>
@@ -39,21 +27,3 @@ export const periodsOf = (window: MetricWindow): OffsetPeriod[] =>
  */
 export const localHourGrains = (grains: readonly number[], periods: OffsetPeriod[]): number[] =>
   grains.filter((g) => fitsLocalHours(g, periods));
-
-/** An unfiltered read per local weekday-hour: the event grains that fit local hours. */
-export const activityPlan = (window: MetricWindow, periods: OffsetPeriod[]): Cover =>
-  signedCover(window.from, window.to + 1, localHourGrains(EVENT_GRAINS, periods));
-
-/** Messages: counted per contact, not per event, so added only, with raw rows inside the window. */
-export const messagesPlan = (window: MetricWindow): Cover =>
-  coverWindow(window.from, window.to + 1, EVENT_GRAINS);
-
-/** The grains of a filtered read: the segment rollups'. */
-export const FILTERED_GRAINS = SEGMENT_GRAINS;
-
-/** A filtered read's raw part (its buckets are the segment rollups', read from the plan's segments). */
-export const rawPartOf = (plan: SegmentPlan): Cover => ({
-  segments: [],
-  raw: plan.raw,
-  finest: FINEST_SEGMENT_GRAIN,
-});

@@ -1,33 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { ReadPool } from '@app/core';
-import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
-import {
-  inSessionRollups,
-  SESSION_DIMENSIONS,
-  sessionDimension,
-  START_ATTRIBUTES,
-} from '../events/session-definitions';
+import type { MetricWindow, SessionFilter } from '../query/metric-query';
+import { SESSION_DIMENSIONS, START_ATTRIBUTES } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
-import { CountedDimensionName, countedDimension, MessageDimensionName } from '../events/event-definitions';
+import { CountedDimensionName, countedDimension } from '../events/event-definitions';
 import { inSegmentRollups } from '../segments/segment-rows';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
-import type { Cover, CoverOptions } from '../time/time-cover';
-import { activitySql, eventSumsSql, messagesSql } from './event-sums-sql';
-import {
-  activityPlan,
-  eventsPlan,
-  FILTERED_GRAINS,
-  labelCover,
-  localHourGrains,
-  messagesPlan,
-  periodsOf,
-  rawPartOf,
-  sessionsPlan,
-} from './read-plans';
-import { filteredActivitySql, timedPageViewsSql } from './filtered-event-sql';
+import { SEGMENT_GRAINS } from '../time/buckets';
+import type { CoverOptions } from '../time/time-cover';
+import { eventSumsSql, messagesSql } from './event-sums-sql';
+import { labelCover, localHourGrains, periodsOf } from './read-plans';
+import { activitySql, timedPageViewsSql } from './filtered-event-sql';
 import { sessionSumsSql } from './session-sums-sql';
-import { EventCounts, laterLabel, SessionCounts } from './rollup-deltas';
+import { EventCounts, laterLabel, SessionCounts } from './counts';
 
 type Sums<C> = Map<string, C>;
 
@@ -47,7 +33,11 @@ type EventRow = {
   label_at: Date | null;
 };
 
-/** Reads the rollups of a window: sums per dimension and key, exact for any from/to and time zone. */
+/**
+ * Reads the segment rollups of a window (the fold's, metrics/segments) and the raw rows of what
+ * they do not hold: sums per dimension and key of the sessions a filter matches (every session
+ * without one), exact for any from/to and time zone.
+ */
 @Injectable()
 export class RollupReader {
   constructor(
@@ -56,8 +46,8 @@ export class RollupReader {
   ) {}
 
   /**
-   * A filtered read over the segment rollups: planned over what is folded, then run; run again
-   * when ingestion recorded a change meanwhile. The third attempt reads every minute raw, in one
+   * A read planned over what is folded, then run; run again when ingestion recorded a change
+   * meanwhile. The second change in a row makes the third attempt read every minute raw, in one
    * statement and so one snapshot: the answer is exact however much late traffic keeps arriving.
    * All on one server: a plan from the primary must not meet rollups on a replica behind it.
    */
@@ -79,9 +69,8 @@ export class RollupReader {
   }
 
   /**
-   * Session counters per dimension and key, over sessions that started in the window. From the
-   * session rollups (rolledSessions), except with a filter (they count every session) and for the
-   * `segment` dimension (they do not hold it): then from the segment rollups.
+   * Session counters per dimension and key (the `segment` totals, pages viewed, answers) of the
+   * sessions the filter matches that started in the window.
    */
   async sessions(
     funnelId: string,
@@ -89,21 +78,28 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    if (isFiltered(filter)) return this.foldedSessions(funnelId, window, dimensions, filter);
-    const rolled = dimensions.filter((d) => inSessionRollups(sessionDimension(d).definition));
-    const folded = dimensions.filter((d) => !rolled.includes(d));
-    const [fromRollups, fromFolds] = await Promise.all([
-      rolled.length ? this.rolledSessions(funnelId, window, rolled) : new Map(),
-      folded.length ? this.foldedSessions(funnelId, window, folded, filter) : new Map(),
-    ]);
-    return new Map([...fromRollups, ...fromFolds]);
+    if (!dimensions.every(inSegmentRollups))
+      throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
+    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
+      const { text, values } = sessionSumsSql(funnelId, dimensions, filter, plan);
+      const rows: SessionSumRow[] = await this.reads.rows(text, values);
+      const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
+      for (const r of rows) {
+        const sessions = Number(r.sessions);
+        // A key whose sessions all lie in a subtracted part of a bucket nets to zero.
+        if (!sessions) continue;
+        result.get(r.dimension)?.set(r.key, {
+          sessions,
+          conversions: Number(r.conversions),
+          completions: Number(r.completions),
+          completionMs: Number(r.completion_ms),
+        });
+      }
+      return result;
+    });
   }
 
-  /**
-   * The session counters per segment key of the sessions the filter matches (every session
-   * without one) that started in the window: the segment rollups' totals of the folded buckets,
-   * the sessions themselves for the rest.
-   */
+  /** The session counters per segment key of the sessions the filter matches that started in the window. */
   async segments(
     funnelId: string,
     window: MetricWindow,
@@ -114,63 +110,9 @@ export class RollupReader {
   }
 
   /**
-   * Session counters of dimensions the session rollups hold, of every session: ingestion's grains,
-   * and at most half a minute of sessions raw at each edge.
-   */
-  private rolledSessions(
-    funnelId: string,
-    window: MetricWindow,
-    dimensions: string[],
-  ): Promise<Map<string, Sums<SessionCounts>>> {
-    return this.sessionSums(funnelId, dimensions, {}, sessionsPlan(window));
-  }
-
-  /** Session counters of dimensions the segment rollups hold, planned over what is folded (see planned). */
-  private foldedSessions(
-    funnelId: string,
-    window: MetricWindow,
-    dimensions: string[],
-    filter: SessionFilter,
-  ): Promise<Map<string, Sums<SessionCounts>>> {
-    if (!dimensions.every(inSegmentRollups))
-      throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
-    return this.planned(funnelId, window, FILTERED_GRAINS, (plan) =>
-      this.sessionSums(funnelId, dimensions, filter, rawPartOf(plan), plan),
-    );
-  }
-
-  /**
-   * Session counters per dimension and key: the session rollups' buckets of `cover` and its raw
-   * pieces; with `plan`, also the segment rollups' whole buckets.
-   */
-  private async sessionSums(
-    funnelId: string,
-    dimensions: string[],
-    filter: SessionFilter,
-    cover: Cover,
-    plan?: SegmentPlan,
-  ): Promise<Map<string, Sums<SessionCounts>>> {
-    const { text, values } = sessionSumsSql(funnelId, dimensions, filter, cover, plan);
-    const rows: SessionSumRow[] = await this.reads.rows(text, values);
-    const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
-    for (const r of rows) {
-      const sessions = Number(r.sessions);
-      // A key whose sessions all lie in a subtracted part of a bucket nets to zero.
-      if (!sessions) continue;
-      result.get(r.dimension)?.set(r.key, {
-        sessions,
-        conversions: Number(r.conversions),
-        completions: Number(r.completions),
-        completionMs: Number(r.completion_ms),
-      });
-    }
-    return result;
-  }
-
-  /**
    * The counters of a dimension counted from events (e.g. page views per page, clicks per button)
-   * per key, at the events' own time in the window; with a filter, of the events of the sessions
-   * it matches, read from the events themselves.
+   * per key, at the events' own time in the window, of the events of the sessions the filter
+   * matches (every event without one).
    */
   async events(
     funnelId: string,
@@ -178,81 +120,55 @@ export class RollupReader {
     dimension: CountedDimensionName,
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
-    if (!isFiltered(filter))
-      return this.eventSums(funnelId, eventsPlan(window, dimension), dimension, filter);
     return this.planned(
       funnelId,
       window,
-      FILTERED_GRAINS,
-      (plan) => this.eventSums(funnelId, rawPartOf(plan), dimension, filter, plan),
+      SEGMENT_GRAINS,
+      async (plan) => {
+        const { text, values } = eventSumsSql(funnelId, plan, dimension, filter);
+        const rows: EventRow[] = await this.reads.rows(text, values);
+        const sums: Sums<EventCounts> = new Map();
+        for (const r of rows) {
+          const total = sums.get(r.key) ?? emptyEvents();
+          total.events += Number(r.events);
+          total.timed += Number(r.timed ?? 0);
+          total.totalMs += Number(r.total_ms);
+          laterLabel(total, r.label, r.label_at?.getTime() ?? null);
+          sums.set(r.key, total);
+        }
+        // A key whose events all lie in a subtracted part of a bucket nets to zero.
+        for (const [key, c] of sums) if (!c.events) sums.delete(key);
+        return sums;
+      },
       labelCover(dimension),
     );
   }
 
-  private async eventSums(
-    funnelId: string,
-    cover: Cover,
-    dimension: CountedDimensionName,
-    filter: SessionFilter,
-    plan?: SegmentPlan,
-  ): Promise<Sums<EventCounts>> {
-    const { text, values } = eventSumsSql(funnelId, cover, dimension, filter, plan);
-    const rows: EventRow[] = await this.reads.rows(text, values);
-    const sums: Sums<EventCounts> = new Map();
-    for (const r of rows) {
-      const total = sums.get(r.key) ?? emptyEvents();
-      total.events += Number(r.events);
-      total.timed += Number(r.timed ?? 0);
-      total.totalMs += Number(r.total_ms);
-      laterLabel(total, r.label, r.label_at?.getTime() ?? null);
-      sums.set(r.key, total);
-    }
-    // A key whose events all lie in a subtracted part of a bucket nets to zero.
-    for (const [key, c] of sums) if (!c.events) sums.delete(key);
-    return sums;
-  }
-
-  /** Messages sent in the window that were delivered (or opened) and opened, by send time. */
-  async messages(
-    funnelId: string,
-    window: MetricWindow,
-    dimension: MessageDimensionName = 'message',
-  ): Promise<{ delivered: number; opened: number }> {
-    const { text, values } = messagesSql(funnelId, messagesPlan(window), dimension);
+  /**
+   * Messages sent in the window that were delivered (or opened) and opened, by send time: counted
+   * per contact message, not per event, so read where contacts keep them.
+   */
+  async messages(funnelId: string, window: MetricWindow): Promise<{ delivered: number; opened: number }> {
+    const { text, values } = messagesSql(funnelId, window);
     const [row]: { delivered: string; opened: string }[] = await this.reads.rows(text, values);
     return { delivered: Number(row.delivered), opened: Number(row.opened) };
   }
 
-  /** The events of a dimension (page views: `activity`) per local weekday-hour slot (0..167). */
+  /**
+   * The events of a dimension (page views: `activity`) of the sessions the filter matches per
+   * local weekday-hour slot (0..167): whole buckets of the segment rollups that fit local hours,
+   * and each raw event's own minute for the rest.
+   */
   async activity(
     funnelId: string,
     window: MetricWindow,
     dimension: CountedDimensionName = 'activity',
     filter: SessionFilter = {},
   ): Promise<number[]> {
-    if (isFiltered(filter)) return this.filteredActivity(funnelId, window, dimension, filter);
-    const periods = periodsOf(window);
-    const { text, values } = activitySql(funnelId, activityPlan(window, periods), periods, dimension);
-    const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
-    const slots = new Array<number>(SLOTS).fill(0);
-    for (const r of rows) slots[Number(r.slot)] += Number(r.events);
-    return slots;
-  }
-
-  /**
-   * Page views of the sessions the filter matches per local weekday-hour slot: whole buckets of
-   * the segment rollups that fit local hours, and each raw event's own minute for the rest.
-   */
-  private async filteredActivity(
-    funnelId: string,
-    window: MetricWindow,
-    dimension: CountedDimensionName,
-    filter: SessionFilter,
-  ): Promise<number[]> {
     const { type } = countedDimension(dimension);
     const periods = periodsOf(window);
-    return this.planned(funnelId, window, localHourGrains(FILTERED_GRAINS, periods), async (plan) => {
-      const { text, values } = filteredActivitySql(plan, funnelId, periods, dimension, type, filter);
+    return this.planned(funnelId, window, localHourGrains(SEGMENT_GRAINS, periods), async (plan) => {
+      const { text, values } = activitySql(plan, funnelId, periods, dimension, type, filter);
       const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
       const slots = new Array<number>(SLOTS).fill(0);
       for (const r of rows) slots[Number(r.slot)] += Number(r.events);
@@ -274,7 +190,7 @@ export class RollupReader {
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
-    return this.planned(funnelId, window, FILTERED_GRAINS, async (plan) => {
+    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
       const { text, values } = timedPageViewsSql(plan, funnelId, type, column, filter);
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
         text,

@@ -4,43 +4,38 @@ import { inSessionsDocument } from '../segments/segment-rows';
 import { segmentSessionSums, segmentTotalSums } from '../segments/segment-sql';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
-import type { Cover } from '../time/time-cover';
-import { pieceScans, segmentRows, segments } from './cover-sql';
+import { pieceScans } from './cover-sql';
 import type { Statement } from './filtered-event-sql';
 import { rawSessionSums } from './raw-sessions';
 import { sessionFilterSql } from './session-filter-sql';
 
 /**
  * The statement that sums session counters per dimension and key (`dimension`, `key`, `sessions`,
- * `conversions`, `completions`, `completion_ms`): the session rollups' buckets of `cover` and its
- * raw pieces; with `plan`, also the segment rollups' whole buckets, of the sessions the filter
- * matches.
+ * `conversions`, `completions`, `completion_ms`) over a plan: the segment rollups' whole buckets
+ * (the `segment` totals, the cells of the `sessions` documents) and the raw sessions of the rest,
+ * of the sessions the filter matches.
  */
 export function sessionSumsSql(
   funnelId: string,
   dimensions: string[],
   filter: SessionFilter,
-  cover: Cover,
-  plan?: SegmentPlan,
+  plan: SegmentPlan,
 ): Statement {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
   const matching = sessionFilterSql(filter, params);
-  const inSegments = segments(cover, params);
-  const wanted = params.bind(dimensions, 'text[]');
   const raw = rawSessionSums(dimensions, params);
   const edges = pieceScans(
-    cover.raw,
+    plan.raw,
     params,
     (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
       WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
   );
-  // The segment rollups' part: the totals' columns, and the cells of the `sessions` documents.
   const folded: string[] = [];
-  if (plan && dimensions.includes(SESSION_DIMENSIONS.segment))
+  if (dimensions.includes(SESSION_DIMENSIONS.segment))
     folded.push(segmentTotalSums(plan, funnel, filter, params, SESSION_DIMENSIONS.segment));
   const documented = dimensions.filter(inSessionsDocument);
-  if (plan && documented.length)
+  if (documented.length)
     folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
   return {
     text: `WITH m AS (
@@ -49,10 +44,6 @@ export function sessionSumsSql(
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
-       SELECT r.dimension, r.key, s.sign * r.sessions AS sessions, s.sign * r.conversions AS conversions,
-              s.sign * r.completions AS completions, s.sign * r.completion_ms AS completion_ms
-       FROM ${segmentRows(inSegments, 'metric_session_rollups', funnel, `= ANY(${wanted})`)}
-       UNION ALL
        ${raw.sql}
        ${folded.map((sql) => `UNION ALL ${sql}`).join(' ')}
      ) AS t

@@ -1,4 +1,4 @@
-import { DECLARED_EVENT_DIMENSIONS, EventDimension } from '../events/event-definitions';
+import { DECLARED_EVENT_DIMENSIONS } from '../events/event-definitions';
 import {
   DECLARED_DIMENSIONS,
   FILTER_NAMES,
@@ -7,7 +7,7 @@ import {
   START_ATTRIBUTES,
 } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { emptySessions, mergeSessions, SessionCounts } from '../rollups/rollup-deltas';
+import { emptySessions, mergeSessions, SessionCounts } from '../rollups/counts';
 import { at, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/buckets';
 
@@ -17,10 +17,6 @@ import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/bucke
 
 /** The session dimensions (by declared name) kept per segment in its `sessions` document: pages viewed and answers. */
 export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
-export const SEGMENT_EVENT_DIMENSIONS = DECLARED_EVENT_DIMENSIONS.filter(
-  (entry): entry is [(typeof entry)[0], EventDimension & { source: 'events' }] =>
-    entry[1].source === 'events',
-);
 const KEPT_SESSION_DIMENSIONS = new Set(
   DECLARED_DIMENSIONS.filter(([, d]) => SEGMENT_SESSION_SHAPES.has(d.shape)).map(([name]) => name as string),
 );
@@ -122,7 +118,7 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
   }
   for (const e of events) {
     const row = rows.row(grain, e.bucket, e.attributes);
-    for (const [name, d] of SEGMENT_EVENT_DIMENSIONS) {
+    for (const [name, d] of DECLARED_EVENT_DIMENSIONS) {
       if (d.type !== e.type) continue;
       const keys = (row.events[name] ??= {});
       const key = d.keyed ? e.key : '';

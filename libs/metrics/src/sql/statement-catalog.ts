@@ -1,17 +1,10 @@
 import { WRITE_BATCH_SQL } from '../events/batch-writes';
 import { INSERT_EVENTS_SQL, LOCK_FUNNEL_SQL, READ_SESSIONS_SQL } from '../events/event-store';
 import type { MetricWindow, SessionFilter } from '../query/metric-query';
-import { activitySql, eventSumsSql, messagesSql } from '../rollups/event-sums-sql';
-import { filteredActivitySql, timedPageViewsSql } from '../rollups/filtered-event-sql';
-import {
-  activityPlan,
-  eventsPlan,
-  FILTERED_GRAINS,
-  messagesPlan,
-  periodsOf,
-  rawPartOf,
-  sessionsPlan,
-} from '../rollups/read-plans';
+import { SAVE_MESSAGES_SQL } from '../events/message-store';
+import { eventSumsSql, messagesSql } from '../rollups/event-sums-sql';
+import { activitySql, timedPageViewsSql } from '../rollups/filtered-event-sql';
+import { localHourGrains, periodsOf } from '../rollups/read-plans';
 import { sessionSumsSql } from '../rollups/session-sums-sql';
 import { FOLDER_SQL } from '../segments/folder-sql';
 import {
@@ -22,6 +15,7 @@ import {
 } from '../segments/segment-refold';
 import { CHANGED_SINCE_SQL, FOLD_STATE_SQL, planWindow, SegmentPlan } from '../segments/segment-state';
 import { sessionsInBucketsSql, stepFunnelSql } from '../steps/step-funnel-reader';
+import { SEGMENT_GRAINS } from '../time/buckets';
 import { FixedOffsetZone, ianaZone } from '../time/time-zone';
 
 // Every statement the metrics' read and write paths send, rendered from the code for sample
@@ -60,18 +54,31 @@ const PLAN: SegmentPlan = {
     { foldedTo: WINDOW.to - HOUR - 13 * MINUTE + 1, stale: new Set([T + 30 * HOUR, T + 30 * HOUR + MINUTE]) },
     WINDOW.from,
     WINDOW.to + 1,
-    FILTERED_GRAINS,
+    SEGMENT_GRAINS,
   ),
   seq: '42',
 };
 const LABEL_PLAN: SegmentPlan = {
-  ...planWindow({ foldedTo: WINDOW.to + 1, stale: new Set() }, WINDOW.from, WINDOW.to + 1, FILTERED_GRAINS, {
+  ...planWindow({ foldedTo: WINDOW.to + 1, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS, {
     coarseOutside: false,
   }),
   seq: '42',
 };
-const sessionCover = sessionsPlan(WINDOW);
-const filteredCover = rawPartOf(PLAN);
+/** The same window with nothing folded yet: every minute raw. */
+const RAW_PLAN: SegmentPlan = {
+  ...planWindow({ foldedTo: null, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS),
+  seq: '0',
+};
+/** The window in a named zone across a change of its offset, folded: hour buckets only where they fit local hours. */
+const DST_PLAN: SegmentPlan = {
+  ...planWindow(
+    { foldedTo: DST_WINDOW.to + 1, stale: new Set() },
+    DST_WINDOW.from,
+    DST_WINDOW.to + 1,
+    localHourGrains(SEGMENT_GRAINS, periodsOf(DST_WINDOW)),
+  ),
+  seq: '42',
+};
 const iso = (ms: number) => new Date(ms).toISOString();
 const statement = (name: string, text: string, values: unknown[] = []): CatalogStatement => ({
   name,
@@ -84,38 +91,27 @@ const rendered = (name: string, s: { text: string; values: unknown[] }) => state
 export function statementCatalog(): Record<string, CatalogStatement[]> {
   return {
     'read-sessions': [
-      rendered('KPI totals of every session', sessionSumsSql(FUNNEL, ['all'], {}, sessionCover)),
+      rendered('KPI totals per segment', sessionSumsSql(FUNNEL, ['segment'], {}, PLAN)),
       rendered(
-        'pages and answers of every session (summed per combination at the edges)',
-        sessionSumsSql(FUNNEL, ['page', 'answer:question_1', 'answer-group:question_1'], {}, sessionCover),
+        'pages and answers (summed per combination at the edges)',
+        sessionSumsSql(FUNNEL, ['page', 'answer:question_1', 'answer-group:question_1'], {}, PLAN),
       ),
-      rendered(
-        'filtered totals per segment',
-        sessionSumsSql(FUNNEL, ['segment'], FILTER, filteredCover, PLAN),
-      ),
-      rendered('filtered pages', sessionSumsSql(FUNNEL, ['page'], FILTER, filteredCover, PLAN)),
+      rendered('filtered totals per segment', sessionSumsSql(FUNNEL, ['segment'], FILTER, PLAN)),
+      rendered('filtered pages, nothing folded yet', sessionSumsSql(FUNNEL, ['page'], FILTER, RAW_PLAN)),
     ],
     'read-events': [
-      rendered('page views per page', eventSumsSql(FUNNEL, eventsPlan(WINDOW, 'page'), 'page', {})),
-      rendered(
-        'clicks per button, with the latest label',
-        eventSumsSql(FUNNEL, eventsPlan(WINDOW, 'button'), 'button', {}),
-      ),
-      rendered('filtered page views', eventSumsSql(FUNNEL, rawPartOf(PLAN), 'page', FILTER, PLAN)),
-      rendered('filtered clicks', eventSumsSql(FUNNEL, rawPartOf(LABEL_PLAN), 'button', FILTER, LABEL_PLAN)),
-      rendered('messages delivered and opened', messagesSql(FUNNEL, messagesPlan(WINDOW), 'message')),
+      rendered('page views per page', eventSumsSql(FUNNEL, PLAN, 'page', {})),
+      rendered('clicks per button, with the latest label', eventSumsSql(FUNNEL, LABEL_PLAN, 'button', {})),
+      rendered('filtered page views', eventSumsSql(FUNNEL, PLAN, 'page', FILTER)),
+      rendered('filtered clicks', eventSumsSql(FUNNEL, LABEL_PLAN, 'button', FILTER)),
+      rendered('messages delivered and opened', messagesSql(FUNNEL, WINDOW)),
       rendered(
         'activity per local weekday-hour',
-        activitySql(
-          FUNNEL,
-          activityPlan(DST_WINDOW, periodsOf(DST_WINDOW)),
-          periodsOf(DST_WINDOW),
-          'activity',
-        ),
+        activitySql(DST_PLAN, FUNNEL, periodsOf(DST_WINDOW), 'activity', 'page_view', {}),
       ),
       rendered(
         'filtered activity per local weekday-hour',
-        filteredActivitySql(PLAN, FUNNEL, periodsOf(WINDOW), 'activity', 'page_view', FILTER),
+        activitySql(PLAN, FUNNEL, periodsOf(WINDOW), 'activity', 'page_view', FILTER),
       ),
       rendered('time on page per device', timedPageViewsSql(PLAN, FUNNEL, 'page_view', 'device', FILTER)),
     ],
@@ -145,7 +141,8 @@ export function statementCatalog(): Record<string, CatalogStatement[]> {
       statement('store the new events', INSERT_EVENTS_SQL),
       statement("the funnel's turn", LOCK_FUNNEL_SQL),
       statement('the stored sessions of a batch', READ_SESSIONS_SQL),
-      statement('sessions, rollups, changes, step summaries and question titles of a batch', WRITE_BATCH_SQL),
+      statement('sessions, changes, step summaries and question titles of a batch', WRITE_BATCH_SQL),
+      statement('messages delivered and opened, and their rollups', SAVE_MESSAGES_SQL),
     ],
     'write-fold': [
       ...Object.entries(FOLDER_SQL).map(([name, text]) => statement(`folder: ${name}`, text)),

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { EVENT_GRAINS as GRAINS, SEGMENT_GRAINS, SESSION_GRAINS } from './buckets';
+import { MESSAGE_GRAINS as GRAINS, SEGMENT_GRAINS } from './buckets';
+
+const SESSION_GRAINS = [86_400, 3_600, 900, 60] as const;
 import { Cover, coverWindow, signedCover } from './time-cover';
 
 const t = (iso: string) => Date.parse(iso);
