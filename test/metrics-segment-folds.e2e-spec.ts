@@ -345,7 +345,8 @@ describe('filtered figures from folded segment rollups equal the raw computation
   /**
    * Runs migrations' frozen statements as they ran at their turn, before the later migrations
    * added the totals columns without a default (the columns the statements do not write take the
-   * values those migrations gave the rows already there).
+   * values those migrations gave the rows already there) and dropped the folds' `finest_from`
+   * (`infinity` then: no ten-second rows).
    */
   const atTheirTurn = (statements: string[]) =>
     db.transaction(async (manager) => {
@@ -353,7 +354,9 @@ describe('filtered figures from folded segment rollups equal the raw computation
       await manager.query(
         `ALTER TABLE metric_segment_rollups ${columns.map((c) => `ALTER ${c} SET DEFAULT 0`).join(', ')}`,
       );
+      await manager.query(`ALTER TABLE metric_segment_folds ADD finest_from timestamptz DEFAULT 'infinity'`);
       for (const sql of statements) await manager.query(sql);
+      await manager.query(`ALTER TABLE metric_segment_folds DROP COLUMN finest_from`);
       await manager.query(
         `ALTER TABLE metric_segment_rollups ${columns.map((c) => `ALTER ${c} DROP DEFAULT`).join(', ')}`,
       );

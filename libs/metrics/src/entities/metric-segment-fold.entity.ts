@@ -16,11 +16,4 @@ export class MetricSegmentFold {
 
   @Column({ type: 'timestamptz', nullable: true })
   foldedTo: Date | null;
-
-  /**
-   * Read by no code of this release: 'infinity', so that the pods of the release before, while a
-   * rollout replaces them, read none of the ten-second rows that release kept (none are left).
-   */
-  @Column({ type: 'timestamptz', nullable: true, default: () => "'infinity'" })
-  finestFrom: Date | null;
 }
