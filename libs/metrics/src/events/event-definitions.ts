@@ -2,7 +2,7 @@ import type { ButtonClickFields, EventFields, PageViewFields } from './event-typ
 
 // What metrics count of page views and clicks, declared once. The fold's segment rows
 // (segments/segment-rows.ts), the read and the raw rows at a window's edges
-// (rollups/rollup-reader.ts, rollups/raw-events.ts) all derive from these tables, never written
+// (rollups/rollup-reader.ts, rollups/event-sums-sql.ts) all derive from these tables, never written
 // per dimension.
 
 /**

@@ -9,9 +9,9 @@ import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SEGMENT_GRAINS } from '../time/buckets';
 import type { CoverOptions } from '../time/time-cover';
-import { eventSumsSql, messagesSql } from './event-sums-sql';
+import { activitySql, eventSumsSql, messagesSql, timedPageViewsSql } from './event-sums-sql';
 import { labelCover, localHourGrains, periodsOf } from './read-plans';
-import { activitySql, timedPageViewsSql } from './filtered-event-sql';
+
 import { sessionSumsSql } from './session-sums-sql';
 import { EventCounts, laterLabel, SessionCounts } from './counts';
 

@@ -5,7 +5,7 @@ import { segmentSessionSums, segmentTotalSums } from '../segments/segment-sql';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
 import { pieceScans } from './cover-sql';
-import type { Statement } from './filtered-event-sql';
+import type { Statement } from './event-sums-sql';
 import { rawSessionSums } from './raw-sessions';
 import { sessionFilterSql } from './session-filter-sql';
 

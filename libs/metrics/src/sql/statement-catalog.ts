@@ -2,8 +2,8 @@ import { WRITE_BATCH_SQL } from '../events/batch-writes';
 import { INSERT_EVENTS_SQL, LOCK_FUNNEL_SQL, READ_SESSIONS_SQL } from '../events/event-store';
 import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { SAVE_MESSAGES_SQL } from '../events/message-store';
-import { eventSumsSql, messagesSql } from '../rollups/event-sums-sql';
-import { activitySql, timedPageViewsSql } from '../rollups/filtered-event-sql';
+import { activitySql, eventSumsSql, messagesSql, timedPageViewsSql } from '../rollups/event-sums-sql';
+
 import { localHourGrains, periodsOf } from '../rollups/read-plans';
 import { sessionSumsSql } from '../rollups/session-sums-sql';
 import { FOLDER_SQL } from '../segments/folder-sql';
