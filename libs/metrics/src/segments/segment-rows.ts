@@ -95,7 +95,7 @@ class Rows {
 
 /**
  * The finest rows (FINEST_SEGMENT_GRAIN) of the given sessions (at their start) and event sums (at
- * their bucket): per segment, what each kept dimension counts, as ingestion's rollups count it
+ * their bucket): per segment, what each kept dimension counts
  * (sessionContributions, the event dimensions' declarations).
  */
 export function finestRows(sessions: SessionState[], events: EventSum[]): SegmentRow[] {

@@ -5,7 +5,7 @@ import type { SqlParams } from '../sql/sql-params';
 import { FINEST_SEGMENT_GRAIN } from '../time/buckets';
 import type { SegmentPlan } from './segment-state';
 
-// The segment rollups' part of a filtered read: the rows of the plan's whole buckets whose
+// The segment rollups' part of a read: the rows of the plan's whole buckets whose
 // segment the filter keeps (`r`, by the attribute columns), one index range per bucket range.
 
 /** The plan's segment rollup rows `r` that the filter keeps, with `columns`. */

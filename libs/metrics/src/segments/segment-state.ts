@@ -44,7 +44,7 @@ interface FoldState {
 }
 
 /**
- * Plans filtered reads over the segment rollups: whole buckets of the folded, unchanged minutes,
+ * Plans reads over the segment rollups: whole buckets of the folded, unchanged minutes,
  * raw rows for the rest (the minutes past the watermark, those whose changes are not folded yet,
  * and the edges), so an answer is exact whatever the folder has done.
  */
