@@ -1,8 +1,8 @@
 import type { FilterName } from '../events/session-definitions';
 import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
-import type { SessionCounts } from '../rollups/counts';
+import { addSessions, emptySessions, SessionCounts } from '../rollups/counts';
 import type { KpiDefinition, KpiValue, TimedViews } from './kpis';
-import { addSessions, MetricSources, noSessions, segmentSessions, sessionTotals } from './metric-sources';
+import { MetricSources, segmentSessions, sessionTotals } from './metric-sources';
 
 /** The most keys a breakdown lists; the rest are summed as OTHER_KEY. */
 export const BREAKDOWN_KEYS = 20;
@@ -64,7 +64,7 @@ export async function kpiBreakdown(
         await segmentSessions(sources, funnelId, window, filter, by),
         kpi.of,
         addSessions,
-        noSessions,
+        emptySessions,
       );
     case 'pageViews':
       return entries(

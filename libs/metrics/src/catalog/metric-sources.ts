@@ -3,7 +3,7 @@ import type { FunnelPage } from '@app/workspaces';
 import { FILTER_NAMES, FilterName, parseSegmentKey } from '../events/session-definitions';
 import type { AbTestFilter, MetricWindow, SessionFilter } from '../query/metric-query';
 import type { RollupReader } from '../rollups/rollup-reader';
-import type { SessionCounts } from '../rollups/counts';
+import { addSessions, emptySessions, SessionCounts } from '../rollups/counts';
 
 /** What a chart or KPI is computed from: the rollups of metrics and the CRM counts of contacts. */
 export interface MetricSources {
@@ -28,22 +28,6 @@ export const ratio = (part: number, whole: number) => (whole ? round(part / whol
 export const percent = (part: number, whole: number) => (whole ? round((part / whole) * 100, 2) : 0);
 export const seconds = (totalMs: number, count: number) => (count ? round(totalMs / count / 1000, 2) : 0);
 
-export const noSessions = (): SessionCounts => ({
-  sessions: 0,
-  conversions: 0,
-  completions: 0,
-  completionMs: 0,
-});
-
-/** Adds `from` to `into` (or subtracts it, with sign −1). */
-export function addSessions(into: SessionCounts, from: SessionCounts, sign: 1 | -1 = 1): SessionCounts {
-  into.sessions += sign * from.sessions;
-  into.conversions += sign * from.conversions;
-  into.completions += sign * from.completions;
-  into.completionMs += sign * from.completionMs;
-  return into;
-}
-
 /**
  * Session counters of the sessions the filter matches, per value of `by` (null: none; all under
  * null without `by`), summed from the `segment` dimension: one row per combination of the filter
@@ -67,7 +51,7 @@ export async function segmentSessions(
     });
     if (!matches) continue;
     const group = at < 0 ? null : values[at];
-    result.set(group, addSessions(result.get(group) ?? noSessions(), counts));
+    result.set(group, addSessions(result.get(group) ?? emptySessions(), counts));
   }
   return result;
 }
@@ -103,5 +87,5 @@ export async function sessionTotals(
   window: MetricWindow,
   filter: SessionFilter = {},
 ): Promise<SessionCounts> {
-  return (await segmentSessions(sources, funnelId, window, filter)).get(null) ?? noSessions();
+  return (await segmentSessions(sources, funnelId, window, filter)).get(null) ?? emptySessions();
 }

@@ -20,23 +20,19 @@ interface MessageChange {
  * columns.
  */
 function messageRollups(changes: MessageChange[]): [number[], number[], string[], number[]] {
-  const counts = new Map<string, number>();
+  const rows = new Map<string, { grain: number; bucket: number; key: string; count: number }>();
   for (const c of changes)
     for (const grain of MESSAGE_GRAINS)
       for (const key of [c.delivered && MESSAGE_KEYS.delivered, c.opened && MESSAGE_KEYS.opened]) {
         if (!key) continue;
-        const id = `${grain}/${bucketStart(c.sentAt, grain)}/${key}`;
-        counts.set(id, (counts.get(id) ?? 0) + 1);
+        const bucket = bucketStart(c.sentAt, grain);
+        const id = `${grain} ${bucket} ${key}`;
+        const row = rows.get(id) ?? { grain, bucket, key, count: 0 };
+        row.count += 1;
+        rows.set(id, row);
       }
-  const columns: [number[], number[], string[], number[]] = [[], [], [], []];
-  for (const [id, count] of counts) {
-    const [grain, bucket, key] = id.split('/');
-    columns[0].push(Number(grain));
-    columns[1].push(Number(bucket));
-    columns[2].push(key);
-    columns[3].push(count);
-  }
-  return columns;
+  const all = [...rows.values()];
+  return [all.map((r) => r.grain), all.map((r) => r.bucket), all.map((r) => r.key), all.map((r) => r.count)];
 }
 
 /**

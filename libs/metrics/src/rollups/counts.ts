@@ -32,10 +32,11 @@ export const emptySessions = (): SessionCounts => ({
   completionMs: 0,
 });
 
-/** Adds the session counters `from` to `into`. */
-export function mergeSessions(into: SessionCounts, from: SessionCounts): void {
+/** Adds the session counters `from` to `into`, and returns `into`. */
+export function addSessions(into: SessionCounts, from: SessionCounts): SessionCounts {
   into.sessions += from.sessions;
   into.conversions += from.conversions;
   into.completions += from.completions;
   into.completionMs += from.completionMs;
+  return into;
 }

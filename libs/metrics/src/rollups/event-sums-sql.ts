@@ -14,7 +14,7 @@ import { coverWindow } from '../time/time-cover';
 import type { OffsetPeriod } from '../time/time-zone';
 import { offsetAtSql } from '../time/zone-sql';
 import { CONTACT_MESSAGES_SQL } from '@app/contacts';
-import { pieceScans, segments } from './cover-sql';
+import { IN_SEGMENT, pieceScans, segments } from './cover-sql';
 import { sessionJoinSql } from './session-filter-sql';
 
 // The statements that read page views, clicks and messages, rendered from their plan
@@ -37,8 +37,7 @@ export function activitySql(
   plan: SegmentPlan,
   funnelId: string,
   periods: OffsetPeriod[],
-  dimension: string,
-  type: string,
+  dimension: CountedDimensionName,
   filter: SessionFilter,
 ): Statement {
   const params = new SqlParams();
@@ -46,7 +45,7 @@ export function activitySql(
   const offsetAt = offsetAtSql(periods, params);
   const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
   const minute = minuteOf('e.occurred_at');
-  const eventType = params.bind(type);
+  const eventType = params.bind(countedDimension(dimension).type);
   const join = isFiltered(filter) ? sessionJoinSql(funnel, filter, params) : '';
   return {
     text: `SELECT ${SLOT} AS slot, sum(b.events) AS events
@@ -76,13 +75,12 @@ export function activitySql(
 export function timedPageViewsSql(
   plan: SegmentPlan,
   funnelId: string,
-  type: string,
   column: string,
   filter: SessionFilter,
 ): Statement {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
-  const eventType = params.bind(type);
+  const eventType = params.bind(countedDimension('page').type);
   const join = sessionJoinSql(funnel, filter, params, isFiltered(filter) ? 'JOIN' : 'LEFT JOIN');
   return {
     text: `SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
@@ -196,7 +194,7 @@ export function messagesSql(funnelId: string, window: MetricWindow): Statement {
        SELECT r.key, r.events FROM ${inSegments} CROSS JOIN LATERAL (
          SELECT r.key, r.events FROM metric_event_rollups r
          WHERE r.funnel_id = ${funnel} AND r.dimension = '${MESSAGE_DIMENSION}'
-           AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+           AND ${IN_SEGMENT} OFFSET 0
        ) AS r
      ), m AS (
        ${pieceScans(cover.raw, params, raw)}

@@ -3,8 +3,7 @@ import { ReadPool } from '@app/core';
 import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { SESSION_DIMENSIONS, START_ATTRIBUTES } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
-import { CountedDimensionName, countedDimension } from '../events/event-definitions';
-import { inSegmentRollups } from '../segments/segment-rows';
+import type { CountedDimensionName } from '../events/event-definitions';
 import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SEGMENT_GRAINS } from '../time/buckets';
@@ -78,8 +77,6 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    if (!dimensions.every(inSegmentRollups))
-      throw new Error(`no segment rollups of ${dimensions.join(', ')}`);
     return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
       const { text, values } = sessionSumsSql(funnelId, dimensions, filter, plan);
       const rows: SessionSumRow[] = await this.reads.rows(text, values);
@@ -165,10 +162,9 @@ export class RollupReader {
     dimension: CountedDimensionName = 'activity',
     filter: SessionFilter = {},
   ): Promise<number[]> {
-    const { type } = countedDimension(dimension);
     const periods = periodsOf(window);
     return this.planned(funnelId, window, localHourGrains(SEGMENT_GRAINS, periods), async (plan) => {
-      const { text, values } = activitySql(plan, funnelId, periods, dimension, type, filter);
+      const { text, values } = activitySql(plan, funnelId, periods, dimension, filter);
       const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
       const slots = new Array<number>(SLOTS).fill(0);
       for (const r of rows) slots[Number(r.slot)] += Number(r.events);
@@ -188,10 +184,9 @@ export class RollupReader {
     by: FilterName,
     filter: SessionFilter,
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
-    const { type } = countedDimension('page');
     const column = START_ATTRIBUTES[by].column;
     return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
-      const { text, values } = timedPageViewsSql(plan, funnelId, type, column, filter);
+      const { text, values } = timedPageViewsSql(plan, funnelId, column, filter);
       const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
         text,
         values,

@@ -7,7 +7,7 @@ import {
   START_ATTRIBUTES,
 } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
-import { emptySessions, mergeSessions, SessionCounts } from '../rollups/counts';
+import { addSessions, emptySessions, SessionCounts } from '../rollups/counts';
 import { at, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/buckets';
 
@@ -26,10 +26,6 @@ export const inSessionsDocument = (dimension: string) => {
   const colon = dimension.indexOf(':');
   return KEPT_SESSION_DIMENSIONS.has(colon < 0 ? dimension : dimension.slice(0, colon + 1));
 };
-
-/** True when the segment rollups answer a requested session dimension: the totals, or the `sessions` document. */
-export const inSegmentRollups = (dimension: string) =>
-  dimension === SESSION_DIMENSIONS.segment || inSessionsDocument(dimension);
 
 /** [events, timed, total ms, latest label, its epoch ms]. */
 export type EventCell = [number, number, number, string | null, number | null];
@@ -110,7 +106,7 @@ export function finestRows(sessions: SessionState[], events: EventSum[]): Segmen
     );
     for (const c of sessionContributions(s)) {
       // The `segment` contribution's key is the row's: its counts are the row's totals.
-      if (c.dimension === SESSION_DIMENSIONS.segment) mergeSessions(row.totals, c);
+      if (c.dimension === SESSION_DIMENSIONS.segment) addSessions(row.totals, c);
       if (!inSessionsDocument(c.dimension)) continue;
       const keys = (row.sessions[c.dimension] ??= {});
       keys[c.key] = (keys[c.key] ?? 0) + c.sessions;
@@ -159,7 +155,7 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
   const rows = new Rows();
   for (const f of finer) {
     const row = rows.row(grain, bucketStart(f.bucket, grain), f.attributes);
-    mergeSessions(row.totals, f.totals);
+    addSessions(row.totals, f.totals);
     for (const [dimension, keys] of Object.entries(f.sessions)) {
       const into = (row.sessions[dimension] ??= {});
       for (const [key, n] of Object.entries(keys)) into[key] = (into[key] ?? 0) + n;

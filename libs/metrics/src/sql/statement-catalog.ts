@@ -107,13 +107,13 @@ export function statementCatalog(): Record<string, CatalogStatement[]> {
       rendered('messages delivered and opened', messagesSql(FUNNEL, WINDOW)),
       rendered(
         'activity per local weekday-hour',
-        activitySql(DST_PLAN, FUNNEL, periodsOf(DST_WINDOW), 'activity', 'page_view', {}),
+        activitySql(DST_PLAN, FUNNEL, periodsOf(DST_WINDOW), 'activity', {}),
       ),
       rendered(
         'filtered activity per local weekday-hour',
-        activitySql(PLAN, FUNNEL, periodsOf(WINDOW), 'activity', 'page_view', FILTER),
+        activitySql(PLAN, FUNNEL, periodsOf(WINDOW), 'activity', FILTER),
       ),
-      rendered('time on page per device', timedPageViewsSql(PLAN, FUNNEL, 'page_view', 'device', FILTER)),
+      rendered('time on page per device', timedPageViewsSql(PLAN, FUNNEL, 'device', FILTER)),
     ],
     'read-plan': [
       statement("a funnel's fold state", FOLD_STATE_SQL, [FUNNEL]),
