@@ -9,12 +9,11 @@ import { fitsLocalHours } from '../time/zone-sql';
 // reach past the window. What is folded (SegmentPlanner, planWindow) is read from the database.
 
 /**
- * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
- * finding the latest inside would scan the bucket's raw rows: a labelled dimension (clicks) reaches
- * past the window's edges with its finest buckets only (signedCover).
+ * A latest label cannot be subtracted, and a bucket's may lie outside the window: a labelled
+ * dimension (clicks) reads only buckets inside the window, and raw rows for the rest (signedCover).
  */
-export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
-  coarseOutside: !countedDimension(dimension).labelled,
+export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'outside'> => ({
+  outside: !countedDimension(dimension).labelled,
 });
 
 /** The UTC offsets in force over a window, in its time zone. */

@@ -55,7 +55,7 @@ export class RollupReader {
     window: MetricWindow,
     grains: readonly number[],
     read: (plan: SegmentPlan) => Promise<T>,
-    options: Pick<CoverOptions, 'coarseOutside'> = {},
+    options: Pick<CoverOptions, 'outside'> = {},
   ): Promise<T> {
     return this.reads.onOneServer(async () => {
       for (let attempt = 1; attempt < 3; attempt++) {

@@ -77,7 +77,7 @@ export class SegmentPlanner {
     from: number,
     to: number,
     grains: readonly number[],
-    options: Pick<CoverOptions, 'coarseOutside'> = {},
+    options: Pick<CoverOptions, 'outside'> = {},
   ): SegmentPlan {
     return { ...planWindow({ foldedTo: null, stale: new Set() }, from, to, grains, options), seq: '0' };
   }
@@ -91,7 +91,7 @@ export class SegmentPlanner {
     from: number,
     to: number,
     grains: readonly number[],
-    options: Pick<CoverOptions, 'coarseOutside'> = {},
+    options: Pick<CoverOptions, 'outside'> = {},
   ): Promise<SegmentPlan> {
     const state = await this.state(funnelId);
     return { ...planWindow(state, from, to, grains, options), seq: state.seq };
@@ -109,7 +109,7 @@ export function planWindow(
   from: number,
   to: number,
   grains: readonly number[],
-  options: Pick<CoverOptions, 'coarseOutside'> = {},
+  options: Pick<CoverOptions, 'outside'> = {},
 ): Omit<SegmentPlan, 'seq'> {
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];

@@ -60,7 +60,7 @@ const PLAN: SegmentPlan = {
 };
 const LABEL_PLAN: SegmentPlan = {
   ...planWindow({ foldedTo: WINDOW.to + 1, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS, {
-    coarseOutside: false,
+    outside: false,
   }),
   seq: '42',
 };
