@@ -14,16 +14,14 @@
 --   $11 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $12 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
 --   $13 = [1,-1,1,1,1,1,1,1,1,1]
-WITH m AS (
-       SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
+WITH m AS (SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $3::timestamptz AND m.started_at < $4::timestamptz
 UNION ALL
 SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz
 UNION ALL
 SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz
-     )
+      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz)
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
@@ -62,21 +60,29 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
 --   $14 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $15 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
 --   $16 = [1,-1,1,1,1,1,1,1,1,1]
-WITH m AS (
-       SELECT sum(m.sign) AS sign, m.pages, CASE WHEN m.g0 IS NULL THEN NULL
-     WHEN m.g0 -> 1 IS NULL THEN ARRAY[m.g0 ->> 0]
+WITH m AS (SELECT 1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
+     WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
      ELSE (SELECT array_agg(d.answer ORDER BY d.first)
            FROM (SELECT a.answer, min(a.i) AS first
-                 FROM jsonb_array_elements_text(m.g0) WITH ORDINALITY AS a(answer, i)
-                 GROUP BY a.answer) AS d) END AS q0 FROM (SELECT 1 AS sign, m.pages, (m.answers -> $3::text -> 'answers') AS g0 FROM metric_sessions m
+                 FROM jsonb_array_elements_text((m.answers -> $3::text -> 'answers')) WITH ORDINALITY AS a(answer, i)
+                 GROUP BY a.answer) AS d) END AS q0 FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $6::timestamptz AND m.started_at < $7::timestamptz
 UNION ALL
-SELECT 1 AS sign, m.pages, (m.answers -> $3::text -> 'answers') AS g0 FROM metric_sessions m
+SELECT 1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
+     WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
+     ELSE (SELECT array_agg(d.answer ORDER BY d.first)
+           FROM (SELECT a.answer, min(a.i) AS first
+                 FROM jsonb_array_elements_text((m.answers -> $3::text -> 'answers')) WITH ORDINALITY AS a(answer, i)
+                 GROUP BY a.answer) AS d) END AS q0 FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $8::timestamptz AND m.started_at < $9::timestamptz
 UNION ALL
-SELECT -1 AS sign, m.pages, (m.answers -> $3::text -> 'answers') AS g0 FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $10::timestamptz AND m.started_at < $11::timestamptz ) AS m GROUP BY m.pages, m.g0
-     )
+SELECT -1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
+     WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
+     ELSE (SELECT array_agg(d.answer ORDER BY d.first)
+           FROM (SELECT a.answer, min(a.i) AS first
+                 FROM jsonb_array_elements_text((m.answers -> $3::text -> 'answers')) WITH ORDINALITY AS a(answer, i)
+                 GROUP BY a.answer) AS d) END AS q0 FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.started_at >= $10::timestamptz AND m.started_at < $11::timestamptz)
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
@@ -116,16 +122,14 @@ SELECT $5::text AS dimension, array_to_string(m.q0, '; ') AS key, sum(m.sign) AS
 --   $15 = [1,-1,1,1,1,1,1,1,1,1]
 --   $16 = ["mobile"]
 --   $17 = ["google","newsletter"]
-WITH m AS (
-       SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
+WITH m AS (SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
 UNION ALL
 SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
+      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
 UNION ALL
 SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $9::timestamptz AND m.started_at < $10::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
-     )
+      WHERE m.funnel_id = $1 AND m.started_at >= $9::timestamptz AND m.started_at < $10::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[]))
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
@@ -161,10 +165,8 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
 --   $11 = []
 --   $12 = ["mobile"]
 --   $13 = ["google","newsletter"]
-WITH m AS (
-       SELECT sum(m.sign) AS sign, m.pages FROM (SELECT 1 AS sign, m.pages FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])) AS m GROUP BY m.pages
-     )
+WITH m AS (SELECT 1 AS sign, m.pages FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[]))
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
