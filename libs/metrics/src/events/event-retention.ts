@@ -16,7 +16,7 @@ import type { TrackedEvent } from './event-types';
 const RETENTION_LOCK = 7_240_533;
 const PARTITION_NAME = /^metric_events_p(\d{4})_(\d{2})$/;
 /** How often each process looks for expired partitions (the first look is at start). */
-export const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
+const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
 
 /**
  * Raw events are kept EVENT_RETENTION_MONTHS whole months before the current UTC month; older

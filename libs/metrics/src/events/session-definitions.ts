@@ -113,7 +113,7 @@ export type SessionDimension =
 /** Whether a dimension counts each session's conversion, completion and time to completion. */
 export const countsOutcomes = (definition: SessionDimension) => definition.shape === 'segment';
 
-export const SESSION_DIMENSION_TABLE = {
+const SESSION_DIMENSION_TABLE = {
   /** Sessions that viewed a page (key = slug), for abTest=all. */
   page: { shape: 'pages' },
   'page:': { shape: 'pages', by: 'abVariant' },
@@ -122,7 +122,7 @@ export const SESSION_DIMENSION_TABLE = {
   segment: { shape: 'segment' },
 } as const satisfies Record<string, SessionDimension>;
 
-export type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
+type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
 
 /** The dimension names the readers ask for. */
 export const SESSION_DIMENSIONS = {

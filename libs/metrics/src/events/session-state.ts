@@ -37,7 +37,7 @@ export interface SessionState extends Record<StartAttribute, string | null> {
 }
 
 /** Per-session counters of one rollup row (dimension + key) at the session's start. */
-export interface SessionContribution {
+interface SessionContribution {
   dimension: string;
   key: string;
   sessions: number;
