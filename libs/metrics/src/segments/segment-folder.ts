@@ -16,7 +16,7 @@ import { CANDIDATES, FOLDER_SQL } from './folder-sql';
  * started in them past `sessions` (one minute at least: a minute is folded whole), and at most
  * `changes` recorded changes.
  */
-export interface ChunkSize {
+interface ChunkSize {
   minutes: number;
   boundary: number;
   sessions: number;

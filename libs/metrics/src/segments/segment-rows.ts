@@ -16,7 +16,7 @@ import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/bucke
 // and every dimension counted from events.
 
 /** The session dimensions (by declared name) kept per segment in its `sessions` document: pages viewed and answers. */
-export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
+const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
 const KEPT_SESSION_DIMENSIONS = new Set(
   DECLARED_DIMENSIONS.filter(([, d]) => SEGMENT_SESSION_SHAPES.has(d.shape)).map(([name]) => name as string),
 );
@@ -28,7 +28,7 @@ export const inSessionsDocument = (dimension: string) => {
 };
 
 /** [events, timed, total ms, latest label, its epoch ms]. */
-export type EventCell = [number, number, number, string | null, number | null];
+type EventCell = [number, number, number, string | null, number | null];
 
 export interface SegmentRow {
   grain: number;
@@ -57,7 +57,7 @@ export interface EventSum {
 }
 
 /** Newer label wins; at equal times the greater (by bytes, as COLLATE "C" orders them). */
-export function mergeCell(into: EventCell, from: EventCell): void {
+function mergeCell(into: EventCell, from: EventCell): void {
   into[0] += from[0];
   into[1] += from[1];
   into[2] += from[2];

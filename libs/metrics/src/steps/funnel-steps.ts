@@ -29,7 +29,7 @@ export const MAX_STEPS = 10;
 export const STEP_FORMS = Object.values(STEP_KINDS).map((k) => k.form);
 
 const STEPS_PROBLEM = `steps must list ${MIN_STEPS} to ${MAX_STEPS} steps, separated by commas, each one of ${STEP_FORMS.join(', ')}`;
-export const WITHIN_PROBLEM = `within must be an ISO 8601 duration of weeks, days, hours, minutes and seconds (e.g. P7D, PT30M), longer than 0 and at most ${MAX_PERIOD_DAYS} days`;
+const WITHIN_PROBLEM = `within must be an ISO 8601 duration of weeks, days, hours, minutes and seconds (e.g. P7D, PT30M), longer than 0 and at most ${MAX_PERIOD_DAYS} days`;
 
 /** `page:welcome,page:quiz,conversion` (or the list) → the steps; problems are added to `problems`. */
 export function parseSteps(raw: unknown, problems: string[]): FunnelStep[] {

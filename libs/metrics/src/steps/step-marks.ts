@@ -32,7 +32,7 @@ const KIND_OF_TYPE = new Map<string, StepKind>(
 export const STEP_EVENT_TYPES: ReadonlySet<string> = new Set(KIND_OF_TYPE.keys());
 
 /** The step key an event reaches (`page:welcome`, `click:buy`, `answer:question_1`, `conversion`), as a step names it. */
-export function stepKeyOf(e: TrackedEvent): string | null {
+function stepKeyOf(e: TrackedEvent): string | null {
   const kind = KIND_OF_TYPE.get(e.type);
   if (!kind) return null;
   const declared = STEP_KINDS[kind];
@@ -119,7 +119,7 @@ export class StepKeyNumbers {
 const NO_KEYS: ReadonlyMap<string, number> = new Map();
 
 /** An event that reaches a step: its session, the step key and when (epoch ms). */
-export interface StepReach {
+interface StepReach {
   sessionId: string;
   key: string;
   at: number;
