@@ -38,7 +38,7 @@ export type KpiQuery = MetricQuery & {
   breakdown?: string;
   compare?: string;
 };
-export type ChartQuery = KpiQuery & { abTest?: string };
+type ChartQuery = KpiQuery & { abTest?: string };
 
 /**
  * Charts, KPIs and insights of one funnel of the caller's company. Every parameter is validated
