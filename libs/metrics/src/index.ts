@@ -19,7 +19,6 @@ export * from './metric-definitions';
 export * from './metrics.module';
 export * from './metrics.service';
 export { StepFunnelsService } from './steps/step-funnels.service';
-export type { StepFunnelPoint, StepFunnelQuery } from './steps/step-funnels.service';
 export { STEP_FORMS, MAX_STEPS, MIN_STEPS, parseSteps } from './steps/funnel-steps';
 export { stepFunnelSql } from './steps/step-funnel-reader';
 export { FILTER_NAMES, parseSegmentKey } from './events/session-definitions';
