@@ -23,9 +23,8 @@ export { STEP_FORMS, MAX_STEPS, MIN_STEPS, parseSteps } from './steps/funnel-ste
 export { stepFunnelSql } from './steps/step-funnel-reader';
 export { FILTER_NAMES, parseSegmentKey } from './events/session-definitions';
 export type { FilterName } from './events/session-definitions';
-export { COMPARISONS } from './query/metric-query';
-export { AB_TEST_FILTERS } from './query/metric-query';
-export type { AbTestFilter, MetricWindow } from './query/metric-query';
+export { AB_TEST_FILTERS, COMPARISONS } from './query/metric-query';
+export type { MetricWindow } from './query/metric-query';
 // The pieces the equivalence suites (test/metrics-*) compare with each other and with SQL.
 export { beginFunnelTransaction, insertEvents, lockFunnelAndReadSessions } from './events/event-store';
 export type { Sql } from './events/event-store';
@@ -43,7 +42,7 @@ export type { EventCounts, SessionCounts } from './rollups/counts';
 export { RollupReader } from './rollups/rollup-reader';
 // Every statement the metrics send, as text for review (npm run sql:generate).
 export { statementCatalog, statementFiles } from './sql/statement-catalog';
-export { FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from './time/buckets';
+export { FINEST_SEGMENT_GRAIN } from './time/buckets';
 export { weekdayHourSlot } from './time/local-time';
 export { FixedOffsetZone } from './time/time-zone';
 export { PERIOD_PRESET_NAMES, PERIOD_PRESETS, presetPeriod } from './query/period-presets';
