@@ -4,6 +4,7 @@ export * from './entities';
 export * from './events/event-batch-body';
 export * from './events/event-types';
 export * from './events/event-validation';
+export { EVENT_LIMITS } from './events/event-readers';
 export * from './events/events.service';
 export { CompanyWriters } from './events/company-writers';
 export { ContactConversions, type ContactConversion } from './events/contact-conversions';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AB_VARIANTS, DEVICES, EVENT_TYPES, MAX_EVENTS_PER_BATCH } from '../events/event-types';
-import { EVENT_LIMITS } from '../events/event-validation';
+import { EVENT_LIMITS } from '../events/event-readers';
 
 class UtmDto {
   @ApiPropertyOptional({ example: 'facebook', maxLength: EVENT_LIMITS.textLength })

@@ -4,8 +4,6 @@ import { isObject, oneOf, Problems, text } from './event-field-checks';
 import { EVENT_LIMITS, READERS } from './event-readers';
 import { EVENT_TYPES, EventFields, EventType, MAX_EVENTS_PER_BATCH, TrackedEvent } from './event-types';
 
-export { EVENT_LIMITS } from './event-readers';
-
 const COMMON = ['type', 'sessionId', 'occurredAt'];
 // At most this many problems are listed; a broken client tends to repeat one mistake 1000 times.
 const MAX_DETAILS = 20;
