@@ -39,6 +39,8 @@ export type FilterName = {
 export const FILTER_NAMES = START_ATTRIBUTE_NAMES.filter(
   (name) => 'filter' in START_ATTRIBUTES[name],
 ) as FilterName[];
+/** The filter attributes' columns, in FILTER_NAMES order (step summaries and segment rollups copy them). */
+export const FILTER_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
 /**
  * The key of a session's `segment`: its filter attributes in FILTER_NAMES order, each written as

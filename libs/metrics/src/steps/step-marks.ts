@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import type { Sql } from '../events/event-store';
 import type { AnswerFields, TrackedEvent } from '../events/event-types';
-import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
+import { FILTER_COLUMNS, FILTER_NAMES } from '../events/session-definitions';
 import type { SessionState } from '../events/session-state';
 import { STEP_KINDS, StepKind } from './funnel-steps';
 
@@ -43,9 +43,6 @@ function stepKeyOf(e: TrackedEvent): string | null {
       : (e.fields as AnswerFields).questionId;
   return `${kind}:${arg}`;
 }
-
-/** The start attributes a step funnel filters on, copied into the summary. */
-export const FILTER_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
 // Step keys kept in memory at most, over all funnels; past it the memory starts again empty.
 const CACHED_KEYS = 50_000;
