@@ -1,6 +1,6 @@
 import { parseIso8601, ValidationError } from '@app/core';
 import { FILTER_NAMES, FilterName } from '../events/session-definitions';
-import { MINUTE_MS } from '../time/buckets';
+import { DAY_MS, MINUTE_MS } from '../time/buckets';
 import { FixedOffsetZone, ianaZone, LocalZone } from '../time/time-zone';
 
 export const AB_TEST_FILTERS = ['all', 'original', 'variant'] as const;
@@ -8,7 +8,6 @@ export type AbTestFilter = (typeof AB_TEST_FILTERS)[number];
 
 export const OFFSET_LIMIT_MINUTES = 840;
 export const MAX_PERIOD_DAYS = 3660;
-const DAY_MS = 86_400_000;
 
 /** Query parameters as they arrive (REST query string or MCP tool arguments). */
 export interface MetricQuery {
