@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BackgroundRounds, EnvironmentVariables, MonotonicClock } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { IngestionActivity } from '../events/ingestion-activity';
+import { iso } from '../sql/epoch';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
@@ -50,8 +51,6 @@ const IDLE_VISIT_MS = 86_400_000;
  * ingestion is quiet it folds at full speed.
  */
 export const SHARE_WHILE_INGESTING = 0.02;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Fold {
   sealed_to: number | null;

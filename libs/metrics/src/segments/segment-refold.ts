@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { FILTER_COLUMNS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
-import { at, millis } from '../sql/epoch';
+import { at, iso, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import {
@@ -22,8 +22,6 @@ import { droppedParts } from './segment-retention';
 // What a fold computes and writes for given minutes, whatever schedules it (SegmentFolder): each
 // minute whole from the raw rows, the coarser buckets once whole from the finer rows, and the
 // writes that make the stored rows those.
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The rows of one grain a fold computes: every row of the buckets in `ranges`. */
 interface Computed {
