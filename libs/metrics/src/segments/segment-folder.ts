@@ -264,7 +264,7 @@ export class SegmentFolder extends BackgroundRounds {
    * (before `folded_to`) and the new minutes before the seal from the next that holds data to the
    * chunk's boundary. False when there was nothing to do.
    */
-  async foldChunk(funnelId: string, lastSeq: string, size: ChunkSize = WHOLE_CHUNK): Promise<boolean> {
+  async foldChunk(funnelId: string, lastSeq: string, size: ChunkSize): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const [fold] = await this.claim(manager, funnelId);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;

@@ -108,7 +108,7 @@ export function stepFunnelSql(
   steps: FunnelStep[],
   withinMs: number,
   filter: SessionFilter,
-  buckets: number = SAMPLE_BUCKETS,
+  buckets: number,
 ): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
