@@ -51,7 +51,8 @@ export class EventRetention {
    * were dropped (by any process). The current and the previous UTC month are never dropped (at
    * least one whole month is kept), so only older events cost a look at the recorded months.
    */
-  async assertKept(events: TrackedEvent[], now = Date.now()): Promise<void> {
+  async assertKept(events: TrackedEvent[]): Promise<void> {
+    const now = Date.now();
     const cutoff = this.cutoff(now);
     if (cutoff !== undefined) {
       const problems = events.flatMap((e, i) =>
