@@ -207,7 +207,7 @@ export class SegmentFolder extends BackgroundRounds {
    */
   async seal(funnelId: string, target: number): Promise<string | null> {
     return this.dataSource.transaction(async (manager) => {
-      const [fold] = await this.claim(manager, funnelId);
+      const [fold]: Fold[] = await manager.query(FOLDER_SQL.claim, [funnelId]);
       if (!fold) return null;
       if (fold.sealed_to !== null && fold.sealed_to >= target) return fold.last_seq;
       // Nothing before the funnel's first data needs folding: late data there records changes.
@@ -221,10 +221,6 @@ export class SegmentFolder extends BackgroundRounds {
       ]);
       return row.last_seq;
     });
-  }
-
-  private async claim(manager: EntityManager, funnelId: string): Promise<Fold[]> {
-    return manager.query(FOLDER_SQL.claim, [funnelId]);
   }
 
   /** The first minute at or after `from` (epoch ms) that holds a started session or a counted event. */
@@ -266,7 +262,7 @@ export class SegmentFolder extends BackgroundRounds {
    */
   async foldChunk(funnelId: string, lastSeq: string, size: ChunkSize): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const [fold] = await this.claim(manager, funnelId);
+      const [fold]: Fold[] = await manager.query(FOLDER_SQL.claim, [funnelId]);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;
       const changes: { seq: string; minute: number | null }[] = await manager.query(FOLDER_SQL.changes, [
         funnelId,

@@ -1,4 +1,3 @@
-import { ValidationError } from '@app/core';
 import { QUESTION_ID, SLUG } from '../events/event-readers';
 import { MAX_PERIOD_DAYS } from '../query/metric-query';
 
@@ -92,8 +91,4 @@ export function parseExact(raw: unknown, problems: string[]): boolean {
   if (raw === true || raw === 'true') return true;
   problems.push(EXACT_PROBLEM);
   return false;
-}
-
-export function assertNoProblems(problems: string[]): void {
-  if (problems.length) throw new ValidationError(problems[0], problems);
 }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { EnvironmentVariables } from '@app/core';
+import { type EnvironmentVariables, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { ratio, round } from '../catalog/metric-sources';
 import type { StepFunnelResponse } from '../dto/step-funnel.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { parseMetricQuery } from '../query/metric-query';
 import { type KpiQuery, MetricsService } from '../metrics.service';
-import { assertNoProblems, parseExact, parseSteps, parseWithin } from './funnel-steps';
+import { parseExact, parseSteps, parseWithin } from './funnel-steps';
 import { StepFunnelReader } from './step-funnel-reader';
 
 type StepFunnelQuery = Omit<KpiQuery, 'breakdown' | 'compare'> & {
@@ -40,7 +40,7 @@ export class StepFunnelsService {
     const steps = parseSteps(query.steps, problems);
     const within = parseWithin(query.within, problems);
     const exact = parseExact(query.exact, problems);
-    assertNoProblems(problems);
+    if (problems.length) throw new ValidationError(problems[0], problems);
     const { window, filter } = parseMetricQuery(query, {
       figure: 'step funnels',
       abTest: false,
