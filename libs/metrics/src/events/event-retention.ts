@@ -40,7 +40,7 @@ export class EventRetention {
   }
 
   /** The first instant whose events are kept (the start of a UTC month), or undefined: all are kept. */
-  cutoff(now: number): number | undefined {
+  private cutoff(now: number): number | undefined {
     if (this.months === undefined) return undefined;
     const d = new Date(now);
     return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - this.months, 1);
