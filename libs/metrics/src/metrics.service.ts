@@ -10,6 +10,7 @@ import { KpiDefinition, KPIS } from './catalog/kpis';
 import { type MetricSources, sessionTotals } from './catalog/metric-sources';
 import type { ChartDataPoint, InsightResult, KpiResult } from './dto/metrics.dto';
 import { MetricQuestion } from './entities/metric-question.entity';
+import { QUESTION_ID } from './events/event-readers';
 import { SESSION_DIMENSIONS } from './events/session-definitions';
 import { CHART_SUBTYPES, ChartSubtype, KPI_SUBTYPES, KpiSubtype, kpiType } from './metric-definitions';
 import { assertFunnelId } from './query/funnel-id';
@@ -21,8 +22,6 @@ import {
   SessionFilter,
 } from './query/metric-query';
 import { RollupReader } from './rollups/rollup-reader';
-
-const QUESTION_ID = /^question_\d{1,9}$/;
 
 /** What REST and MCP callers pass (strings as received; MetricsService validates them). */
 export type KpiQuery = MetricQuery & {
@@ -38,7 +37,7 @@ export type KpiQuery = MetricQuery & {
   breakdown?: string;
   compare?: string;
 };
-export type ChartQuery = KpiQuery & { abTest?: string };
+type ChartQuery = KpiQuery & { abTest?: string };
 
 /**
  * Charts, KPIs and insights of one funnel of the caller's company. Every parameter is validated

@@ -1,3 +1,4 @@
+import type { KpiBreakdownEntry } from '../dto/metrics.dto';
 import type { FilterName } from '../events/session-definitions';
 import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
 import { addSessions, emptySessions, SessionCounts } from '../rollups/counts';
@@ -9,12 +10,6 @@ export const BREAKDOWN_KEYS = 20;
 export const OTHER_KEY = '(other)';
 /** Sessions (or page views) without the attribute. */
 export const NONE_KEY = '(none)';
-
-export interface BreakdownEntry {
-  key: string;
-  value: number;
-  count: number;
-}
 
 /** Whether a KPI counts sessions or their events, and so takes the filters and a breakdown. */
 export const kpiCountsSessions = (kpi: KpiDefinition) =>
@@ -57,7 +52,7 @@ export async function kpiBreakdown(
   sources: MetricSources,
   filter: SessionFilter,
   by: FilterName,
-): Promise<BreakdownEntry[]> {
+): Promise<KpiBreakdownEntry[]> {
   switch (kpi.reads) {
     case 'sessions':
       return entries(
@@ -83,8 +78,8 @@ function entries<C extends SessionCounts | TimedViews>(
   of: (c: C) => KpiValue,
   add: (into: C, from: C) => C,
   empty: () => C,
-): BreakdownEntry[] {
-  const entry = (key: string, c: C): BreakdownEntry => {
+): KpiBreakdownEntry[] {
+  const entry = (key: string, c: C): KpiBreakdownEntry => {
     const figure = of(c);
     return { key, value: figure.value, count: figure.count ?? figure.value };
   };

@@ -62,7 +62,7 @@ export async function sessionsByAttribute(
   funnelId: string,
   window: MetricWindow,
   by: FilterName,
-  filter: SessionFilter = {},
+  filter: SessionFilter,
 ): Promise<Map<string, SessionCounts>> {
   const sums = await segmentSessions(sources, funnelId, window, filter, by);
   sums.delete(null);
@@ -75,7 +75,7 @@ export async function sessionsBy(
   funnelId: string,
   window: MetricWindow,
   dimension: string,
-  filter: SessionFilter = {},
+  filter: SessionFilter,
 ): Promise<Map<string, SessionCounts>> {
   return (await sources.rollups.sessions(funnelId, window, [dimension], filter)).get(dimension) ?? new Map();
 }
@@ -85,7 +85,7 @@ export async function sessionTotals(
   sources: MetricSources,
   funnelId: string,
   window: MetricWindow,
-  filter: SessionFilter = {},
+  filter: SessionFilter,
 ): Promise<SessionCounts> {
   return (await segmentSessions(sources, funnelId, window, filter)).get(null) ?? emptySessions();
 }

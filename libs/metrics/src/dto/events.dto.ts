@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AB_VARIANTS, DEVICES, EVENT_TYPES, MAX_EVENTS_PER_BATCH } from '../events/event-types';
-import { EVENT_LIMITS } from '../events/event-validation';
+import { EVENT_LIMITS } from '../events/event-readers';
 
-export class UtmDto {
+class UtmDto {
   @ApiPropertyOptional({ example: 'facebook', maxLength: EVENT_LIMITS.textLength })
   source?: string;
   @ApiPropertyOptional({ example: 'cpc' })

@@ -37,7 +37,7 @@ export class StepFunnelQueryDto extends OmitType(MetricsQueryDto, [
   exact?: string;
 }
 
-export class StepFunnelPointDto {
+class StepFunnelPointDto {
   @ApiProperty({ description: 'The step as asked', example: 'page:quiz' })
   step: string;
 
@@ -58,7 +58,7 @@ export class StepFunnelPointDto {
   medianSecondsFromPrevious?: number;
 }
 
-export class StepFunnelMetaDto {
+class StepFunnelMetaDto {
   @ApiProperty({
     description:
       'true when every session of the period was read; false when the values are estimated from a uniform sample of the sessions',

@@ -6,7 +6,7 @@ import type { AnswerFields, TrackedEvent } from './event-types';
 import { sessionRowsJson, sessionUpsertSql } from './session-row';
 import type { SessionState } from './session-state';
 
-export interface BatchWrites {
+interface BatchWrites {
   sessions: SessionState[];
   questions: QuestionTitle[];
   segmentChanges: SegmentChanges;
@@ -49,7 +49,7 @@ export async function writeBatch(sql: Sql, funnelId: string, w: BatchWrites): Pr
   ]);
 }
 
-export interface QuestionTitle {
+interface QuestionTitle {
   id: string;
   title: string;
   /** When the title was seen, epoch ms: the latest wins. */

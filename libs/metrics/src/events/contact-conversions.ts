@@ -3,7 +3,6 @@ import type { ConversionFields, TrackedEvent } from './event-types';
 
 /** A session that converted into a contact: a `conversion` event with its `contactId`, stored. */
 export interface ContactConversion {
-  companyId: string;
   funnelId: string;
   sessionId: string;
   contactId: string;
@@ -25,12 +24,11 @@ export class ContactConversions {
   }
 
   /** Called once the batch is committed. */
-  async stored(companyId: string, funnelId: string, events: TrackedEvent[]): Promise<void> {
+  async stored(funnelId: string, events: TrackedEvent[]): Promise<void> {
     if (!this.listener) return;
     const conversions = events
       .filter((e) => e.type === 'conversion' && (e.fields as ConversionFields).contactId)
       .map((e) => ({
-        companyId,
         funnelId,
         sessionId: e.sessionId,
         contactId: (e.fields as ConversionFields).contactId as string,

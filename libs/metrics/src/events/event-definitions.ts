@@ -37,7 +37,7 @@ export interface EventDimension {
   labelled?: true;
 }
 
-export const EVENT_DIMENSION_TABLE = {
+const EVENT_DIMENSION_TABLE = {
   /** Page views per bucket (key ''), for activity by daytime. */
   activity: { type: 'page_view', keyed: false },
   /** Page views per page slug, with the views that reported a time on page and their sum. */

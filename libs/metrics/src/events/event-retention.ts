@@ -16,7 +16,7 @@ import type { TrackedEvent } from './event-types';
 const RETENTION_LOCK = 7_240_533;
 const PARTITION_NAME = /^metric_events_p(\d{4})_(\d{2})$/;
 /** How often each process looks for expired partitions (the first look is at start). */
-export const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
+const EVENT_RETENTION_INTERVAL_MS = 3_600_000;
 
 /**
  * Raw events are kept EVENT_RETENTION_MONTHS whole months before the current UTC month; older
@@ -40,7 +40,7 @@ export class EventRetention {
   }
 
   /** The first instant whose events are kept (the start of a UTC month), or undefined: all are kept. */
-  cutoff(now = Date.now()): number | undefined {
+  private cutoff(now: number): number | undefined {
     if (this.months === undefined) return undefined;
     const d = new Date(now);
     return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - this.months, 1);
@@ -51,7 +51,8 @@ export class EventRetention {
    * were dropped (by any process). The current and the previous UTC month are never dropped (at
    * least one whole month is kept), so only older events cost a look at the recorded months.
    */
-  async assertKept(events: TrackedEvent[], now = Date.now()): Promise<void> {
+  async assertKept(events: TrackedEvent[]): Promise<void> {
+    const now = Date.now();
     const cutoff = this.cutoff(now);
     if (cutoff !== undefined) {
       const problems = events.flatMap((e, i) =>

@@ -15,7 +15,7 @@ export const DEVICES = ['mobile', 'desktop', 'tablet', 'other'] as const;
 export type Device = (typeof DEVICES)[number];
 
 export const AB_VARIANTS = ['original', 'variant'] as const;
-export type AbVariant = (typeof AB_VARIANTS)[number];
+type AbVariant = (typeof AB_VARIANTS)[number];
 
 export const UTM_FIELDS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 

@@ -4,8 +4,6 @@ import { isObject, oneOf, Problems, text } from './event-field-checks';
 import { EVENT_LIMITS, READERS } from './event-readers';
 import { EVENT_TYPES, EventFields, EventType, MAX_EVENTS_PER_BATCH, TrackedEvent } from './event-types';
 
-export { EVENT_LIMITS } from './event-readers';
-
 const COMMON = ['type', 'sessionId', 'occurredAt'];
 // At most this many problems are listed; a broken client tends to repeat one mistake 1000 times.
 const MAX_DETAILS = 20;
@@ -24,7 +22,7 @@ function withoutUndefined(fields: EventFields): EventFields {
  * id. The hashed text is `JSON.stringify([type, sessionId, occurredAt, fields])`, built from the
  * fields' JSON the event keeps anyway.
  */
-export function eventIdOf(type: string, sessionId: string, occurredAt: number, fieldsJson: string): string {
+function eventIdOf(type: string, sessionId: string, occurredAt: number, fieldsJson: string): string {
   const content = `[${JSON.stringify(type)},${JSON.stringify(sessionId)},${occurredAt},${fieldsJson}]`;
   const hex = hash('sha256', content, 'hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;

@@ -84,7 +84,7 @@ export class EventsService {
     await this.retention.assertKept(events);
     const result = await this.enqueue(funnelId.toLowerCase(), companyId, events);
     this.metrics.batchStored(events.length, result.accepted);
-    await this.conversions.stored(companyId, funnelId.toLowerCase(), events);
+    await this.conversions.stored(funnelId.toLowerCase(), events);
     return result;
   }
 

@@ -26,7 +26,7 @@ export class IngestionActivity {
     this.lastEnded = this.clock.now();
   }
 
-  busy(now = this.clock.now()): boolean {
-    return this.writers > 0 || now - this.lastEnded < QUIET_MS;
+  busy(): boolean {
+    return this.writers > 0 || this.clock.now() - this.lastEnded < QUIET_MS;
   }
 }

@@ -39,6 +39,8 @@ export type FilterName = {
 export const FILTER_NAMES = START_ATTRIBUTE_NAMES.filter(
   (name) => 'filter' in START_ATTRIBUTES[name],
 ) as FilterName[];
+/** The filter attributes' columns, in FILTER_NAMES order (step summaries and segment rollups copy them). */
+export const FILTER_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
 /**
  * The key of a session's `segment`: its filter attributes in FILTER_NAMES order, each written as
@@ -113,7 +115,7 @@ export type SessionDimension =
 /** Whether a dimension counts each session's conversion, completion and time to completion. */
 export const countsOutcomes = (definition: SessionDimension) => definition.shape === 'segment';
 
-export const SESSION_DIMENSION_TABLE = {
+const SESSION_DIMENSION_TABLE = {
   /** Sessions that viewed a page (key = slug), for abTest=all. */
   page: { shape: 'pages' },
   'page:': { shape: 'pages', by: 'abVariant' },
@@ -122,7 +124,7 @@ export const SESSION_DIMENSION_TABLE = {
   segment: { shape: 'segment' },
 } as const satisfies Record<string, SessionDimension>;
 
-export type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
+type DimensionName = keyof typeof SESSION_DIMENSION_TABLE;
 
 /** The dimension names the readers ask for. */
 export const SESSION_DIMENSIONS = {

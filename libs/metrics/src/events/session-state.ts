@@ -37,7 +37,7 @@ export interface SessionState extends Record<StartAttribute, string | null> {
 }
 
 /** Per-session counters of one rollup row (dimension + key) at the session's start. */
-export interface SessionContribution {
+interface SessionContribution {
   dimension: string;
   key: string;
   sessions: number;
@@ -127,19 +127,15 @@ export function sameSession(a: SessionState, b: SessionState): boolean {
 }
 
 /**
- * The rollup rows a session adds at its start time, in the `declared` dimensions (all by
- * default); none while it is pending. Derived from the declarations (session-definitions.ts), as
- * is the SQL of rawSessionSums() in rollups/raw-sessions.ts (a spec compares the two on random
- * sessions).
+ * The rollup rows a session adds at its start time, in every declared dimension; none while it is
+ * pending. Derived from the declarations (session-definitions.ts), as is the SQL of rawSessionSums()
+ * in rollups/raw-sessions.ts (a spec compares the two on random sessions).
  */
-export function sessionContributions(
-  state: SessionState,
-  declared: readonly (readonly [string, SessionDimension])[] = DECLARED_DIMENSIONS,
-): SessionContribution[] {
+export function sessionContributions(state: SessionState): SessionContribution[] {
   if (state.startedAt === null) return [];
   const counted = outcomes(state);
   const contributions: SessionContribution[] = [];
-  for (const [name, definition] of declared) {
+  for (const [name, definition] of DECLARED_DIMENSIONS) {
     const { conversions, completions, completionMs } = countsOutcomes(definition) ? counted : NO_OUTCOMES;
     for (const [dimension, key] of keysOf(state, name, definition))
       contributions.push({ dimension, key, sessions: 1, conversions, completions, completionMs });

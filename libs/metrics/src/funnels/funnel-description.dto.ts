@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FUNNEL_STATUSES, type FunnelStatus } from '@app/workspaces';
 
-export class FunnelPageView {
+class FunnelPageView {
   @ApiProperty({
     description: 'The page slug (pageSlug of tracking events, key of page charts)',
     example: 'start',
@@ -12,7 +12,7 @@ export class FunnelPageView {
   title: string;
 }
 
-export class FunnelQuestionView {
+class FunnelQuestionView {
   @ApiProperty({
     description: 'The question id: insightId of GET .../metrics/insights/{insightId}',
     example: 'question_1',

@@ -1,6 +1,6 @@
 import { parseIso8601, ValidationError } from '@app/core';
 import { FILTER_NAMES, FilterName } from '../events/session-definitions';
-import { MINUTE_MS } from '../time/buckets';
+import { DAY_MS, MINUTE_MS } from '../time/buckets';
 import { FixedOffsetZone, ianaZone, LocalZone } from '../time/time-zone';
 
 export const AB_TEST_FILTERS = ['all', 'original', 'variant'] as const;
@@ -8,7 +8,6 @@ export type AbTestFilter = (typeof AB_TEST_FILTERS)[number];
 
 export const OFFSET_LIMIT_MINUTES = 840;
 export const MAX_PERIOD_DAYS = 3660;
-const DAY_MS = 86_400_000;
 
 /** Query parameters as they arrive (REST query string or MCP tool arguments). */
 export interface MetricQuery {
@@ -30,7 +29,7 @@ export interface MetricQuery {
 export type SessionFilter = Partial<Record<FilterName, string[]>>;
 
 export const COMPARISONS = ['previous_period'] as const;
-export type Comparison = (typeof COMPARISONS)[number];
+type Comparison = (typeof COMPARISONS)[number];
 
 /** A validated period: `from <= t <= to` in epoch ms, and the caller's time zone. */
 export interface MetricWindow {
@@ -54,7 +53,7 @@ export function previousWindow(window: MetricWindow): MetricWindow {
 /** The window as a half-open range: `to` covers its whole millisecond. */
 export const countRange = (window: MetricWindow) => ({ from: window.from, to: window.to + 1 });
 
-export interface ParsedQuery {
+interface ParsedQuery {
   window: MetricWindow;
   abTest?: AbTestFilter;
   /** Empty when no filter is given. */
@@ -68,7 +67,7 @@ export interface ParsedQuery {
  * sessions or their events (then it takes the filters), and whether it takes abTest, a breakdown
  * and a comparison. Derived from the figure's declaration (catalog/).
  */
-export interface FigureSupport {
+interface FigureSupport {
   abTest: boolean;
   figure?: string;
   sessions?: boolean;
@@ -77,7 +76,7 @@ export interface FigureSupport {
 }
 
 const ISO_HINT = 'an ISO 8601 date or date-time (e.g. 2025-01-01T00:00:00Z)';
-export const OFFSET_PROBLEM = `offset must be a whole number of minutes from -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES} (JavaScript getTimezoneOffset: -120 is UTC+2)`;
+const OFFSET_PROBLEM = `offset must be a whole number of minutes from -${OFFSET_LIMIT_MINUTES} to ${OFFSET_LIMIT_MINUTES} (JavaScript getTimezoneOffset: -120 is UTC+2)`;
 export const TIMEZONE_PROBLEM = 'timezone must be an IANA time zone name (e.g. Europe/Berlin)';
 export const ZONE_CONFLICT = 'offset and timezone are alternatives: give one of them';
 

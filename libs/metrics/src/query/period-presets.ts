@@ -1,8 +1,6 @@
 import { ValidationError } from '@app/core';
+import { DAY_MS, MINUTE_MS } from '../time/buckets';
 import { MetricQuery, parseZone } from './metric-query';
-
-const DAY_MS = 86_400_000;
-const MINUTE_MS = 60_000;
 
 /** Named periods: the last N local days of the caller's time zone, today included. */
 export const PERIOD_PRESETS = {

@@ -1,3 +1,4 @@
+import { LOCK_FUNNEL_SQL } from '../events/event-store';
 import { millis } from '../sql/epoch';
 import { countedEventBetweenSql } from './segment-sql';
 import { staleMinutesSql } from './segment-state';
@@ -30,7 +31,7 @@ export const FOLDER_SQL = {
              OR ${countedEventBetweenSql('f.funnel_id', '$4::text[]', 'f.sealed_to', '$1')}))
        ORDER BY f.funnel_id LIMIT ${CANDIDATES}`,
   /** The funnel's ingestion turn (as a batch takes it). */
-  turn: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
+  turn: LOCK_FUNNEL_SQL,
   seal: `WITH sealed AS (UPDATE metric_segment_folds SET sealed_to = $2, folded_to = $3 WHERE funnel_id = $1)
          SELECT ${lastSeqSql('$1')} AS last_seq`,
   claim: `SELECT ${millis('sealed_to')} AS sealed_to, ${millis('folded_to')} AS folded_to,

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BackgroundRounds, EnvironmentVariables, MonotonicClock } from '@app/core';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { IngestionActivity } from '../events/ingestion-activity';
+import { iso } from '../sql/epoch';
 import { bucketStart, MINUTE_MS, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import { SegmentFoldMetrics } from './segment-fold.metrics';
@@ -16,7 +17,7 @@ import { CANDIDATES, FOLDER_SQL } from './folder-sql';
  * started in them past `sessions` (one minute at least: a minute is folded whole), and at most
  * `changes` recorded changes.
  */
-export interface ChunkSize {
+interface ChunkSize {
   minutes: number;
   boundary: number;
   sessions: number;
@@ -50,8 +51,6 @@ const IDLE_VISIT_MS = 86_400_000;
  * ingestion is quiet it folds at full speed.
  */
 export const SHARE_WHILE_INGESTING = 0.02;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Fold {
   sealed_to: number | null;
@@ -208,7 +207,7 @@ export class SegmentFolder extends BackgroundRounds {
    */
   async seal(funnelId: string, target: number): Promise<string | null> {
     return this.dataSource.transaction(async (manager) => {
-      const [fold] = await this.claim(manager, funnelId);
+      const [fold]: Fold[] = await manager.query(FOLDER_SQL.claim, [funnelId]);
       if (!fold) return null;
       if (fold.sealed_to !== null && fold.sealed_to >= target) return fold.last_seq;
       // Nothing before the funnel's first data needs folding: late data there records changes.
@@ -222,10 +221,6 @@ export class SegmentFolder extends BackgroundRounds {
       ]);
       return row.last_seq;
     });
-  }
-
-  private async claim(manager: EntityManager, funnelId: string): Promise<Fold[]> {
-    return manager.query(FOLDER_SQL.claim, [funnelId]);
   }
 
   /** The first minute at or after `from` (epoch ms) that holds a started session or a counted event. */
@@ -265,9 +260,9 @@ export class SegmentFolder extends BackgroundRounds {
    * (before `folded_to`) and the new minutes before the seal from the next that holds data to the
    * chunk's boundary. False when there was nothing to do.
    */
-  async foldChunk(funnelId: string, lastSeq: string, size: ChunkSize = WHOLE_CHUNK): Promise<boolean> {
+  async foldChunk(funnelId: string, lastSeq: string, size: ChunkSize): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const [fold] = await this.claim(manager, funnelId);
+      const [fold]: Fold[] = await manager.query(FOLDER_SQL.claim, [funnelId]);
       if (!fold || fold.sealed_to === null || fold.folded_to === null) return false;
       const changes: { seq: string; minute: number | null }[] = await manager.query(FOLDER_SQL.changes, [
         funnelId,

@@ -1,11 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
+import { FILTER_COLUMNS } from '../events/session-definitions';
 import { SESSION_COLUMNS, sessionFromRow, SessionRow } from '../events/session-row';
-import { at, millis } from '../sql/epoch';
+import { at, iso, millis } from '../sql/epoch';
 import { bucketStart, FINEST_SEGMENT_GRAIN, SECOND_MS } from '../time/buckets';
 import type { Range } from '../time/time-cover';
 import {
-  ATTRIBUTE_COLUMNS,
   COARSER_GRAINS,
   coarserRows,
   EventSum,
@@ -22,8 +22,6 @@ import { droppedParts } from './segment-retention';
 // What a fold computes and writes for given minutes, whatever schedules it (SegmentFolder): each
 // minute whole from the raw rows, the coarser buckets once whole from the finer rows, and the
 // writes that make the stored rows those.
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The rows of one grain a fold computes: every row of the buckets in `ranges`. */
 interface Computed {
@@ -81,7 +79,7 @@ const covers = (ranges: Range[], bucket: Range) => {
  */
 export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_at) / ${FINEST_SEGMENT_GRAIN}) * ${FINEST_SEGMENT_GRAIN * SECOND_MS})::float8 AS bucket,
           e.type, coalesce(e.key, '') AS key,
-          ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')},
+          ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')},
           count(*)::int AS events, count(e.time_on_page_ms)::int AS timed,
           coalesce(sum(e.time_on_page_ms), 0)::float8 AS total_ms,
           (array_agg(e.button_label ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC)
@@ -95,7 +93,7 @@ export const FOLD_EVENT_SUMS_SQL = `SELECT (floor(extract(epoch FROM e.occurred_
    LEFT JOIN LATERAL (
      SELECT * FROM metric_sessions m WHERE m.funnel_id = $1 AND m.session_id = e.session_id LIMIT 1
    ) AS m ON m.started_at IS NOT NULL
-   GROUP BY 1, 2, 3, ${ATTRIBUTE_COLUMNS.map((c) => `m.${c}`).join(', ')}`;
+   GROUP BY 1, 2, 3, ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}`;
 
 /** The sessions started in ranges ($2, $3: their starts and ends) of funnel $1, one index range each. */
 export const FOLD_SESSIONS_SQL = `SELECT ${SESSION_COLUMNS} FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(lo, hi)
@@ -202,7 +200,7 @@ async function computedRows(
   ]);
   const events: EventSum[] = eventRows.map((r) => ({
     bucket: Number(r.bucket),
-    attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
+    attributes: FILTER_COLUMNS.map((c) => r[c] as string | null),
     type: r.type as string,
     key: r.key as string,
     events: Number(r.events),

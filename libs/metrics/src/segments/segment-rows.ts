@@ -1,10 +1,10 @@
 import { DECLARED_EVENT_DIMENSIONS } from '../events/event-definitions';
 import {
   DECLARED_DIMENSIONS,
+  FILTER_COLUMNS,
   FILTER_NAMES,
   segmentKey,
   SESSION_DIMENSIONS,
-  START_ATTRIBUTES,
 } from '../events/session-definitions';
 import { sessionContributions, SessionState } from '../events/session-state';
 import { addSessions, emptySessions, SessionCounts } from '../rollups/counts';
@@ -16,7 +16,7 @@ import { bucketStart, FINEST_SEGMENT_GRAIN, SEGMENT_GRAINS } from '../time/bucke
 // and every dimension counted from events.
 
 /** The session dimensions (by declared name) kept per segment in its `sessions` document: pages viewed and answers. */
-export const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
+const SEGMENT_SESSION_SHAPES = new Set(['pages', 'answers']);
 const KEPT_SESSION_DIMENSIONS = new Set(
   DECLARED_DIMENSIONS.filter(([, d]) => SEGMENT_SESSION_SHAPES.has(d.shape)).map(([name]) => name as string),
 );
@@ -28,7 +28,7 @@ export const inSessionsDocument = (dimension: string) => {
 };
 
 /** [events, timed, total ms, latest label, its epoch ms]. */
-export type EventCell = [number, number, number, string | null, number | null];
+type EventCell = [number, number, number, string | null, number | null];
 
 export interface SegmentRow {
   grain: number;
@@ -57,7 +57,7 @@ export interface EventSum {
 }
 
 /** Newer label wins; at equal times the greater (by bytes, as COLLATE "C" orders them). */
-export function mergeCell(into: EventCell, from: EventCell): void {
+function mergeCell(into: EventCell, from: EventCell): void {
   into[0] += from[0];
   into[1] += from[1];
   into[2] += from[2];
@@ -171,9 +171,6 @@ export function coarserRows(finer: SegmentRow[], grain: number): SegmentRow[] {
 /** The grains above the minute, finest first: five minutes, quarter hour, hour, day. */
 export const COARSER_GRAINS = [...SEGMENT_GRAINS].reverse().filter((g) => g > FINEST_SEGMENT_GRAIN);
 
-/** The filter attributes' columns of a stored row, in FILTER_NAMES order. */
-export const ATTRIBUTE_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
-
 /** A row's session totals (SegmentRow.totals: sessions, conversions, completions, completionMs), as columns. */
 const TOTAL_COLUMNS: readonly string[] = ['started', 'conversions', 'completions', 'completion_ms'];
 const totalColumns = (t: SessionCounts) => ({
@@ -187,14 +184,14 @@ const DOCUMENT_COLUMNS = ['sessions', 'events'];
 const VALUE_COLUMNS: readonly string[] = [...TOTAL_COLUMNS, ...DOCUMENT_COLUMNS];
 
 /** The select list that reads a stored row `r` of metric_segment_rollups, for storedRow(). */
-export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${ATTRIBUTE_COLUMNS.map((c) => `r.${c}`).join(', ')}, ${VALUE_COLUMNS.map((c) => `r.${c}`).join(', ')}`;
+export const STORED_COLUMNS = `r.grain, ${millis('r.bucket')} AS bucket, r.segment, ${FILTER_COLUMNS.map((c) => `r.${c}`).join(', ')}, ${VALUE_COLUMNS.map((c) => `r.${c}`).join(', ')}`;
 
 /** A row read with STORED_COLUMNS. */
 export const storedRow = (r: Record<string, unknown>): SegmentRow => ({
   grain: Number(r.grain),
   bucket: Number(r.bucket),
   segment: r.segment as string,
-  attributes: ATTRIBUTE_COLUMNS.map((c) => r[c] as string | null),
+  attributes: FILTER_COLUMNS.map((c) => r[c] as string | null),
   totals: {
     sessions: Number(r.started),
     conversions: Number(r.conversions),
@@ -211,7 +208,7 @@ export const storedRow = (r: Record<string, unknown>): SegmentRow => ({
  * (docs/BENCHMARKS.md).
  */
 const ROWS_PER_DOCUMENT = 250;
-const ROW_RECORD = `v(grain int, bucket bigint, segment text, ${ATTRIBUTE_COLUMNS.map((c) => `${c} text`).join(', ')}, started int, conversions int, completions int, completion_ms bigint, sessions jsonb, events jsonb)`;
+const ROW_RECORD = `v(grain int, bucket bigint, segment text, ${FILTER_COLUMNS.map((c) => `${c} text`).join(', ')}, started int, conversions int, completions int, completion_ms bigint, sessions jsonb, events jsonb)`;
 
 /** Rows as JSON documents of at most ROWS_PER_DOCUMENT rows each (one empty document when none). */
 export function rowsDocuments(rows: SegmentRow[]): string[] {
@@ -223,7 +220,7 @@ export function rowsDocuments(rows: SegmentRow[]): string[] {
           grain: r.grain,
           bucket: r.bucket,
           segment: r.segment,
-          ...Object.fromEntries(ATTRIBUTE_COLUMNS.map((c, i) => [c, r.attributes[i]])),
+          ...Object.fromEntries(FILTER_COLUMNS.map((c, i) => [c, r.attributes[i]])),
           ...totalColumns(r.totals),
           sessions: r.sessions,
           events: r.events,
@@ -244,8 +241,8 @@ export function upsertRowsSql(funnel: string, documents: number, first: number):
     (_, i) => `SELECT * FROM jsonb_to_recordset($${first + i}::jsonb) AS ${ROW_RECORD}`,
   ).join(' UNION ALL ');
   const list = (prefix: string, columns: readonly string[]) => columns.map((c) => `${prefix}${c}`).join(', ');
-  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${ATTRIBUTE_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')})
-       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', ATTRIBUTE_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}
+  return `INSERT INTO metric_segment_rollups AS r (funnel_id, grain, bucket, segment, ${FILTER_COLUMNS.join(', ')}, ${VALUE_COLUMNS.join(', ')})
+       SELECT ${funnel}, v.grain, ${at('v.bucket')}, v.segment, ${list('v.', FILTER_COLUMNS)}, ${list('v.', VALUE_COLUMNS)}
        FROM (${values}) AS v
        ON CONFLICT (funnel_id, grain, bucket, segment) DO UPDATE SET ${VALUE_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
        WHERE (${list('r.', VALUE_COLUMNS)}) IS DISTINCT FROM (${list('EXCLUDED.', VALUE_COLUMNS)})`;

@@ -5,3 +5,6 @@ export const at = (column: string) => `'epoch'::timestamptz + ${column} * interv
 
 /** Epoch milliseconds of a timestamptz. */
 export const millis = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+
+/** A timestamptz parameter (ISO 8601 text) from epoch milliseconds. */
+export const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,4 +1,3 @@
-import { ValidationError } from '@app/core';
 import { QUESTION_ID, SLUG } from '../events/event-readers';
 import { MAX_PERIOD_DAYS } from '../query/metric-query';
 
@@ -29,7 +28,7 @@ export const MAX_STEPS = 10;
 export const STEP_FORMS = Object.values(STEP_KINDS).map((k) => k.form);
 
 const STEPS_PROBLEM = `steps must list ${MIN_STEPS} to ${MAX_STEPS} steps, separated by commas, each one of ${STEP_FORMS.join(', ')}`;
-export const WITHIN_PROBLEM = `within must be an ISO 8601 duration of weeks, days, hours, minutes and seconds (e.g. P7D, PT30M), longer than 0 and at most ${MAX_PERIOD_DAYS} days`;
+const WITHIN_PROBLEM = `within must be an ISO 8601 duration of weeks, days, hours, minutes and seconds (e.g. P7D, PT30M), longer than 0 and at most ${MAX_PERIOD_DAYS} days`;
 
 /** `page:welcome,page:quiz,conversion` (or the list) → the steps; problems are added to `problems`. */
 export function parseSteps(raw: unknown, problems: string[]): FunnelStep[] {
@@ -92,8 +91,4 @@ export function parseExact(raw: unknown, problems: string[]): boolean {
   if (raw === true || raw === 'true') return true;
   problems.push(EXACT_PROBLEM);
   return false;
-}
-
-export function assertNoProblems(problems: string[]): void {
-  if (problems.length) throw new ValidationError(problems[0], problems);
 }

@@ -14,13 +14,13 @@ import {
 import { MARK_EPOCH_MS, MARK_KEY_SQL, MAX_MARK_KEY_ID } from './step-marks';
 
 /** How many sessions reached each step, and the median seconds from the step before. */
-export interface StepCounts {
+interface StepCounts {
   sessions: number;
   medianSeconds: number | null;
 }
 
 /** A step funnel as read: its counts over the `sessions` read, every one of the period when `exact`. */
-export interface StepFunnelRead {
+interface StepFunnelRead {
   counts: StepCounts[];
   sessions: number;
   exact: boolean;
@@ -108,7 +108,7 @@ export function stepFunnelSql(
   steps: FunnelStep[],
   withinMs: number,
   filter: SessionFilter,
-  buckets: number = SAMPLE_BUCKETS,
+  buckets: number,
 ): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);

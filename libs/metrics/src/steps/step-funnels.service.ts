@@ -1,35 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { EnvironmentVariables } from '@app/core';
+import { type EnvironmentVariables, ValidationError } from '@app/core';
 import { FunnelsService } from '@app/workspaces';
 import { ratio, round } from '../catalog/metric-sources';
+import type { StepFunnelResponse } from '../dto/step-funnel.dto';
 import { assertFunnelId } from '../query/funnel-id';
 import { parseMetricQuery } from '../query/metric-query';
 import { type KpiQuery, MetricsService } from '../metrics.service';
-import { assertNoProblems, parseExact, parseSteps, parseWithin } from './funnel-steps';
+import { parseExact, parseSteps, parseWithin } from './funnel-steps';
 import { StepFunnelReader } from './step-funnel-reader';
 
-export type StepFunnelQuery = Omit<KpiQuery, 'breakdown' | 'compare'> & {
+type StepFunnelQuery = Omit<KpiQuery, 'breakdown' | 'compare'> & {
   steps?: unknown;
   within?: unknown;
   exact?: unknown;
 };
-
-export interface StepFunnelPoint {
-  step: string;
-  value: number;
-  relativeValue: number;
-  medianSecondsFromPrevious?: number;
-}
-
-/**
- * The steps, and whether they count every session of the period or a sample of them: the sessions
- * of the period (matching the filters) and how many of them were read.
- */
-export interface StepFunnelAnswer {
-  data: StepFunnelPoint[];
-  meta: { exact: boolean; sampleRate: number; sessions: number; sampledSessions: number };
-}
 
 /**
  * Step funnels of one funnel of the caller's company: of the sessions that started in the period
@@ -49,13 +34,13 @@ export class StepFunnelsService {
     private readonly config: ConfigService<EnvironmentVariables, true>,
   ) {}
 
-  async funnel(companyId: string, funnelId: string, query: StepFunnelQuery): Promise<StepFunnelAnswer> {
+  async funnel(companyId: string, funnelId: string, query: StepFunnelQuery): Promise<StepFunnelResponse> {
     assertFunnelId(funnelId);
     const problems: string[] = [];
     const steps = parseSteps(query.steps, problems);
     const within = parseWithin(query.within, problems);
     const exact = parseExact(query.exact, problems);
-    assertNoProblems(problems);
+    if (problems.length) throw new ValidationError(problems[0], problems);
     const { window, filter } = parseMetricQuery(query, {
       figure: 'step funnels',
       abTest: false,

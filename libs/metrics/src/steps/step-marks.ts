@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import type { Sql } from '../events/event-store';
 import type { AnswerFields, TrackedEvent } from '../events/event-types';
-import { FILTER_NAMES, START_ATTRIBUTES } from '../events/session-definitions';
+import { FILTER_COLUMNS, FILTER_NAMES } from '../events/session-definitions';
 import type { SessionState } from '../events/session-state';
 import { STEP_KINDS, StepKind } from './funnel-steps';
 
@@ -32,7 +32,7 @@ const KIND_OF_TYPE = new Map<string, StepKind>(
 export const STEP_EVENT_TYPES: ReadonlySet<string> = new Set(KIND_OF_TYPE.keys());
 
 /** The step key an event reaches (`page:welcome`, `click:buy`, `answer:question_1`, `conversion`), as a step names it. */
-export function stepKeyOf(e: TrackedEvent): string | null {
+function stepKeyOf(e: TrackedEvent): string | null {
   const kind = KIND_OF_TYPE.get(e.type);
   if (!kind) return null;
   const declared = STEP_KINDS[kind];
@@ -43,9 +43,6 @@ export function stepKeyOf(e: TrackedEvent): string | null {
       : (e.fields as AnswerFields).questionId;
   return `${kind}:${arg}`;
 }
-
-/** The start attributes a step funnel filters on, copied into the summary. */
-export const FILTER_COLUMNS = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
 
 // Step keys kept in memory at most, over all funnels; past it the memory starts again empty.
 const CACHED_KEYS = 50_000;
@@ -119,7 +116,7 @@ export class StepKeyNumbers {
 const NO_KEYS: ReadonlyMap<string, number> = new Map();
 
 /** An event that reaches a step: its session, the step key and when (epoch ms). */
-export interface StepReach {
+interface StepReach {
   sessionId: string;
   key: string;
   at: number;

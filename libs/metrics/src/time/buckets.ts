@@ -1,5 +1,6 @@
 export const SECOND_MS = 1_000;
 export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
 
 /**
  * The segment rollups' resolutions in seconds (segments/segment-folder.ts), coarsest first, each a

@@ -1,19 +1,11 @@
 import { MINUTE_MS } from './buckets';
 import type { LocalZone } from './time-zone';
 
-export const WEEKDAYS = [
-  'Monday',
-  'Tuesday',
-  'Wednesday',
-  'Thursday',
-  'Friday',
-  'Saturday',
-  'Sunday',
-] as const;
+const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 export const SLOTS = 7 * 24;
 
 /** Local wall-clock time as a UTC Date (read it with getUTC*): local = UTC − offset minutes. */
-export const localDate = (ms: number, offset: number) => new Date(ms - offset * MINUTE_MS);
+const localDate = (ms: number, offset: number) => new Date(ms - offset * MINUTE_MS);
 
 /** 0..167: (ISO weekday − 1) × 24 + local hour. */
 export function weekdayHourSlot(ms: number, offset: number): number {

@@ -1,6 +1,4 @@
-import { MINUTE_MS } from './buckets';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, MINUTE_MS } from './buckets';
 
 /** A span of time with one UTC offset, from `since` (epoch ms) to the next period. */
 export interface OffsetPeriod {
