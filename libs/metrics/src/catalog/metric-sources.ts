@@ -31,7 +31,8 @@ export const seconds = (totalMs: number, count: number) => (count ? round(totalM
 /**
  * Session counters of the sessions the filter matches, per value of `by` (null: none; all under
  * null without `by`), summed from the `segment` dimension: one row per combination of the filter
- * attributes per bucket, however many sessions it holds.
+ * attributes per bucket, however many sessions it holds. The read keeps only the segments the
+ * filter matches.
  */
 export async function segmentSessions(
   { rollups }: MetricSources,
@@ -44,13 +45,7 @@ export async function segmentSessions(
   const result = new Map<string | null, SessionCounts>();
   const at = by ? FILTER_NAMES.indexOf(by) : -1;
   for (const [key, counts] of segments) {
-    const values = parseSegmentKey(key);
-    const matches = FILTER_NAMES.every((name, i) => {
-      const wanted = filter[name];
-      return !wanted || (values[i] !== null && wanted.includes(values[i] as string));
-    });
-    if (!matches) continue;
-    const group = at < 0 ? null : values[at];
+    const group = at < 0 ? null : parseSegmentKey(key)[at];
     result.set(group, addSessions(result.get(group) ?? emptySessions(), counts));
   }
   return result;

@@ -37,7 +37,7 @@ export interface EventDimension {
   labelled?: true;
 }
 
-const EVENT_DIMENSION_TABLE = {
+export const EVENT_DIMENSION_TABLE = {
   /** Page views per bucket (key ''), for activity by daytime. */
   activity: { type: 'page_view', keyed: false },
   /** Page views per page slug, with the views that reported a time on page and their sum. */
@@ -62,8 +62,3 @@ export const DECLARED_EVENT_DIMENSIONS = Object.entries(EVENT_DIMENSION_TABLE) a
   CountedDimensionName,
   EventDimension,
 ][];
-
-/** The declaration of a dimension counted from events. */
-export function countedDimension(name: CountedDimensionName): EventDimension {
-  return EVENT_DIMENSION_TABLE[name];
-}

@@ -1,7 +1,6 @@
+import { iso } from '../sql/epoch';
 import type { SqlParams } from '../sql/sql-params';
 import type { Cover, RawPiece, Segment } from '../time/time-cover';
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 // The rows of a window's cover are summed in one statement, so they come from one snapshot (a
 // read first plans what is folded, and checks for changes after: SegmentPlanner). Whole

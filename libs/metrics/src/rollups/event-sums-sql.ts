@@ -1,6 +1,6 @@
 import {
-  countedDimension,
   CountedDimensionName,
+  EVENT_DIMENSION_TABLE,
   EventDimension,
   MESSAGE_DIMENSION,
   MESSAGE_KEYS,
@@ -28,9 +28,9 @@ export interface Statement {
 }
 
 /** Minutes since the epoch of a time. */
-export const minuteOf = (time: string) => `floor(extract(epoch FROM ${time}) / 60)::bigint`;
+const minuteOf = (time: string) => `floor(extract(epoch FROM ${time}) / 60)::bigint`;
 /** The weekday-hour slot (0..167) of `h`, local hours since the epoch; 1970-01-01 was a Thursday (ISO weekday 4). */
-export const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
+const SLOT = `((h / 24 + 3) % 7) * 24 + h % 24`;
 
 /** Page views of the sessions the filter matches (all without one) per local weekday-hour slot (`slot`, `events`). */
 export function activitySql(
@@ -45,7 +45,7 @@ export function activitySql(
   const offsetAt = offsetAtSql(periods, params);
   const localHour = (minutes: string) => `(${minutes} - ${offsetAt(minutes)}) / 60`;
   const minute = minuteOf('e.occurred_at');
-  const eventType = params.bind(countedDimension(dimension).type);
+  const eventType = params.bind(EVENT_DIMENSION_TABLE[dimension].type);
   const join = isFiltered(filter) ? sessionJoinSql(funnel, filter, params) : '';
   return {
     text: `SELECT ${SLOT} AS slot, sum(b.events) AS events
@@ -80,7 +80,7 @@ export function timedPageViewsSql(
 ): Statement {
   const params = new SqlParams();
   const funnel = params.bind(funnelId);
-  const eventType = params.bind(countedDimension('page').type);
+  const eventType = params.bind(EVENT_DIMENSION_TABLE.page.type);
   const join = sessionJoinSql(funnel, filter, params, isFiltered(filter) ? 'JOIN' : 'LEFT JOIN');
   return {
     text: `SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
@@ -119,8 +119,8 @@ export function timedPageViewsSql(
  * never from the json payload. What the dimension does not count reads as NULL ('' for the key).
  * `sessions` (sessionJoinSql) keeps only the events of the sessions a filter matches.
  */
-export const rawEvents =
-  (d: EventDimension, funnel: string, eventType: string, sessions = '') =>
+const rawEvents =
+  (d: EventDimension, funnel: string, eventType: string, sessions: string) =>
   (lo: string, hi: string, sign: number) =>
     `SELECT ${sign} AS sign, ${d.keyed ? 'e.key' : `''::text AS key`},
             ${d.labelled ? 'e.button_label' : 'NULL::text AS button_label'},
@@ -138,7 +138,7 @@ export function eventSumsSql(
   dimension: CountedDimensionName,
   filter: SessionFilter,
 ): Statement {
-  const declared = countedDimension(dimension);
+  const declared: EventDimension = EVENT_DIMENSION_TABLE[dimension];
   const filtered = isFiltered(filter);
   const params = new SqlParams();
   const funnel = params.bind(funnelId);

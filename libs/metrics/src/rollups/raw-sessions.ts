@@ -1,5 +1,5 @@
 import {
-  FILTER_NAMES,
+  FILTER_COLUMNS,
   GROUP_SEPARATOR,
   sessionDimension,
   START_ATTRIBUTES,
@@ -7,7 +7,7 @@ import {
 import type { SqlParams } from '../sql/sql-params';
 
 /** SQL that sums the sessions of a window's edges; see rawSessionSums. */
-export interface RawSessionSql {
+interface RawSessionSql {
   /**
    * The select list that builds `m` from a metric_sessions row `m`, after its piece's sign (1 or
    * −1) as `sign`: the columns the branches read, nothing else (edge reads materialise `m`).
@@ -84,10 +84,11 @@ function dimensionBranch(
     case 'segment': {
       // The text segmentKey() gives: `<length>:<value>` per filter attribute, `-` when unset
       // (length() counts code points, as segmentKey does).
-      const columns = FILTER_NAMES.map((name) => START_ATTRIBUTES[name].column);
-      use(...columns);
-      const members = columns.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(' || ');
-      return outcomes(dimension, members, `GROUP BY ${columns.map((c) => `m.${c}`).join(', ')}`);
+      use(...FILTER_COLUMNS);
+      const members = FILTER_COLUMNS.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(
+        ' || ',
+      );
+      return outcomes(dimension, members, `GROUP BY ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}`);
     }
     case 'pages': {
       use('pages');

@@ -1,4 +1,4 @@
-import { countedDimension } from '../events/event-definitions';
+import { EVENT_DIMENSION_TABLE } from '../events/event-definitions';
 import type { CountedDimensionName } from '../events/event-definitions';
 import type { MetricWindow } from '../query/metric-query';
 import type { CoverOptions } from '../time/time-cover';
@@ -13,7 +13,7 @@ import { fitsLocalHours } from '../time/zone-sql';
  * dimension (clicks) reads only buckets inside the window, and raw rows for the rest (signedCover).
  */
 export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'outside'> => ({
-  outside: !countedDimension(dimension).labelled,
+  outside: !('labelled' in EVENT_DIMENSION_TABLE[dimension]),
 });
 
 /** The UTC offsets in force over a window, in its time zone. */

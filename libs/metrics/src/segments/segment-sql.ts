@@ -32,7 +32,7 @@ export const segmentRollupRows = (
 export function cellsOf(
   rows: string,
   object: string,
-  kept: [expression: string, name: string][] = [],
+  kept: [expression: string, name: string][],
   each: 'jsonb_each' | 'jsonb_each_text' = 'jsonb_each',
 ): string {
   const inner = [
