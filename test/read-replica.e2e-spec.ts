@@ -128,22 +128,20 @@ describe('Reads on a streaming replica (DATABASE_READ_URL)', () => {
     expect(await readsOn('replica')).toBeGreaterThan(replicaBefore);
   });
 
-  it('keeps every read of one combined read on the server where it began', async () => {
+  it('runs every statement of a snapshot on the server where it began', async () => {
     await caughtUp();
     const reads = t.app.get(ReadPool);
-    const inRecovery = async () =>
-      (await reads.rows<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby'))[0].standby;
     const tenant = acme.companyId;
     const seen = await reads.within(tenant, false, () =>
-      reads.onOneServer(async () => {
-        const first = await inRecovery();
+      reads.snapshot(async (rows) => {
+        const first = await inRecovery(rows);
         reads.wrote(tenant);
-        // Outside the pin, the company's next read would now go to the primary.
-        const unpinned = reads.within(tenant, false, () => reads.server());
-        return { first, unpinned, second: await inRecovery() };
+        // Outside the snapshot, the company's next read would now go to the primary.
+        const next = reads.within(tenant, false, () => reads.server());
+        return { first, next, second: await inRecovery(rows) };
       }),
     );
-    expect(seen).toEqual({ first: true, unpinned: 'primary', second: true });
+    expect(seen).toEqual({ first: true, next: 'primary', second: true });
   });
 
   it('runs a snapshot again, whole, on the primary when the replica stops in the middle of it', async () => {

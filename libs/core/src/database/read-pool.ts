@@ -41,11 +41,7 @@ const RECOVERY_CONFLICT = '40001';
 @Injectable()
 export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ReadPool');
-  private readonly caller = new AsyncLocalStorage<{
-    tenant: string;
-    writing: boolean;
-    server?: ReadServer;
-  }>();
+  private readonly caller = new AsyncLocalStorage<{ tenant: string; writing: boolean }>();
   private readonly replica?: Pool;
   private readonly maxLagMs: number;
   private readonly probeMs: number;
@@ -137,19 +133,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     return this.caller.run({ tenant, writing }, work);
   }
 
-  /**
-   * Runs `work` with all its reads on one server, the one the next read would go to: for a read
-   * that combines what one statement saw with what a later one sees (a plan over the folded
-   * rollups, then the rollups), which must not pass from the primary to a replica that has not yet
-   * replayed what the first saw. A replica that fails still hands its reads to the primary, which
-   * is ahead of it.
-   */
-  onOneServer<T>(work: () => Promise<T>): Promise<T> {
-    if (!this.replica) return work();
-    const caller = this.caller.getStore() ?? { tenant: '', writing: false };
-    return this.caller.run({ ...caller, server: this.server() }, work);
-  }
-
   /** `tenant` has just written: its reads stay on the primary until the replica holds the write. */
   wrote(tenant: string): void {
     this.writes.set(tenant, Date.now());
@@ -159,7 +142,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   server(): ReadServer {
     if (!this.replica || Date.now() < this.downUntil) return 'primary';
     const caller = this.caller.getStore();
-    if (caller?.server) return caller.server;
     if (this.freshness.lagMs(Date.now()) > this.maxLagMs) return 'primary';
     if (caller?.writing) return 'primary';
     const wroteAt = caller === undefined ? undefined : this.writes.get(caller.tenant);
