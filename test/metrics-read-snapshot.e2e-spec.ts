@@ -9,7 +9,8 @@ import { httpClient } from './support/http-client';
 // rollups and raw rows its plan names, both in one snapshot. A late batch that commits between the
 // two counts in neither: read with its plan before the batch, a folded minute it changed would
 // come from rollups without it and the minutes past the watermark from raw rows with it. A fold
-// that commits between them changes nothing either.
+// that commits between them changes nothing either. A connection lost between them is an outage
+// like any other: 503, and the next read is served.
 
 const T = Date.parse('2026-05-10T10:00:00Z');
 const MINUTE = 60_000;
@@ -31,10 +32,12 @@ describe('a metrics read plans and reads in one snapshot', () => {
   const record = (events: Record<string, unknown>[]) =>
     t.app.get(EventsService).record(tenant.funnelId, parseEventBatch({ events }));
   /** kpi_total_sessions over the traffic's day: one planned read. */
-  const sessions = async (): Promise<number> => {
-    const reply = await httpClient(t.baseUrl, tenant.key).get(
+  const kpi = () =>
+    httpClient(t.baseUrl, tenant.key).get(
       `/v1/funnels/${tenant.funnelId}/metrics/kpis/kpi_total_sessions?from=2026-05-10&to=2026-05-10`,
     );
+  const sessions = async (): Promise<number> => {
+    const reply = await kpi();
     expect(reply.status).toBe(200);
     return reply.body.data.value as number;
   };
@@ -98,6 +101,23 @@ describe('a metrics read plans and reads in one snapshot', () => {
       [tenant.funnelId],
     );
     expect(changes.n).toBe(0);
+    expect(await sessions()).toBe(5);
+  });
+
+  it('answers 503 when its connection is lost between the plan and the read, then serves again', async () => {
+    between(() =>
+      db.query(
+        `SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+         WHERE datname = current_database() AND state = 'idle in transaction'
+           AND query LIKE '%FROM metric_segment_folds f WHERE f.funnel_id = $1%'`,
+      ),
+    );
+    const reply = await kpi();
+    expect([reply.status, reply.headers.get('retry-after'), reply.body]).toEqual([
+      503,
+      '1',
+      { error: 'Service unavailable', status: 503 },
+    ]);
     expect(await sessions()).toBe(5);
   });
 });
