@@ -1,6 +1,6 @@
 import { Client, Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { sqlPool } from '@app/core';
+import { ReadPool, type SnapshotRows, sqlPool } from '@app/core';
 import {
   CHART_SUBTYPES,
   EventsService,
@@ -84,7 +84,10 @@ describe('Reads on a funnel newer than the statistics, before its first fold', (
     ]);
   };
 
-  /** Asks the API for each path (all 200) and keeps the statements its reads send, through the service's pool (no replica here). */
+  /**
+   * Asks the API for each path (all 200) and keeps the statements its reads send, through the
+   * service's pool or in a snapshot (a planned read's; no replica here).
+   */
   const captured = async (list: string[]) => {
     statements.length = 0;
     const pool = sqlPool(t.app.get(DataSource));
@@ -94,12 +97,23 @@ describe('Reads on a funnel newer than the statistics, before its first fold', (
       if (statement) statements.push(statement);
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pool.query;
+    const reads = t.app.get(ReadPool);
+    const snapshot = reads.snapshot.bind(reads);
+    const inSnapshots = jest.spyOn(reads, 'snapshot').mockImplementation((work) =>
+      snapshot((rows) =>
+        work(((text: string, values: unknown[] = []) => {
+          statements.push({ text, values });
+          return rows(text, values);
+        }) as SnapshotRows),
+      ),
+    );
     const api = httpClient(t.baseUrl, newer.key);
     try {
       for (const path of list)
         expect({ path, status: (await api.get(path)).status }).toEqual({ path, status: 200 });
     } finally {
       pool.query = query;
+      inSnapshots.mockRestore();
     }
   };
 

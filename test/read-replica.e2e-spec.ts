@@ -1,4 +1,4 @@
-import { MetricsServer, ReadPool } from '@app/core';
+import { MetricsServer, ReadPool, type SnapshotRows } from '@app/core';
 import { startTestApp, TestApp } from './support/app';
 import { insertContacts } from './support/contacts';
 import { createTenant, TenantFixture } from './support/factories';
@@ -31,6 +31,8 @@ describe('Reads on a streaming replica (DATABASE_READ_URL)', () => {
   const listOf = (tenant: TenantFixture) =>
     httpClient(t.baseUrl, tenant.key).get(`/v1/funnels/${tenant.funnelId}/contacts?limit=100`);
   const emails = (reply: { body: { data: { email: string }[] } }) => reply.body.data.map((c) => c.email);
+  const inRecovery = async (rows: SnapshotRows) =>
+    (await rows<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby'))[0].standby;
 
   beforeAll(async () => {
     pg = await startStreamingReplica();
@@ -126,22 +128,40 @@ describe('Reads on a streaming replica (DATABASE_READ_URL)', () => {
     expect(await readsOn('replica')).toBeGreaterThan(replicaBefore);
   });
 
-  it('keeps every read of one combined read on the server where it began', async () => {
+  it('runs every statement of a snapshot on the server where it began', async () => {
     await caughtUp();
     const reads = t.app.get(ReadPool);
-    const inRecovery = async () =>
-      (await reads.rows<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby'))[0].standby;
     const tenant = acme.companyId;
     const seen = await reads.within(tenant, false, () =>
-      reads.onOneServer(async () => {
-        const first = await inRecovery();
+      reads.snapshot(async (rows) => {
+        const first = await inRecovery(rows);
         reads.wrote(tenant);
-        // Outside the pin, the company's next read would now go to the primary.
-        const unpinned = reads.within(tenant, false, () => reads.server());
-        return { first, unpinned, second: await inRecovery() };
+        // Outside the snapshot, the company's next read would now go to the primary.
+        const next = reads.within(tenant, false, () => reads.server());
+        return { first, next, second: await inRecovery(rows) };
       }),
     );
-    expect(seen).toEqual({ first: true, unpinned: 'primary', second: true });
+    expect(seen).toEqual({ first: true, next: 'primary', second: true });
+  });
+
+  it('runs a snapshot again, whole, on the primary when the replica stops in the middle of it', async () => {
+    await caughtUp();
+    const reads = t.app.get(ReadPool);
+    const attempts: boolean[][] = [];
+    try {
+      const answer = await reads.snapshot(async (rows) => {
+        const seen = [await inRecovery(rows)];
+        attempts.push(seen);
+        if (attempts.length === 1) await pg.stopReplica();
+        seen.push(await inRecovery(rows));
+        return seen;
+      });
+      expect(answer).toEqual([false, false]);
+      expect(attempts).toEqual([[true], [false, false]]);
+      expect(await metric('db_replica_up')).toBe(0);
+    } finally {
+      await pg.startReplica();
+    }
   });
 
   it('answers every read while the replica is stopped (no 5xx), and uses it again once it is back', async () => {

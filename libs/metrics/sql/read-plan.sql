@@ -3,7 +3,6 @@
 -- a funnel's fold state
 --   $1 = "00000000-0000-4000-8000-000000000001"
 SELECT (extract(epoch FROM f.folded_to) * 1000)::float8 AS folded_to,
-              (SELECT coalesce(max(c.seq), 0) FROM metric_segment_changes c WHERE c.funnel_id = $1)::text AS seq,
               ARRAY(SELECT DISTINCT x.minute FROM metric_segment_changes c CROSS JOIN LATERAL (SELECT (floor(extract(epoch FROM c.minute) / 60) * 60000)::float8 AS minute WHERE c.minute IS NOT NULL
    UNION
    SELECT (((mk % 4398046511104) + 946684800000) / 60000 * 60000)::float8
@@ -11,8 +10,3 @@ SELECT (extract(epoch FROM f.folded_to) * 1000)::float8 AS folded_to,
    WHERE c.session_id IS NOT NULL AND st.funnel_id = $1 AND st.session_id = c.session_id) AS x
                     WHERE c.funnel_id = $1 AND x.minute < (extract(epoch FROM f.folded_to) * 1000)::float8) AS stale
        FROM metric_segment_folds f WHERE f.funnel_id = $1;
-
--- changes since a plan
---   $1 = "00000000-0000-4000-8000-000000000001"
---   $2 = "42"
-SELECT EXISTS (SELECT 1 FROM metric_segment_changes WHERE funnel_id = $1 AND seq > $2::bigint) AS changed;

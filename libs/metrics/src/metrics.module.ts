@@ -20,7 +20,6 @@ import { MetricsService } from './metrics.service';
 import { RollupReader } from './rollups/rollup-reader';
 import { SegmentFoldMetrics } from './segments/segment-fold.metrics';
 import { SegmentFolder, SegmentFolderJob } from './segments/segment-folder';
-import { SegmentPlanner } from './segments/segment-state';
 import { StepFunnelReader } from './steps/step-funnel-reader';
 import { StepFunnelsService } from './steps/step-funnels.service';
 import { StepKeyNumbers } from './steps/step-marks';
@@ -45,7 +44,6 @@ import { StepKeyNumbers } from './steps/step-marks';
     IngestionMetrics,
     MetricsService,
     RollupReader,
-    SegmentPlanner,
     SegmentFolder,
     SegmentFoldMetrics,
     StepFunnelsService,

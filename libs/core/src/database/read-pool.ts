@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
+import { Pool, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { EnvironmentVariables } from '../config/env.validation';
@@ -19,6 +19,9 @@ export type ReadServer = 'primary' | 'replica';
 // Rows are typed by the caller, as with pg's Pool.query and TypeORM's query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyRow = any;
+
+/** A statement of a snapshot (ReadPool.snapshot): its rows. */
+export type SnapshotRows = <R = AnyRow>(text: string, values?: unknown[]) => Promise<R[]>;
 
 /** A replica that cannot be reached is tried again after this long. */
 const RETRY_DOWN_MS = 1_000;
@@ -38,11 +41,7 @@ const RECOVERY_CONFLICT = '40001';
 @Injectable()
 export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ReadPool');
-  private readonly caller = new AsyncLocalStorage<{
-    tenant: string;
-    writing: boolean;
-    server?: ReadServer;
-  }>();
+  private readonly caller = new AsyncLocalStorage<{ tenant: string; writing: boolean }>();
   private readonly replica?: Pool;
   private readonly maxLagMs: number;
   private readonly probeMs: number;
@@ -134,19 +133,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
     return this.caller.run({ tenant, writing }, work);
   }
 
-  /**
-   * Runs `work` with all its reads on one server, the one the next read would go to: for a read
-   * that combines what one statement saw with what a later one sees (a plan over the folded
-   * rollups, then the rollups), which must not pass from the primary to a replica that has not yet
-   * replayed what the first saw. A replica that fails still hands its reads to the primary, which
-   * is ahead of it.
-   */
-  onOneServer<T>(work: () => Promise<T>): Promise<T> {
-    if (!this.replica) return work();
-    const caller = this.caller.getStore() ?? { tenant: '', writing: false };
-    return this.caller.run({ ...caller, server: this.server() }, work);
-  }
-
   /** `tenant` has just written: its reads stay on the primary until the replica holds the write. */
   wrote(tenant: string): void {
     this.writes.set(tenant, Date.now());
@@ -156,7 +142,6 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   server(): ReadServer {
     if (!this.replica || Date.now() < this.downUntil) return 'primary';
     const caller = this.caller.getStore();
-    if (caller?.server) return caller.server;
     if (this.freshness.lagMs(Date.now()) > this.maxLagMs) return 'primary';
     if (caller?.writing) return 'primary';
     const wroteAt = caller === undefined ? undefined : this.writes.get(caller.tenant);
@@ -175,10 +160,7 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
         this.reads.inc({ server: 'replica' });
         return result;
       } catch (error) {
-        const code = (error as { code?: string }).code;
-        const lost = isDatabaseUnavailable(error) && code !== '57014';
-        if (!lost && code !== RECOVERY_CONFLICT) throw error;
-        if (lost) this.replicaFailed(error);
+        if (!this.handsOver(error)) throw error;
       }
     }
     const result = await sqlPool(this.dataSource).query<R>(config as QueryConfig, values);
@@ -187,24 +169,62 @@ export class ReadPool implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * A connection for a read of several statements that must see one snapshot (an export), from
-   * the server the next read would go to; the caller releases it. A replica that cannot be reached
-   * hands it to the primary.
+   * Runs `work` in one REPEATABLE READ, READ ONLY transaction on a connection of the server the
+   * next read would go to, so that all its statements see one snapshot (a plan over the folded
+   * rollups and the read it plans). A replica that fails it hands the whole of it to the primary.
    */
-  async session(): Promise<PoolClient> {
+  async snapshot<T>(work: (rows: SnapshotRows) => Promise<T>): Promise<T> {
     if (this.server() === 'replica') {
       try {
-        const client = await this.replica!.connect();
-        this.reads.inc({ server: 'replica' });
-        return client;
+        return await this.inSnapshot(this.replica!, 'replica', work);
       } catch (error) {
-        if (!isDatabaseUnavailable(error)) throw error;
-        this.replicaFailed(error);
+        if (!this.handsOver(error)) throw error;
       }
     }
-    const client = await sqlPool(this.dataSource).connect();
-    this.reads.inc({ server: 'primary' });
-    return client;
+    return this.inSnapshot(sqlPool(this.dataSource), 'primary', work);
+  }
+
+  /** `work` in a snapshot on a connection of `pool`, released however it ends. */
+  private async inSnapshot<T>(
+    pool: Pool,
+    server: ReadServer,
+    work: (rows: SnapshotRows) => Promise<T>,
+  ): Promise<T> {
+    const client = await pool.connect();
+    let broken = false;
+    // A session the server ends between two statements fails the next one, not the process.
+    const ended = () => (broken = true);
+    client.on('error', ended);
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const result = await work(async (text, values) => {
+        const { rows } = await client.query(text, values);
+        this.reads.inc({ server });
+        return rows;
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A lost connection, or one whose statement is in doubt, is closed; any other rolled back.
+      broken ||= isDatabaseUnavailable(error);
+      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+      throw error;
+    } finally {
+      client.off('error', ended);
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Whether the primary answers what the replica failed: the replica was lost (it is skipped for a
+   * while) or cancelled it in a recovery conflict. Any other error, a statement timeout included,
+   * is the caller's.
+   */
+  private handsOver(error: unknown): boolean {
+    const code = (error as { code?: string }).code;
+    const lost = isDatabaseUnavailable(error) && code !== '57014';
+    if (lost) this.replicaFailed(error);
+    return lost || code === RECOVERY_CONFLICT;
   }
 
   /** The rows of a read (for callers that used `DataSource.query`). */

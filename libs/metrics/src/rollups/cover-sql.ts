@@ -2,8 +2,8 @@ import { iso } from '../sql/epoch';
 import type { SqlParams } from '../sql/sql-params';
 import type { Cover, RawPiece, Segment } from '../time/time-cover';
 
-// The rows of a window's cover are summed in one statement, so they come from one snapshot (a
-// read first plans what is folded, and checks for changes after: SegmentPlanner). Whole
+// The rows of a window's cover are summed in one statement, in the snapshot its plan was made in
+// (planRead reads what is folded in the same transaction, so the plan holds for them). Whole
 // buckets come from the rollups (segments: grain, start, end and sign, −1 for a bucket
 // subtracted), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are

@@ -18,7 +18,7 @@ import { IN_SEGMENT, pieceScans, segments } from './cover-sql';
 import { sessionJoinSql } from './session-filter-sql';
 
 // The statements that read page views, clicks and messages, rendered from their plan
-// (SegmentPlanner): whole buckets of the folded segment rollups, and the raw events of the rest,
+// (planRead): whole buckets of the folded segment rollups, and the raw events of the rest,
 // each joined to its session for a filter.
 
 /** A statement and its parameters. */

@@ -6,7 +6,7 @@ import type { OffsetPeriod } from '../time/time-zone';
 import { fitsLocalHours } from '../time/zone-sql';
 
 // The planning step of a read that depends on the window alone: which grains and how the cover may
-// reach past the window. What is folded (SegmentPlanner, planWindow) is read from the database.
+// reach past the window. What is folded (planRead, planWindow) is read from the database.
 
 /**
  * A latest label cannot be subtracted, and a bucket's may lie outside the window: a labelled

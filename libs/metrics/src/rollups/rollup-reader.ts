@@ -4,11 +4,11 @@ import type { MetricWindow, SessionFilter } from '../query/metric-query';
 import { SESSION_DIMENSIONS, START_ATTRIBUTES } from '../events/session-definitions';
 import type { FilterName } from '../events/session-definitions';
 import type { CountedDimensionName } from '../events/event-definitions';
-import { SegmentPlan, SegmentPlanner } from '../segments/segment-state';
+import { planRead, SegmentPlan } from '../segments/segment-state';
 import { SLOTS } from '../time/local-time';
 import { SEGMENT_GRAINS } from '../time/buckets';
 import type { CoverOptions } from '../time/time-cover';
-import { activitySql, eventSumsSql, messagesSql, timedPageViewsSql } from './event-sums-sql';
+import { activitySql, eventSumsSql, messagesSql, Statement, timedPageViewsSql } from './event-sums-sql';
 import { labelCover, localHourGrains, periodsOf } from './read-plans';
 
 import { sessionSumsSql } from './session-sums-sql';
@@ -39,31 +39,25 @@ type EventRow = {
  */
 @Injectable()
 export class RollupReader {
-  constructor(
-    private readonly reads: ReadPool,
-    private readonly planner: SegmentPlanner,
-  ) {}
+  constructor(private readonly reads: ReadPool) {}
 
   /**
-   * A read planned over what is folded, then run; run again when ingestion recorded a change
-   * meanwhile. The second change in a row makes the third attempt read every minute raw, in one
-   * statement and so one snapshot: the answer is exact however much late traffic keeps arriving.
-   * All on one server: a plan from the primary must not meet rollups on a replica behind it.
+   * The rows of a statement planned over what is folded: the plan and the statement run in one
+   * snapshot (ReadPool.snapshot). The fold commits its rollups, its watermark and the deletion of
+   * the changes it folded together, and a batch its raw rows and the changes it records, so the
+   * plan holds for the statement whatever either commits meanwhile: the answer is exact.
    */
-  private planned<T>(
+  private planned<R>(
     funnelId: string,
     window: MetricWindow,
     grains: readonly number[],
-    read: (plan: SegmentPlan) => Promise<T>,
+    statement: (plan: SegmentPlan) => Statement,
     options: Pick<CoverOptions, 'outside'> = {},
-  ): Promise<T> {
-    return this.reads.onOneServer(async () => {
-      for (let attempt = 1; attempt < 3; attempt++) {
-        const plan = await this.planner.plan(funnelId, window.from, window.to + 1, grains, options);
-        const result = await read(plan);
-        if (!(await this.planner.changedSince(funnelId, plan))) return result;
-      }
-      return read(this.planner.rawPlan(window.from, window.to + 1, grains, options));
+  ): Promise<R[]> {
+    return this.reads.snapshot(async (rows) => {
+      const plan = await planRead(rows, funnelId, window.from, window.to + 1, grains, options);
+      const { text, values } = statement(plan);
+      return rows<R>(text, values);
     });
   }
 
@@ -77,23 +71,22 @@ export class RollupReader {
     dimensions: string[],
     filter: SessionFilter = {},
   ): Promise<Map<string, Sums<SessionCounts>>> {
-    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
-      const { text, values } = sessionSumsSql(funnelId, dimensions, filter, plan);
-      const rows: SessionSumRow[] = await this.reads.rows(text, values);
-      const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
-      for (const r of rows) {
-        const sessions = Number(r.sessions);
-        // A key whose sessions all lie in a subtracted part of a bucket nets to zero.
-        if (!sessions) continue;
-        result.get(r.dimension)?.set(r.key, {
-          sessions,
-          conversions: Number(r.conversions),
-          completions: Number(r.completions),
-          completionMs: Number(r.completion_ms),
-        });
-      }
-      return result;
-    });
+    const rows = await this.planned<SessionSumRow>(funnelId, window, SEGMENT_GRAINS, (plan) =>
+      sessionSumsSql(funnelId, dimensions, filter, plan),
+    );
+    const result = new Map<string, Sums<SessionCounts>>(dimensions.map((d) => [d, new Map()]));
+    for (const r of rows) {
+      const sessions = Number(r.sessions);
+      // A key whose sessions all lie in a subtracted part of a bucket nets to zero.
+      if (!sessions) continue;
+      result.get(r.dimension)?.set(r.key, {
+        sessions,
+        conversions: Number(r.conversions),
+        completions: Number(r.completions),
+        completionMs: Number(r.completion_ms),
+      });
+    }
+    return result;
   }
 
   /** The session counters per segment key of the sessions the filter matches that started in the window. */
@@ -117,28 +110,25 @@ export class RollupReader {
     dimension: CountedDimensionName,
     filter: SessionFilter = {},
   ): Promise<Sums<EventCounts>> {
-    return this.planned(
+    const rows = await this.planned<EventRow>(
       funnelId,
       window,
       SEGMENT_GRAINS,
-      async (plan) => {
-        const { text, values } = eventSumsSql(funnelId, plan, dimension, filter);
-        const rows: EventRow[] = await this.reads.rows(text, values);
-        const sums: Sums<EventCounts> = new Map();
-        for (const r of rows) {
-          const total = sums.get(r.key) ?? emptyEvents();
-          total.events += Number(r.events);
-          total.timed += Number(r.timed ?? 0);
-          total.totalMs += Number(r.total_ms);
-          laterLabel(total, r.label, r.label_at?.getTime() ?? null);
-          sums.set(r.key, total);
-        }
-        // A key whose events all lie in a subtracted part of a bucket nets to zero.
-        for (const [key, c] of sums) if (!c.events) sums.delete(key);
-        return sums;
-      },
+      (plan) => eventSumsSql(funnelId, plan, dimension, filter),
       labelCover(dimension),
     );
+    const sums: Sums<EventCounts> = new Map();
+    for (const r of rows) {
+      const total = sums.get(r.key) ?? emptyEvents();
+      total.events += Number(r.events);
+      total.timed += Number(r.timed ?? 0);
+      total.totalMs += Number(r.total_ms);
+      laterLabel(total, r.label, r.label_at?.getTime() ?? null);
+      sums.set(r.key, total);
+    }
+    // A key whose events all lie in a subtracted part of a bucket nets to zero.
+    for (const [key, c] of sums) if (!c.events) sums.delete(key);
+    return sums;
   }
 
   /**
@@ -163,13 +153,15 @@ export class RollupReader {
     filter: SessionFilter = {},
   ): Promise<number[]> {
     const periods = periodsOf(window);
-    return this.planned(funnelId, window, localHourGrains(SEGMENT_GRAINS, periods), async (plan) => {
-      const { text, values } = activitySql(plan, funnelId, periods, dimension, filter);
-      const rows: { slot: number; events: string }[] = await this.reads.rows(text, values);
-      const slots = new Array<number>(SLOTS).fill(0);
-      for (const r of rows) slots[Number(r.slot)] += Number(r.events);
-      return slots;
-    });
+    const rows = await this.planned<{ slot: number; events: string }>(
+      funnelId,
+      window,
+      localHourGrains(SEGMENT_GRAINS, periods),
+      (plan) => activitySql(plan, funnelId, periods, dimension, filter),
+    );
+    const slots = new Array<number>(SLOTS).fill(0);
+    for (const r of rows) slots[Number(r.slot)] += Number(r.events);
+    return slots;
   }
 
   /**
@@ -185,17 +177,16 @@ export class RollupReader {
     filter: SessionFilter,
   ): Promise<Map<string | null, { timed: number; totalMs: number }>> {
     const column = START_ATTRIBUTES[by].column;
-    return this.planned(funnelId, window, SEGMENT_GRAINS, async (plan) => {
-      const { text, values } = timedPageViewsSql(plan, funnelId, column, filter);
-      const rows: { key: string | null; timed: string; total_ms: string }[] = await this.reads.rows(
-        text,
-        values,
-      );
-      return new Map(
-        rows
-          .filter((r) => Number(r.timed))
-          .map((r) => [r.key, { timed: Number(r.timed), totalMs: Number(r.total_ms) }]),
-      );
-    });
+    const rows = await this.planned<{ key: string | null; timed: string; total_ms: string }>(
+      funnelId,
+      window,
+      SEGMENT_GRAINS,
+      (plan) => timedPageViewsSql(plan, funnelId, column, filter),
+    );
+    return new Map(
+      rows
+        .filter((r) => Number(r.timed))
+        .map((r) => [r.key, { timed: Number(r.timed), totalMs: Number(r.total_ms) }]),
+    );
   }
 }

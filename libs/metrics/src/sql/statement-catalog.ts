@@ -13,7 +13,7 @@ import {
   FOLD_STORED_ROWS_SQL,
   foldReplaceSql,
 } from '../segments/segment-refold';
-import { CHANGED_SINCE_SQL, FOLD_STATE_SQL, planWindow, SegmentPlan } from '../segments/segment-state';
+import { FOLD_STATE_SQL, planWindow } from '../segments/segment-state';
 import { sessionsInBucketsSql, stepFunnelSql } from '../steps/step-funnel-reader';
 import { SEGMENT_GRAINS } from '../time/buckets';
 import { FixedOffsetZone, ianaZone } from '../time/time-zone';
@@ -49,36 +49,28 @@ const DST_WINDOW: MetricWindow = {
 };
 const FILTER: SessionFilter = { device: ['mobile'], utmSource: ['google', 'newsletter'] };
 /** Folded up to an hour before the window's end, with two stale minutes inside it. */
-const PLAN: SegmentPlan = {
-  ...planWindow(
-    { foldedTo: WINDOW.to - HOUR - 13 * MINUTE + 1, stale: new Set([T + 30 * HOUR, T + 30 * HOUR + MINUTE]) },
-    WINDOW.from,
-    WINDOW.to + 1,
-    SEGMENT_GRAINS,
-  ),
-  seq: '42',
-};
-const LABEL_PLAN: SegmentPlan = {
-  ...planWindow({ foldedTo: WINDOW.to + 1, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS, {
-    outside: false,
-  }),
-  seq: '42',
-};
+const PLAN = planWindow(
+  { foldedTo: WINDOW.to - HOUR - 13 * MINUTE + 1, stale: new Set([T + 30 * HOUR, T + 30 * HOUR + MINUTE]) },
+  WINDOW.from,
+  WINDOW.to + 1,
+  SEGMENT_GRAINS,
+);
+const LABEL_PLAN = planWindow(
+  { foldedTo: WINDOW.to + 1, stale: new Set() },
+  WINDOW.from,
+  WINDOW.to + 1,
+  SEGMENT_GRAINS,
+  { outside: false },
+);
 /** The same window with nothing folded yet: every minute raw. */
-const RAW_PLAN: SegmentPlan = {
-  ...planWindow({ foldedTo: null, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS),
-  seq: '0',
-};
+const RAW_PLAN = planWindow({ foldedTo: null, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS);
 /** The window in a named zone across a change of its offset, folded: hour buckets only where they fit local hours. */
-const DST_PLAN: SegmentPlan = {
-  ...planWindow(
-    { foldedTo: DST_WINDOW.to + 1, stale: new Set() },
-    DST_WINDOW.from,
-    DST_WINDOW.to + 1,
-    localHourGrains(SEGMENT_GRAINS, periodsOf(DST_WINDOW)),
-  ),
-  seq: '42',
-};
+const DST_PLAN = planWindow(
+  { foldedTo: DST_WINDOW.to + 1, stale: new Set() },
+  DST_WINDOW.from,
+  DST_WINDOW.to + 1,
+  localHourGrains(SEGMENT_GRAINS, periodsOf(DST_WINDOW)),
+);
 const iso = (ms: number) => new Date(ms).toISOString();
 const statement = (name: string, text: string, values: unknown[] = []): CatalogStatement => ({
   name,
@@ -115,10 +107,7 @@ export function statementCatalog(): Record<string, CatalogStatement[]> {
       ),
       rendered('time on page per device', timedPageViewsSql(PLAN, FUNNEL, 'device', FILTER)),
     ],
-    'read-plan': [
-      statement("a funnel's fold state", FOLD_STATE_SQL, [FUNNEL]),
-      statement('changes since a plan', CHANGED_SINCE_SQL, [FUNNEL, '42']),
-    ],
+    'read-plan': [statement("a funnel's fold state", FOLD_STATE_SQL, [FUNNEL])],
     'read-step-funnel': [
       rendered('sessions in the sample estimate', sessionsInBucketsSql(FUNNEL, WINDOW, FILTER, 8)),
       rendered(
