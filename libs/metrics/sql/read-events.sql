@@ -13,7 +13,9 @@
 --   $10 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $11 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $12 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $13 = [1,-1,1,1,1,1,1,1,1,1]
+--   $13 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $14 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $15 = [1,-1,1,1,1,1,1,1,1,1]
 SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
@@ -43,9 +45,9 @@ SELECT -1 AS sign, e.key,
      UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
           sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
-             FILTER (WHERE k.value ->> 3 IS NOT NULL))[1] AS label,
-          'epoch'::timestamptz + max((k.value ->> 4)::bigint) * interval '1 millisecond' AS label_at
-   FROM (SELECT x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS s(grain, lo, hi, sign)
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
      WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
@@ -56,14 +58,22 @@ SELECT -1 AS sign, e.key,
 --   $1 = "00000000-0000-4000-8000-000000000001"
 --   $2 = "button"
 --   $3 = "button_click"
---   $4 = "2026-05-04T09:00:17.000Z"
---   $5 = "2026-05-04T09:01:00.000Z"
---   $6 = "2026-05-06T23:59:00.000Z"
---   $7 = "2026-05-06T23:59:36.500Z"
---   $8 = [86400,3600,900,300,60,3600,900,300,60]
---   $9 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
---   $10 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
---   $11 = [1,1,1,1,1,1,1,1,1]
+--   $4 = "2026-05-06T23:59:00.000Z"
+--   $5 = "2026-05-06T23:59:36.500Z"
+--   $6 = "2026-05-04T09:00:00.000Z"
+--   $7 = "2026-05-04T09:00:17.000Z"
+--   $8 = [60]
+--   $9 = ["2026-05-04T09:00:00.000Z"]
+--   $10 = ["2026-05-04T09:01:00.000Z"]
+--   $11 = ["2026-05-04T09:00:17.000Z"]
+--   $12 = ["2026-05-04T09:01:00.000Z"]
+--   $13 = [1]
+--   $14 = [86400,3600,900,300,60,60,3600,900,300,60]
+--   $15 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $16 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $17 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:17.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $18 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $19 = [1,1,1,1,1,1,1,1,1,1]
 SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
@@ -79,7 +89,7 @@ SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             NULL::int AS time_on_page_ms, e.occurred_at
      FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $4::timestamptz AND e.occurred_at < $5::timestamptz
 UNION ALL
-SELECT 1 AS sign, e.key,
+SELECT -1 AS sign, e.key,
             e.button_label,
             NULL::int AS time_on_page_ms, e.occurred_at
      FROM metric_events e  WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz) AS e
@@ -88,14 +98,22 @@ SELECT 1 AS sign, e.key,
      UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
           sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
-             FILTER (WHERE k.value ->> 3 IS NOT NULL))[1] AS label,
-          'epoch'::timestamptz + max((k.value ->> 4)::bigint) * interval '1 millisecond' AS label_at
-   FROM (SELECT x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[], $11::int[]) AS s(grain, lo, hi, sign)
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($14::int[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], $19::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
      WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
    ) AS r) AS x) AS k
-   GROUP BY k.key;
+   GROUP BY k.key
+     UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM (SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM (SELECT x.inside_lo, x.inside_hi, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.inside_lo AS inside_lo, s.inside_hi AS inside_hi, jsonb_each(r.events -> $2) AS cell FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   CROSS JOIN LATERAL (
+     SELECT r.events FROM metric_segment_rollups r
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
+   ) AS r) AS x) AS k) AS p CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e
+     WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= p.inside_lo AND e.occurred_at < p.inside_hi
+       AND e.key = p.key AND e.button_label IS NOT NULL
+     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l;
 
 -- filtered page views
 --   $1 = "00000000-0000-4000-8000-000000000001"
@@ -114,9 +132,11 @@ SELECT 1 AS sign, e.key,
 --   $14 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $15 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $16 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $17 = [1,-1,1,1,1,1,1,1,1,1]
---   $18 = ["mobile"]
---   $19 = ["google","newsletter"]
+--   $17 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $18 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $19 = [1,-1,1,1,1,1,1,1,1,1]
+--   $20 = ["mobile"]
+--   $21 = ["google","newsletter"]
 SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
@@ -159,12 +179,12 @@ SELECT -1 AS sign, e.key,
      UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
           sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
-             FILTER (WHERE k.value ->> 3 IS NOT NULL))[1] AS label,
-          'epoch'::timestamptz + max((k.value ->> 4)::bigint) * interval '1 millisecond' AS label_at
-   FROM (SELECT x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($14::int[], $15::timestamptz[], $16::timestamptz[], $17::int[]) AS s(grain, lo, hi, sign)
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($14::int[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], $19::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($18::text[]) AND r.utm_source = ANY($19::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($20::text[]) AND r.utm_source = ANY($21::text[]) OFFSET 0
    ) AS r) AS x) AS k
    GROUP BY k.key;
 
@@ -174,24 +194,34 @@ SELECT -1 AS sign, e.key,
 --   $3 = "button_click"
 --   $4 = ["mobile"]
 --   $5 = ["google","newsletter"]
---   $6 = "2026-05-04T09:00:17.000Z"
---   $7 = "2026-05-04T09:01:00.000Z"
---   $8 = "2026-05-06T23:59:00.000Z"
---   $9 = "2026-05-06T23:59:36.500Z"
---   $10 = ["mobile"]
---   $11 = ["google","newsletter"]
---   $12 = [86400,3600,900,300,60,3600,900,300,60]
---   $13 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
---   $14 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
---   $15 = [1,1,1,1,1,1,1,1,1]
+--   $6 = "2026-05-06T23:59:00.000Z"
+--   $7 = "2026-05-06T23:59:36.500Z"
+--   $8 = "2026-05-04T09:00:00.000Z"
+--   $9 = "2026-05-04T09:00:17.000Z"
+--   $10 = [60]
+--   $11 = ["2026-05-04T09:00:00.000Z"]
+--   $12 = ["2026-05-04T09:01:00.000Z"]
+--   $13 = ["2026-05-04T09:00:17.000Z"]
+--   $14 = ["2026-05-04T09:01:00.000Z"]
+--   $15 = [1]
 --   $16 = ["mobile"]
 --   $17 = ["google","newsletter"]
+--   $18 = ["mobile"]
+--   $19 = ["google","newsletter"]
+--   $20 = [86400,3600,900,300,60,60,3600,900,300,60]
+--   $21 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:00.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $22 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $23 = ["2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:05:00.000Z","2026-05-04T09:00:17.000Z","2026-05-04T09:01:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z"]
+--   $24 = ["2026-05-06T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-04T10:00:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:05:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:55:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $25 = [1,1,1,1,1,1,1,1,1,1]
+--   $26 = ["mobile"]
+--   $27 = ["google","newsletter"]
 SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
             (SELECT max(x.button_label COLLATE "C") FROM metric_events x
              JOIN LATERAL (
       SELECT * FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.session_id = x.session_id AND m.device = ANY($10::text[]) AND m.utm_source = ANY($11::text[]) LIMIT 1
+      WHERE m.funnel_id = $1 AND m.session_id = x.session_id AND m.device = ANY($18::text[]) AND m.utm_source = ANY($19::text[]) LIMIT 1
     ) AS m ON true
              WHERE x.funnel_id = $1 AND x.type = $3 AND x.occurred_at = raw.label_at AND x.key = raw.key
                AND x.button_label IS NOT NULL) AS label,
@@ -208,7 +238,7 @@ SELECT raw.key, raw.events, raw.timed, raw.total_ms,
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
     ) AS m ON true WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $6::timestamptz AND e.occurred_at < $7::timestamptz
 UNION ALL
-SELECT 1 AS sign, e.key,
+SELECT -1 AS sign, e.key,
             e.button_label,
             NULL::int AS time_on_page_ms, e.occurred_at
      FROM metric_events e JOIN LATERAL (
@@ -220,38 +250,51 @@ SELECT 1 AS sign, e.key,
      UNION ALL SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
           sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
-             FILTER (WHERE k.value ->> 3 IS NOT NULL))[1] AS label,
-          'epoch'::timestamptz + max((k.value ->> 4)::bigint) * interval '1 millisecond' AS label_at
-   FROM (SELECT x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($12::int[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, sign)
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
+   FROM (SELECT x.partial, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT (s.inside_lo > s.lo OR s.inside_hi < s.hi) AS partial, s.sign AS sign, jsonb_each(r.events -> $2) AS cell FROM unnest($20::int[], $21::timestamptz[], $22::timestamptz[], $23::timestamptz[], $24::timestamptz[], $25::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
+   CROSS JOIN LATERAL (
+     SELECT r.events FROM metric_segment_rollups r
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($26::text[]) AND r.utm_source = ANY($27::text[]) OFFSET 0
+   ) AS r) AS x) AS k
+   GROUP BY k.key
+     UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM (SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM (SELECT x.inside_lo, x.inside_hi, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT s.inside_lo AS inside_lo, s.inside_hi AS inside_hi, jsonb_each(r.events -> $2) AS cell FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.events FROM metric_segment_rollups r
      WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($16::text[]) AND r.utm_source = ANY($17::text[]) OFFSET 0
-   ) AS r) AS x) AS k
-   GROUP BY k.key;
+   ) AS r) AS x) AS k) AS p CROSS JOIN LATERAL (SELECT e.button_label, e.occurred_at FROM metric_events e JOIN LATERAL (
+      SELECT * FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
+    ) AS m ON true
+     WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= p.inside_lo AND e.occurred_at < p.inside_hi
+       AND e.key = p.key AND e.button_label IS NOT NULL
+     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1) AS l;
 
 -- messages delivered and opened
 --   $1 = "00000000-0000-4000-8000-000000000001"
 --   $2 = [10,60,900,3600,86400,3600,900,60,10]
 --   $3 = ["2026-05-04T09:00:20.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T10:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z"]
 --   $4 = ["2026-05-04T09:01:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T10:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z","2026-05-06T23:59:30.000Z"]
---   $5 = [1,1,1,1,1,1,1,1,1]
---   $6 = "2026-05-04T09:00:17.000Z"
---   $7 = "2026-05-04T09:00:20.000Z"
---   $8 = "2026-05-06T23:59:30.000Z"
---   $9 = "2026-05-06T23:59:36.500Z"
+--   $5 = ["2026-05-04T09:00:20.000Z","2026-05-04T09:01:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T10:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z"]
+--   $6 = ["2026-05-04T09:01:00.000Z","2026-05-04T09:15:00.000Z","2026-05-04T10:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T23:00:00.000Z","2026-05-06T23:45:00.000Z","2026-05-06T23:59:00.000Z","2026-05-06T23:59:30.000Z"]
+--   $7 = [1,1,1,1,1,1,1,1,1]
+--   $8 = "2026-05-04T09:00:17.000Z"
+--   $9 = "2026-05-04T09:00:20.000Z"
+--   $10 = "2026-05-06T23:59:30.000Z"
+--   $11 = "2026-05-06T23:59:36.500Z"
 WITH r AS (
-       SELECT r.key, r.events FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::int[]) AS s(grain, lo, hi, sign) CROSS JOIN LATERAL (
+       SELECT r.key, r.events FROM unnest($2::int[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign) CROSS JOIN LATERAL (
          SELECT r.key, r.events FROM metric_event_rollups r
          WHERE r.funnel_id = $1 AND r.dimension = 'message'
            AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
        ) AS r
      ), m AS (
        SELECT m.delivered_at, m.opened_at FROM (SELECT id, created_at AS sent_at FROM contact_messages
-      WHERE funnel_id = $1 AND created_at >= $6::timestamptz AND created_at < $7::timestamptz) AS c
+      WHERE funnel_id = $1 AND created_at >= $8::timestamptz AND created_at < $9::timestamptz) AS c
      JOIN metric_messages m ON m.funnel_id = $1 AND m.message_id = c.id
 UNION ALL
 SELECT m.delivered_at, m.opened_at FROM (SELECT id, created_at AS sent_at FROM contact_messages
-      WHERE funnel_id = $1 AND created_at >= $8::timestamptz AND created_at < $9::timestamptz) AS c
+      WHERE funnel_id = $1 AND created_at >= $10::timestamptz AND created_at < $11::timestamptz) AS c
      JOIN metric_messages m ON m.funnel_id = $1 AND m.message_id = c.id
      )
      SELECT (SELECT coalesce(sum(r.events) FILTER (WHERE r.key = 'delivered'), 0) FROM r) +
@@ -268,15 +311,17 @@ SELECT m.delivered_at, m.opened_at FROM (SELECT id, created_at AS sent_at FROM c
 --   $6 = [3600]
 --   $7 = ["2026-03-28T00:00:00.000Z"]
 --   $8 = ["2026-03-30T00:00:00.000Z"]
---   $9 = [1]
---   $10 = "1970-01-01T00:00:00.000Z"
---   $11 = "1970-01-01T00:00:00.000Z"
+--   $9 = ["2026-03-28T00:00:00.000Z"]
+--   $10 = ["2026-03-30T00:00:00.000Z"]
+--   $11 = [1]
+--   $12 = "1970-01-01T00:00:00.000Z"
+--   $13 = "1970-01-01T00:00:00.000Z"
 SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(b.events) AS events
      FROM (
        SELECT (extract(epoch FROM r.bucket)::bigint / 60 - (SELECT z.off FROM unnest($2::bigint[], $3::int[]) AS z(since, off)
       WHERE z.since <= extract(epoch FROM r.bucket)::bigint / 60 ORDER BY z.since DESC LIMIT 1)) / 60 AS h,
               s.sign * (r.events -> $5 -> '' ->> 0)::bigint AS events
-       FROM unnest($6::int[], $7::timestamptz[], $8::timestamptz[], $9::int[]) AS s(grain, lo, hi, sign)
+       FROM unnest($6::int[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.bucket, r.events FROM metric_segment_rollups r
      WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
@@ -285,7 +330,7 @@ SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(b.events) AS events
        SELECT (floor(extract(epoch FROM e.occurred_at) / 60)::bigint - (SELECT z.off FROM unnest($2::bigint[], $3::int[]) AS z(since, off)
       WHERE z.since <= floor(extract(epoch FROM e.occurred_at) / 60)::bigint ORDER BY z.since DESC LIMIT 1)) / 60 AS h, e.sign AS events
        FROM (SELECT 1 AS sign, e.occurred_at FROM metric_events e
-           WHERE e.funnel_id = $1 AND e.type = $4 AND e.occurred_at >= $10::timestamptz AND e.occurred_at < $11::timestamptz) AS e
+           WHERE e.funnel_id = $1 AND e.type = $4 AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz) AS e
      ) AS b
      WHERE b.events IS NOT NULL
      GROUP BY 1;
@@ -300,23 +345,25 @@ SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(b.events) AS events
 --   $7 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $8 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $9 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $10 = [1,-1,1,1,1,1,1,1,1,1]
---   $11 = ["mobile"]
---   $12 = ["google","newsletter"]
---   $13 = "2026-05-05T06:00:00.000Z"
---   $14 = "2026-05-05T06:02:00.000Z"
---   $15 = "2026-05-06T22:46:00.000Z"
---   $16 = "2026-05-06T23:59:36.500Z"
---   $17 = "2026-05-04T09:00:00.000Z"
---   $18 = "2026-05-04T09:00:17.000Z"
+--   $10 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $11 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $12 = [1,-1,1,1,1,1,1,1,1,1]
+--   $13 = ["mobile"]
+--   $14 = ["google","newsletter"]
+--   $15 = "2026-05-05T06:00:00.000Z"
+--   $16 = "2026-05-05T06:02:00.000Z"
+--   $17 = "2026-05-06T22:46:00.000Z"
+--   $18 = "2026-05-06T23:59:36.500Z"
+--   $19 = "2026-05-04T09:00:00.000Z"
+--   $20 = "2026-05-04T09:00:17.000Z"
 SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(b.events) AS events
      FROM (
        SELECT (extract(epoch FROM r.bucket)::bigint / 60 - $2::int) / 60 AS h,
               s.sign * (r.events -> $6 -> '' ->> 0)::bigint AS events
-       FROM unnest($7::int[], $8::timestamptz[], $9::timestamptz[], $10::int[]) AS s(grain, lo, hi, sign)
+       FROM unnest($7::int[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.bucket, r.events FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($11::text[]) AND r.utm_source = ANY($12::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($13::text[]) AND r.utm_source = ANY($14::text[]) OFFSET 0
    ) AS r
        UNION ALL
        SELECT (floor(extract(epoch FROM e.occurred_at) / 60)::bigint - $2::int) / 60 AS h, e.sign AS events
@@ -324,19 +371,19 @@ SELECT ((h / 24 + 3) % 7) * 24 + h % 24 AS slot, sum(b.events) AS events
       SELECT * FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
     ) AS m ON true
-           WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $13::timestamptz AND e.occurred_at < $14::timestamptz
+           WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $15::timestamptz AND e.occurred_at < $16::timestamptz
 UNION ALL
 SELECT 1 AS sign, e.occurred_at FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
     ) AS m ON true
-           WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $15::timestamptz AND e.occurred_at < $16::timestamptz
+           WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $17::timestamptz AND e.occurred_at < $18::timestamptz
 UNION ALL
 SELECT -1 AS sign, e.occurred_at FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($4::text[]) AND m.utm_source = ANY($5::text[]) LIMIT 1
     ) AS m ON true
-           WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $17::timestamptz AND e.occurred_at < $18::timestamptz) AS e
+           WHERE e.funnel_id = $1 AND e.type = $3 AND e.occurred_at >= $19::timestamptz AND e.occurred_at < $20::timestamptz) AS e
      ) AS b
      WHERE b.events IS NOT NULL
      GROUP BY 1;
@@ -349,23 +396,25 @@ SELECT -1 AS sign, e.occurred_at FROM metric_events e JOIN LATERAL (
 --   $5 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $6 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $7 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $8 = [1,-1,1,1,1,1,1,1,1,1]
---   $9 = ["mobile"]
---   $10 = ["google","newsletter"]
---   $11 = "page"
---   $12 = "2026-05-05T06:00:00.000Z"
---   $13 = "2026-05-05T06:02:00.000Z"
---   $14 = "2026-05-06T22:46:00.000Z"
---   $15 = "2026-05-06T23:59:36.500Z"
---   $16 = "2026-05-04T09:00:00.000Z"
---   $17 = "2026-05-04T09:00:17.000Z"
+--   $8 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $9 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $10 = [1,-1,1,1,1,1,1,1,1,1]
+--   $11 = ["mobile"]
+--   $12 = ["google","newsletter"]
+--   $13 = "page"
+--   $14 = "2026-05-05T06:00:00.000Z"
+--   $15 = "2026-05-05T06:02:00.000Z"
+--   $16 = "2026-05-06T22:46:00.000Z"
+--   $17 = "2026-05-06T23:59:36.500Z"
+--   $18 = "2026-05-04T09:00:00.000Z"
+--   $19 = "2026-05-04T09:00:17.000Z"
 SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
      FROM (
        SELECT k.segment_key AS key, k.sign * (k.value ->> 1)::bigint AS timed, k.sign * (k.value ->> 2)::bigint AS total_ms
-       FROM (SELECT x.segment_key, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT r.device AS segment_key, s.sign AS sign, jsonb_each(r.events -> $11) AS cell FROM unnest($5::int[], $6::timestamptz[], $7::timestamptz[], $8::int[]) AS s(grain, lo, hi, sign)
+       FROM (SELECT x.segment_key, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT r.device AS segment_key, s.sign AS sign, jsonb_each(r.events -> $13) AS cell FROM unnest($5::int[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.device, r.events FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($9::text[]) AND r.utm_source = ANY($10::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($11::text[]) AND r.utm_source = ANY($12::text[]) OFFSET 0
    ) AS r) AS x) AS k
        UNION ALL
        SELECT e.key, e.sign, e.sign * e.time_on_page_ms
@@ -374,20 +423,20 @@ SELECT t.key, sum(t.timed) AS timed, sum(t.total_ms) AS total_ms
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($3::text[]) AND m.utm_source = ANY($4::text[]) LIMIT 1
     ) AS m ON true
            WHERE e.funnel_id = $1 AND e.type = $2 AND e.time_on_page_ms IS NOT NULL
-             AND e.occurred_at >= $12::timestamptz AND e.occurred_at < $13::timestamptz
+             AND e.occurred_at >= $14::timestamptz AND e.occurred_at < $15::timestamptz
 UNION ALL
 SELECT 1 AS sign, m.device AS key, e.time_on_page_ms FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($3::text[]) AND m.utm_source = ANY($4::text[]) LIMIT 1
     ) AS m ON true
            WHERE e.funnel_id = $1 AND e.type = $2 AND e.time_on_page_ms IS NOT NULL
-             AND e.occurred_at >= $14::timestamptz AND e.occurred_at < $15::timestamptz
+             AND e.occurred_at >= $16::timestamptz AND e.occurred_at < $17::timestamptz
 UNION ALL
 SELECT -1 AS sign, m.device AS key, e.time_on_page_ms FROM metric_events e JOIN LATERAL (
       SELECT * FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.session_id = e.session_id AND m.device = ANY($3::text[]) AND m.utm_source = ANY($4::text[]) LIMIT 1
     ) AS m ON true
            WHERE e.funnel_id = $1 AND e.type = $2 AND e.time_on_page_ms IS NOT NULL
-             AND e.occurred_at >= $16::timestamptz AND e.occurred_at < $17::timestamptz) AS e
+             AND e.occurred_at >= $18::timestamptz AND e.occurred_at < $19::timestamptz) AS e
      ) AS t
      GROUP BY 1;

@@ -13,7 +13,9 @@
 --   $10 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $11 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $12 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $13 = [1,-1,1,1,1,1,1,1,1,1]
+--   $13 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $14 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $15 = [1,-1,1,1,1,1,1,1,1,1]
 WITH m AS (SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $3::timestamptz AND m.started_at < $4::timestamptz
 UNION ALL
@@ -34,7 +36,7 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
        UNION ALL SELECT $9::text AS dimension, r.segment AS key, sum(s.sign * r.started) AS sessions,
           sum(s.sign * r.conversions) AS conversions, sum(s.sign * r.completions) AS completions,
           sum(s.sign * r.completion_ms) AS completion_ms
-   FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS s(grain, lo, hi, sign)
+   FROM unnest($10::int[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.segment, r.started, r.conversions, r.completions, r.completion_ms FROM metric_segment_rollups r
      WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
@@ -59,7 +61,9 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
 --   $13 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $14 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $15 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $16 = [1,-1,1,1,1,1,1,1,1,1]
+--   $16 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $17 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $18 = [1,-1,1,1,1,1,1,1,1,1]
 WITH m AS (SELECT 1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
      WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
      ELSE (SELECT array_agg(d.answer ORDER BY d.first)
@@ -95,7 +99,7 @@ UNION ALL
 SELECT $5::text AS dimension, array_to_string(m.q0, '; ') AS key, sum(m.sign) AS sessions, 0 AS conversions,
             0 AS completions, 0 AS completion_ms FROM m WHERE m.q0 IS NOT NULL GROUP BY 2
        UNION ALL SELECT k.dimension, k.key, sum(k.sign * k.value::bigint) AS sessions, 0 AS conversions, 0 AS completions, 0 AS completion_ms
-   FROM (SELECT x.dimension, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT d.dimension AS dimension, s.sign AS sign, jsonb_each_text(r.sessions -> d.dimension) AS cell FROM unnest($13::int[], $14::timestamptz[], $15::timestamptz[], $16::int[]) AS s(grain, lo, hi, sign)
+   FROM (SELECT x.dimension, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT d.dimension AS dimension, s.sign AS sign, jsonb_each_text(r.sessions -> d.dimension) AS cell FROM unnest($13::int[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.sessions FROM metric_segment_rollups r
      WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi OFFSET 0
@@ -119,9 +123,11 @@ SELECT $5::text AS dimension, array_to_string(m.q0, '; ') AS key, sum(m.sign) AS
 --   $12 = [86400,3600,3600,3600,900,300,60,3600,900,60]
 --   $13 = ["2026-05-04T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $14 = ["2026-05-05T00:00:00.000Z","2026-05-04T09:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
---   $15 = [1,-1,1,1,1,1,1,1,1,1]
---   $16 = ["mobile"]
---   $17 = ["google","newsletter"]
+--   $15 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
+--   $16 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
+--   $17 = [1,-1,1,1,1,1,1,1,1,1]
+--   $18 = ["mobile"]
+--   $19 = ["google","newsletter"]
 WITH m AS (SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
 UNION ALL
@@ -142,10 +148,10 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
        UNION ALL SELECT $11::text AS dimension, r.segment AS key, sum(s.sign * r.started) AS sessions,
           sum(s.sign * r.conversions) AS conversions, sum(s.sign * r.completions) AS completions,
           sum(s.sign * r.completion_ms) AS completion_ms
-   FROM unnest($12::int[], $13::timestamptz[], $14::timestamptz[], $15::int[]) AS s(grain, lo, hi, sign)
+   FROM unnest($12::int[], $13::timestamptz[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.segment, r.started, r.conversions, r.completions, r.completion_ms FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($16::text[]) AND r.utm_source = ANY($17::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($18::text[]) AND r.utm_source = ANY($19::text[]) OFFSET 0
    ) AS r
    GROUP BY r.segment
      ) AS t
@@ -163,8 +169,10 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
 --   $9 = []
 --   $10 = []
 --   $11 = []
---   $12 = ["mobile"]
---   $13 = ["google","newsletter"]
+--   $12 = []
+--   $13 = []
+--   $14 = ["mobile"]
+--   $15 = ["google","newsletter"]
 WITH m AS (SELECT 1 AS sign, m.pages FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[]))
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
@@ -173,10 +181,10 @@ WITH m AS (SELECT 1 AS sign, m.pages FROM metric_sessions m
        SELECT $4::text AS dimension, p.slug AS key, sum(m.sign) AS sessions, 0 AS conversions,
             0 AS completions, 0 AS completion_ms FROM m CROSS JOIN unnest(m.pages) AS p(slug) GROUP BY 2
        UNION ALL SELECT k.dimension, k.key, sum(k.sign * k.value::bigint) AS sessions, 0 AS conversions, 0 AS completions, 0 AS completion_ms
-   FROM (SELECT x.dimension, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT d.dimension AS dimension, s.sign AS sign, jsonb_each_text(r.sessions -> d.dimension) AS cell FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[], $11::int[]) AS s(grain, lo, hi, sign)
+   FROM (SELECT x.dimension, x.sign, (x.cell).key AS key, (x.cell).value AS value FROM (SELECT d.dimension AS dimension, s.sign AS sign, jsonb_each_text(r.sessions -> d.dimension) AS cell FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS s(grain, lo, hi, inside_lo, inside_hi, sign)
    CROSS JOIN LATERAL (
      SELECT r.sessions FROM metric_segment_rollups r
-     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($12::text[]) AND r.utm_source = ANY($13::text[]) OFFSET 0
+     WHERE r.funnel_id = $1 AND r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi AND r.device = ANY($14::text[]) AND r.utm_source = ANY($15::text[]) OFFSET 0
    ) AS r CROSS JOIN unnest($7::text[]) AS d(dimension)) AS x) AS k
    GROUP BY 1, 2
      ) AS t

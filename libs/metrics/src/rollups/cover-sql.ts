@@ -4,17 +4,27 @@ import type { Cover, RawPiece, Segment } from '../time/time-cover';
 
 // The rows of a window's cover are summed in one statement, in the snapshot its plan was made in
 // (planRead reads what is folded in the same transaction, so the plan holds for them). Whole
-// buckets come from the rollups (segments: grain, start, end and sign, −1 for a bucket
-// subtracted), the edges shorter than a finest bucket from raw rows (see pieceScans). Each piece is
+// buckets come from the rollups (segments: grain, start, end, and the part of the bucket inside the
+// window, the sign: −1 for a bucket subtracted), the edges shorter than a finest bucket from raw
+// rows (see pieceScans). Each piece is
 // one index range scan, so neither grows with the number of events in the window. Segments are
 // joined LATERAL with OFFSET 0, which keeps the subquery from being flattened: the planner cannot
 // hash a whole funnel's rows instead of scanning a few ranges.
 export const segments = (cover: Cover, params: SqlParams) => {
-  const list = <T>(pick: (s: Segment) => T, type: string) => params.bind(cover.segments.map(pick), type);
-  return `unnest(${list((s) => s.grain, 'int[]')}, ${list((s) => iso(s.from), 'timestamptz[]')}, ${list(
-    (s) => iso(s.to),
-    'timestamptz[]',
-  )}, ${list((s) => s.sign, 'int[]')}) AS s(grain, lo, hi, sign)`;
+  // A subtracted bucket holds nothing inside the window: an empty part, where no label lies.
+  const inside = (s: Segment) => (s.sign < 0 ? { from: s.from, to: s.from } : (s.within ?? s));
+  const times = (pick: (s: Segment) => number) =>
+    params.bind(
+      cover.segments.map((s) => iso(pick(s))),
+      'timestamptz[]',
+    );
+  return `unnest(${params.bind(
+    cover.segments.map((s) => s.grain),
+    'int[]',
+  )}, ${times((s) => s.from)}, ${times((s) => s.to)}, ${times((s) => inside(s).from)}, ${times((s) => inside(s).to)}, ${params.bind(
+    cover.segments.map((s) => s.sign),
+    'int[]',
+  )}) AS s(grain, lo, hi, inside_lo, inside_hi, sign)`;
 };
 export const IN_SEGMENT = `r.grain = s.grain AND r.bucket >= s.lo AND r.bucket < s.hi`;
 

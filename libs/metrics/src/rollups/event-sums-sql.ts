@@ -6,7 +6,7 @@ import {
   MESSAGE_KEYS,
 } from '../events/event-definitions';
 import { isFiltered, MetricWindow, SessionFilter } from '../query/metric-query';
-import { cellsOf, segmentEventSums, segmentRollupRows } from '../segments/segment-sql';
+import { cellsOf, partialLabelKeys, segmentEventSums, segmentRollupRows } from '../segments/segment-sql';
 import type { SegmentPlan } from '../segments/segment-state';
 import { SqlParams } from '../sql/sql-params';
 import { MESSAGE_GRAINS } from '../time/buckets';
@@ -146,6 +146,15 @@ export function eventSumsSql(
   const eventType = params.bind(declared.type);
   const sessions = filtered ? sessionJoinSql(funnel, filter, params) : '';
   const rawScans = pieceScans(plan.raw, params, rawEvents(declared, funnel, eventType, sessions));
+  // The latest labelled event of a key `k.key` in [k.inside_lo, k.inside_hi), where a bucket read
+  // whole for part of it leaves it (partialLabelKeys): an index scan backwards from that end,
+  // which stops at the first match.
+  const latestLabel = (k: string) =>
+    `SELECT e.button_label, e.occurred_at FROM metric_events e ${sessions}
+     WHERE e.funnel_id = ${funnel} AND e.type = ${eventType} AND e.occurred_at >= ${k}.inside_lo AND e.occurred_at < ${k}.inside_hi
+       AND e.key = ${k}.key AND e.button_label IS NOT NULL
+     ORDER BY e.occurred_at DESC, e.button_label COLLATE "C" DESC LIMIT 1`;
+  const partial = declared.labelled ? partialLabelKeys(plan, funnel, filter, params, wanted) : null;
   return {
     text: `SELECT raw.key, raw.events, raw.timed, raw.total_ms,
             -- The label of the latest labelled click: one probe of the key at that time.
@@ -161,7 +170,8 @@ export function eventSumsSql(
        FROM (${rawScans}) AS e
        GROUP BY e.key
      ) AS raw
-     UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}`,
+     UNION ALL ${segmentEventSums(plan, funnel, filter, params, wanted)}
+     ${partial ? `UNION ALL SELECT p.key, 0, 0, 0, l.button_label, l.occurred_at FROM ${partial} CROSS JOIN LATERAL (${latestLabel('p')}) AS l` : ''}`,
     values: params.values,
   };
 }

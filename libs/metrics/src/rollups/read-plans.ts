@@ -9,11 +9,12 @@ import { fitsLocalHours } from '../time/zone-sql';
 // reach past the window. What is folded (planRead, planWindow) is read from the database.
 
 /**
- * A latest label cannot be subtracted, and a bucket's may lie outside the window: a labelled
- * dimension (clicks) reads only buckets inside the window, and raw rows for the rest (signedCover).
+ * A latest label cannot be subtracted, and a coarse bucket's may lie outside the window, where
+ * finding the latest inside would scan the bucket's raw rows: a labelled dimension (clicks) reaches
+ * past the window's edges with its finest buckets only (signedCover).
  */
-export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'outside'> => ({
-  outside: !('labelled' in EVENT_DIMENSION_TABLE[dimension]),
+export const labelCover = (dimension: CountedDimensionName): Pick<CoverOptions, 'coarseOutside'> => ({
+  coarseOutside: !('labelled' in EVENT_DIMENSION_TABLE[dimension]),
 });
 
 /** The UTC offsets in force over a window, in its time zone. */

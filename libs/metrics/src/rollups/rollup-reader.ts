@@ -52,7 +52,7 @@ export class RollupReader {
     window: MetricWindow,
     grains: readonly number[],
     statement: (plan: SegmentPlan) => Statement,
-    options: Pick<CoverOptions, 'outside'> = {},
+    options: Pick<CoverOptions, 'coarseOutside'> = {},
   ): Promise<R[]> {
     return this.reads.snapshot(async (rows) => {
       const plan = await planRead(rows, funnelId, window.from, window.to + 1, grains, options);

@@ -79,8 +79,9 @@ export const segmentTotalSums = (
 
 /**
  * An event dimension's (`dimension`, bound) cells per key: events, timed views, their total
- * time, the latest label (the newest; at equal times the greatest) and its time. Labels are read
- * from plans whose buckets all lie inside the window (a labelled dimension's, see labelCover).
+ * time, the latest label (the newest; at equal times the greatest) and its time. A bucket read
+ * whole for part of it (`within`, see planWindow) gives no label: its latest may lie in the part
+ * subtracted, so the reader finds the label inside that part (partialLabelKeys).
  */
 export const segmentEventSums = (
   plan: SegmentPlan,
@@ -92,12 +93,37 @@ export const segmentEventSums = (
   `SELECT k.key, sum(k.sign * (k.value ->> 0)::bigint) AS events, sum(k.sign * (k.value ->> 1)::bigint) AS timed,
           sum(k.sign * (k.value ->> 2)::bigint) AS total_ms,
           (array_agg(k.value ->> 3 ORDER BY (k.value ->> 4)::bigint DESC, (k.value ->> 3) COLLATE "C" DESC)
-             FILTER (WHERE k.value ->> 3 IS NOT NULL))[1] AS label,
-          'epoch'::timestamptz + max((k.value ->> 4)::bigint) * interval '1 millisecond' AS label_at
+             FILTER (WHERE k.value ->> 3 IS NOT NULL AND NOT k.partial))[1] AS label,
+          'epoch'::timestamptz + max((k.value ->> 4)::bigint) FILTER (WHERE NOT k.partial) * interval '1 millisecond' AS label_at
    FROM ${cellsOf(segmentRollupRows(plan, funnel, filter, params, 'r.events'), `r.events -> ${dimension}`, [
+     ['(s.inside_lo > s.lo OR s.inside_hi < s.hi)', 'partial'],
      ['s.sign', 'sign'],
    ])}
    GROUP BY k.key`;
+
+/**
+ * The keys of an event dimension (`dimension`, bound) in the plan's buckets read whole for part of
+ * them, each with that part (`inside_lo`, `inside_hi`), as rows `p`: where segmentEventSums leaves
+ * the latest label to be found among the events. Empty when no bucket is read for part of it.
+ */
+export const partialLabelKeys = (
+  plan: SegmentPlan,
+  funnel: string,
+  filter: SessionFilter,
+  params: SqlParams,
+  dimension: string,
+) => {
+  const partial = plan.segments.filter((s) => s.within && s.sign > 0);
+  if (!partial.length) return null;
+  return `(SELECT DISTINCT k.key, k.inside_lo, k.inside_hi FROM ${cellsOf(
+    segmentRollupRows({ ...plan, segments: partial }, funnel, filter, params, 'r.events'),
+    `r.events -> ${dimension}`,
+    [
+      ['s.inside_lo', 'inside_lo'],
+      ['s.inside_hi', 'inside_hi'],
+    ],
+  )}) AS p`;
+};
 
 /**
  * Whether funnel `funnel` has a counted event (of the types in `types`, a text[]) at or after

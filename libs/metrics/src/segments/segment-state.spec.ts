@@ -49,6 +49,12 @@ describe(planWindow.name, () => {
             expect(foldedTo !== null && m + MINUTE <= foldedTo).toBe(true);
             expect(staleMinutes.has(m)).toBe(false);
           }
+        // A bucket read for part of it names that part: inside the bucket and the window.
+        for (const { within, from: lo, to: hi } of plan.segments.filter((s) => s.within)) {
+          expect(within!.from).toBeGreaterThanOrEqual(Math.max(lo, from));
+          expect(within!.to).toBeLessThanOrEqual(Math.min(hi, to));
+          expect(within!.from).toBeLessThan(within!.to);
+        }
         expectEachInstantOnce(plan, from, to, points);
       }),
       { numRuns: 200 },

@@ -46,7 +46,7 @@ export async function planRead(
   from: number,
   to: number,
   grains: readonly number[],
-  options: Pick<CoverOptions, 'outside'> = {},
+  options: Pick<CoverOptions, 'coarseOutside'> = {},
 ): Promise<SegmentPlan> {
   const [row] = await rows<{ folded_to: number | null; stale: number[] | null }>(FOLD_STATE_SQL, [funnelId]);
   const foldedTo = row?.folded_to ?? null;
@@ -71,7 +71,7 @@ export function planWindow(
   from: number,
   to: number,
   grains: readonly number[],
-  options: Pick<CoverOptions, 'outside'> = {},
+  options: Pick<CoverOptions, 'coarseOutside'> = {},
 ): SegmentPlan {
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];

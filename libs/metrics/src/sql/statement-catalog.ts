@@ -60,7 +60,7 @@ const LABEL_PLAN = planWindow(
   WINDOW.from,
   WINDOW.to + 1,
   SEGMENT_GRAINS,
-  { outside: false },
+  { coarseOutside: false },
 );
 /** The same window with nothing folded yet: every minute raw. */
 const RAW_PLAN = planWindow({ foldedTo: null, stale: new Set() }, WINDOW.from, WINDOW.to + 1, SEGMENT_GRAINS);

@@ -86,15 +86,25 @@ describe(coverWindow.name, () => {
       const cover = signedCover(t('2026-01-01T17:00:30Z'), t('2026-01-03T16:59:30Z'), SESSION_GRAINS);
       expect(signed(cover)).toEqual({
         segments: [
-          '86400 2026-01-02T00:00:00.000Z 2026-01-04T00:00:00.000Z',
-          '3600 2026-01-01T17:00:00.000Z 2026-01-02T00:00:00.000Z',
+          '86400 2026-01-03T00:00:00.000Z 2026-01-04T00:00:00.000Z',
+          '86400 2026-01-02T00:00:00.000Z 2026-01-03T00:00:00.000Z',
+          '3600 2026-01-01T17:00:00.000Z 2026-01-01T18:00:00.000Z',
+          '3600 2026-01-01T18:00:00.000Z 2026-01-02T00:00:00.000Z',
           '3600 2026-01-03T17:00:00.000Z 2026-01-04T00:00:00.000Z',
         ],
         raw: [
           '2026-01-01T17:00:00.000Z 2026-01-01T17:00:30.000Z',
           '2026-01-03T16:59:30.000Z 2026-01-03T17:00:00.000Z',
         ],
-        signs: [1, 1, -1, -1, -1],
+        signs: [1, 1, 1, 1, -1, -1, -1],
+      });
+      expect(cover.segments[0].within).toEqual({
+        from: t('2026-01-03T00:00:00Z'),
+        to: t('2026-01-03T16:59:30Z'),
+      });
+      expect(cover.segments[2].within).toEqual({
+        from: t('2026-01-01T17:00:30Z'),
+        to: t('2026-01-01T18:00:00Z'),
       });
       expect(buckets(cover)).toBe(16);
       expect(buckets(coverWindow(t('2026-01-01T17:00:30Z'), t('2026-01-03T16:59:30Z'), SESSION_GRAINS))).toBe(
@@ -102,23 +112,29 @@ describe(coverWindow.name, () => {
       );
     });
 
-    it('reads only buckets inside the window when none may reach outside (latest labels)', () => {
+    it('reaches past the edges with its finest buckets only when coarse ones may not (latest labels)', () => {
       const cover = signedCover(t('2026-01-01T09:47:12.345Z'), t('2026-01-01T10:02:55.679Z'), GRAINS, {
-        outside: false,
+        coarseOutside: false,
       });
       expect(signed(cover)).toEqual({
         segments: [
           '60 2026-01-01T09:48:00.000Z 2026-01-01T10:00:00.000Z',
+          '10 2026-01-01T09:47:10.000Z 2026-01-01T09:47:20.000Z',
           '10 2026-01-01T09:47:20.000Z 2026-01-01T09:48:00.000Z',
           '60 2026-01-01T10:00:00.000Z 2026-01-01T10:02:00.000Z',
+          '10 2026-01-01T10:02:50.000Z 2026-01-01T10:03:00.000Z',
           '10 2026-01-01T10:02:00.000Z 2026-01-01T10:02:50.000Z',
         ],
         raw: [
-          '2026-01-01T09:47:12.345Z 2026-01-01T09:47:20.000Z',
-          '2026-01-01T10:02:50.000Z 2026-01-01T10:02:55.679Z',
+          '2026-01-01T09:47:10.000Z 2026-01-01T09:47:12.345Z',
+          '2026-01-01T10:02:55.679Z 2026-01-01T10:03:00.000Z',
         ],
-        signs: [1, 1, 1, 1, 1, 1],
+        signs: [1, 1, 1, 1, 1, 1, -1, -1],
       });
+      expect(cover.segments.filter((s) => s.within).map((s) => s.within)).toEqual([
+        { from: t('2026-01-01T09:47:12.345Z'), to: t('2026-01-01T09:47:20.000Z') },
+        { from: t('2026-01-01T10:02:50.000Z'), to: t('2026-01-01T10:02:55.679Z') },
+      ]);
     });
 
     it('reads a window inside one finest bucket raw when that is shorter', () => {
@@ -157,12 +173,12 @@ describe(coverWindow.name, () => {
           fc.boolean(),
           fc.option(fc.integer({ min: 0, max: 4 * DAY }), { nil: null }),
           fc.array(fc.integer({ min: 0, max: 4 * DAY }), { maxLength: 30 }),
-          (start, length, grains, outside, usableTo, extra) => {
+          (start, length, grains, coarseOutside, usableTo, extra) => {
             const from = t('2026-01-01T00:00:00Z') + start;
             const to = from + length;
             const limit = usableTo === null ? Infinity : from + usableTo - DAY / 2;
             const usable = (r: { from: number; to: number }) => r.to <= limit;
-            const cover = signedCover(from, to, grains, { outside, usable });
+            const cover = signedCover(from, to, grains, { coarseOutside, usable });
             const finest = grains[grains.length - 1] * 1000;
             const points = [...cover.segments, ...cover.raw, { from, to }].flatMap((p) =>
               [p.from, p.to].flatMap((b) => [b - 1, b, b + 1]),
@@ -171,25 +187,32 @@ describe(coverWindow.name, () => {
               expect([ms, weight(cover, ms)]).toEqual([ms, ms >= from && ms < to ? 1 : 0]);
             for (const s of cover.segments) {
               const size = s.grain * 1000;
-              // Counted buckets meet the window, and lie inside it when none may reach outside.
+              // Counted buckets meet the window; one that holds part of it names that part, and is
+              // one bucket (of the finest grain when coarse ones may not reach outside).
+              const partial = s.sign > 0 && (s.from < from || s.to > to);
               expect({
                 usable: usable(s),
                 aligned: s.from % size === 0 && s.to % size === 0,
                 meets: s.sign < 0 || (s.from < to && s.to > from),
-                inside: outside || (s.sign > 0 && s.from >= from && s.to <= to),
-              }).toEqual({ usable: true, aligned: true, meets: true, inside: true });
+                within: s.within,
+                size: partial ? s.to - s.from : null,
+                finest: partial && !coarseOutside ? size : null,
+              }).toEqual({
+                usable: true,
+                aligned: true,
+                meets: true,
+                within: partial ? { from: Math.max(s.from, from), to: Math.min(s.to, to) } : undefined,
+                size: partial ? size : null,
+                finest: partial && !coarseOutside ? finest : null,
+              });
             }
-            expect(outside || cover.raw.every((r) => r.sign > 0)).toBe(true);
             // Raw rows counted lie inside, subtracted ones outside.
             for (const r of cover.raw)
               expect(r.sign > 0 ? r.from >= from && r.to <= to : r.to <= from || r.from >= to).toBe(true);
-            // Where every bucket may be read: at most half a finest bucket of raw rows per edge (a
-            // whole one from the inside), and at most one finest bucket per edge more than the cover
-            // from the inside.
+            // Where every bucket may be read: at most half a finest bucket of raw rows per edge, and
+            // at most one finest bucket per edge more than the cover from the inside.
             const rawMs = cover.raw.reduce((sum, r) => sum + r.to - r.from, 0);
-            expect(usableTo !== null || rawMs <= Math.min(outside ? finest : 2 * finest, to - from)).toBe(
-              true,
-            );
+            expect(usableTo !== null || rawMs <= Math.min(finest, to - from)).toBe(true);
             expect(usableTo !== null || buckets(cover) <= buckets(coverWindow(from, to, grains)) + 2).toBe(
               true,
             );

@@ -8,6 +8,11 @@ export interface Segment {
   to: number;
   /** 1: rows counted; −1: rows subtracted (buckets outside the window, inside a coarser one counted). */
   sign: 1 | -1;
+  /**
+   * Set on a bucket counted whole although the window holds only this part of it (see
+   * signedCover): the rest of the bucket is subtracted.
+   */
+  within?: Range;
 }
 
 export interface Range {
@@ -80,10 +85,11 @@ export function coverWindow(from: number, to: number, grains: readonly number[])
 
 export interface CoverOptions {
   /**
-   * Whether buckets may reach past the window's edges, the part outside subtracted (default
-   * true). Not when a latest label is read: a bucket's latest label may lie in the part outside.
+   * Whether buckets coarser than the finest may reach past the window's edges, the part outside
+   * subtracted (default true). Not when a latest label is read: a coarse bucket's latest label may
+   * lie in the part outside, and finding the one inside could scan the whole bucket's raw rows.
    */
-  outside?: boolean;
+  coarseOutside?: boolean;
   /** Whether the rollup rows of a range of whole buckets of `grain` may be read (default: all). */
   usable?: (buckets: Range & { grain: number }) => boolean;
 }
@@ -114,36 +120,38 @@ const better = (a: Choice, b: Choice) => {
  * hours rather than sixteen hours. At most half a finest bucket of raw rows per edge (raw rows are
  * what grows with traffic density), then the fewest buckets, for the fewest rows: a busy funnel's
  * minute holds nearly as many rows (keys, segments) as its hour, and a bucket's rows never exceed
- * the keys in use. Without `outside`, every bucket lies inside the window and nothing is subtracted.
+ * the keys in use. Only for additive counts; a bucket read for part of it inside the window names that
+ * part (`within`), where a latest label must lie.
  */
 export function signedCover(
   from: number,
   to: number,
   grains: readonly number[],
-  { outside = true, usable = () => true }: CoverOptions = {},
+  { coarseOutside = true, usable = () => true }: CoverOptions = {},
 ): Cover {
   const finest = grains[grains.length - 1];
   if (from >= to) return { segments: [], raw: [], finest };
   const sizes = grains.map((g) => g * SECOND_MS);
   const last = grains.length - 1;
-  // The boundaries of grain `i` nearest to `x`; only the inner one where no bucket may reach outside.
+  // The boundaries of grain `i` nearest to `x`; only the inner one where a coarse bucket may not
+  // reach outside.
   const nearest = (x: number, i: number, side: -1 | 1): number[] => {
     const down = floorTo(x, sizes[i]);
     const up = ceilTo(x, sizes[i]);
     if (down === up) return [down];
-    if (!outside) return [side < 0 ? up : down];
+    if (i < last && !coarseOutside) return [side < 0 ? up : down];
     return [down, up];
   };
-  const outsideMs = (p: Part) =>
+  const outside = (p: Part) =>
     Math.max(0, Math.min(p.to, from) - p.from) + Math.max(0, p.to - Math.max(p.from, to));
   // The part between `a` and `b` (either order), added when `b` lies beyond `a` in the direction
   // `side` points (−1 towards the window's start), subtracted otherwise; null when it may not be read.
   const between = (a: number, b: number, grain: number | null, side: -1 | 1): Choice | null => {
     if (a === b) return { cost: [0, 0, 0], parts: [] };
     const p: Part = { grain, from: Math.min(a, b), to: Math.max(a, b), sign: (b - a) * side > 0 ? 1 : -1 };
-    if (p.grain === null) return { cost: [p.to - p.from, 0, outsideMs(p)], parts: [p] };
+    if (p.grain === null) return { cost: [p.to - p.from, 0, outside(p)], parts: [p] };
     if (!usable({ grain: p.grain, from: p.from, to: p.to })) return null;
-    return { cost: [0, (p.to - p.from) / (p.grain * SECOND_MS), outsideMs(p)], parts: [p] };
+    return { cost: [0, (p.to - p.from) / (p.grain * SECOND_MS), outside(p)], parts: [p] };
   };
   const join = (...choices: (Choice | null)[]): Choice | null => {
     const cost: Cost = [0, 0, 0];
@@ -180,10 +188,41 @@ export function signedCover(
         if (whole && better(whole, best)) best = whole;
       }
   });
+  return { ...fromParts(best.parts, from, to), finest };
+}
+
+/**
+ * Segments and raw pieces of the chosen parts. A bucket counted for part of it inside the window
+ * is a segment of its own that names that part (`within`).
+ */
+function fromParts(parts: Part[], from: number, to: number): Omit<Cover, 'finest'> {
   const segments: Segment[] = [];
   const raw: RawPiece[] = [];
-  for (const { grain, ...part } of best.parts)
-    if (grain === null) raw.push(part);
-    else segments.push({ grain, ...part });
-  return { segments, raw, finest };
+  for (const { grain, from: lo, to: hi, sign } of parts) {
+    if (grain === null) {
+      raw.push({ from: lo, to: hi, sign });
+      continue;
+    }
+    const size = grain * SECOND_MS;
+    if (sign < 0 || (from <= lo && hi <= to)) {
+      segments.push({ grain, from: lo, to: hi, sign });
+      continue;
+    }
+    // Counted, and reaching past an edge: its first and last buckets may hold part of the window.
+    const partial = [...new Set([lo, hi - size])].filter((b) => b < from || b + size > to);
+    for (const b of partial)
+      segments.push({
+        grain,
+        from: b,
+        to: b + size,
+        sign,
+        within: { from: Math.max(b, from), to: Math.min(b + size, to) },
+      });
+    const inner = {
+      from: partial.includes(lo) ? lo + size : lo,
+      to: partial.includes(hi - size) ? hi - size : hi,
+    };
+    if (inner.from < inner.to) segments.push({ grain, ...inner, sign });
+  }
+  return { segments, raw };
 }
