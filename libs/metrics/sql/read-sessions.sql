@@ -16,14 +16,16 @@
 --   $13 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $14 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
 --   $15 = [1,-1,1,1,1,1,1,1,1,1]
-WITH m AS (SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
+WITH m AS (
+       SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $3::timestamptz AND m.started_at < $4::timestamptz
 UNION ALL
 SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz
 UNION ALL
 SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz)
+      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz
+     )
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
@@ -64,29 +66,21 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
 --   $16 = ["2026-05-04T09:00:17.000Z","2026-05-04T00:00:00.000Z","2026-05-05T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-05T06:02:00.000Z","2026-05-06T00:00:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z"]
 --   $17 = ["2026-05-05T00:00:00.000Z","2026-05-04T00:00:00.000Z","2026-05-05T06:00:00.000Z","2026-05-06T00:00:00.000Z","2026-05-05T07:00:00.000Z","2026-05-05T06:15:00.000Z","2026-05-05T06:05:00.000Z","2026-05-06T22:00:00.000Z","2026-05-06T22:45:00.000Z","2026-05-06T22:46:00.000Z"]
 --   $18 = [1,-1,1,1,1,1,1,1,1,1]
-WITH m AS (SELECT 1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
-     WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
+WITH m AS (
+       SELECT sum(m.sign) AS sign, m.pages, CASE WHEN m.g0 IS NULL THEN NULL
+     WHEN m.g0 -> 1 IS NULL THEN ARRAY[m.g0 ->> 0]
      ELSE (SELECT array_agg(d.answer ORDER BY d.first)
            FROM (SELECT a.answer, min(a.i) AS first
-                 FROM jsonb_array_elements_text((m.answers -> $3::text -> 'answers')) WITH ORDINALITY AS a(answer, i)
-                 GROUP BY a.answer) AS d) END AS q0 FROM metric_sessions m
+                 FROM jsonb_array_elements_text(m.g0) WITH ORDINALITY AS a(answer, i)
+                 GROUP BY a.answer) AS d) END AS q0 FROM (SELECT 1 AS sign, m.pages, (m.answers -> $3::text -> 'answers') AS g0 FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $6::timestamptz AND m.started_at < $7::timestamptz
 UNION ALL
-SELECT 1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
-     WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
-     ELSE (SELECT array_agg(d.answer ORDER BY d.first)
-           FROM (SELECT a.answer, min(a.i) AS first
-                 FROM jsonb_array_elements_text((m.answers -> $3::text -> 'answers')) WITH ORDINALITY AS a(answer, i)
-                 GROUP BY a.answer) AS d) END AS q0 FROM metric_sessions m
+SELECT 1 AS sign, m.pages, (m.answers -> $3::text -> 'answers') AS g0 FROM metric_sessions m
       WHERE m.funnel_id = $1 AND m.started_at >= $8::timestamptz AND m.started_at < $9::timestamptz
 UNION ALL
-SELECT -1 AS sign, m.pages, CASE WHEN (m.answers -> $3::text -> 'answers') IS NULL THEN NULL
-     WHEN (m.answers -> $3::text -> 'answers') -> 1 IS NULL THEN ARRAY[(m.answers -> $3::text -> 'answers') ->> 0]
-     ELSE (SELECT array_agg(d.answer ORDER BY d.first)
-           FROM (SELECT a.answer, min(a.i) AS first
-                 FROM jsonb_array_elements_text((m.answers -> $3::text -> 'answers')) WITH ORDINALITY AS a(answer, i)
-                 GROUP BY a.answer) AS d) END AS q0 FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $10::timestamptz AND m.started_at < $11::timestamptz)
+SELECT -1 AS sign, m.pages, (m.answers -> $3::text -> 'answers') AS g0 FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.started_at >= $10::timestamptz AND m.started_at < $11::timestamptz ) AS m GROUP BY m.pages, m.g0
+     )
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
@@ -128,14 +122,16 @@ SELECT $5::text AS dimension, array_to_string(m.q0, '; ') AS key, sum(m.sign) AS
 --   $17 = [1,-1,1,1,1,1,1,1,1,1]
 --   $18 = ["mobile"]
 --   $19 = ["google","newsletter"]
-WITH m AS (SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
+WITH m AS (
+       SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
 UNION ALL
 SELECT 1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
+      WHERE m.funnel_id = $1 AND m.started_at >= $7::timestamptz AND m.started_at < $8::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
 UNION ALL
 SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_campaign, m.converted_at, m.completed_at, m.started_at FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $9::timestamptz AND m.started_at < $10::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[]))
+      WHERE m.funnel_id = $1 AND m.started_at >= $9::timestamptz AND m.started_at < $10::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])
+     )
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
@@ -173,8 +169,10 @@ SELECT -1 AS sign, m.device, m.utm_source, m.ab_variant, m.utm_medium, m.utm_cam
 --   $13 = []
 --   $14 = ["mobile"]
 --   $15 = ["google","newsletter"]
-WITH m AS (SELECT 1 AS sign, m.pages FROM metric_sessions m
-      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[]))
+WITH m AS (
+       SELECT sum(m.sign) AS sign, m.pages FROM (SELECT 1 AS sign, m.pages FROM metric_sessions m
+      WHERE m.funnel_id = $1 AND m.started_at >= $5::timestamptz AND m.started_at < $6::timestamptz  AND m.device = ANY($2::text[]) AND m.utm_source = ANY($3::text[])) AS m GROUP BY m.pages
+     )
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (

@@ -1,4 +1,5 @@
 import {
+  countsOutcomes,
   FILTER_COLUMNS,
   GROUP_SEPARATOR,
   sessionDimension,
@@ -13,6 +14,18 @@ interface RawSessionSql {
    * −1) as `sign`: the columns the branches read, nothing else (edge reads materialise `m`).
    */
   columns: string;
+  /**
+   * Narrows the sessions read when no requested dimension counts the others (only sessions that
+   * answered the question count for its dimensions): an extra condition on `m` for the index
+   * scan, or ''.
+   */
+  where: string;
+  /**
+   * Set when the sessions are summed before they are counted: the rows above (as `m`) are grouped
+   * by `by`, and `columns` is the select list of the groups, with `sign` their net number of
+   * sessions. `m` is then the groups.
+   */
+  grouped: { columns: string; by: string } | null;
   /** The branches, one per dimension; result columns: dimension, key, sessions, conversions, completions, completion_ms. */
   sql: string;
 }
@@ -23,25 +36,43 @@ interface RawSessionSql {
  * minute, which at high traffic hold hundreds of sessions: summing them where they are costs a
  * fraction of sending them to Node. One set-based branch per requested dimension, derived from its
  * declared shape (events/session-definitions.ts); values are bound in `params`.
+ *
+ * Unless the `segment` dimension is requested (it sums each session's conversion and time to
+ * completion), only the number of sessions per key counts, so the sessions are first summed per
+ * distinct combination of what the branches read: the pages viewed, the answers given as stored.
+ * Most sessions share one of a few, so lists are unnested and answers deduplicated once per
+ * combination instead of once per session.
  */
 export function rawSessionSums(dimensions: string[], params: SqlParams): RawSessionSql {
   const bind = (value: string) => params.bind(value, 'text');
+  const grouping = !dimensions.some((d) => countsOutcomes(sessionDimension(d).definition));
   // What the branches read of a session, as the columns of `m`.
   const read = new Set<string>();
   const use = (...names: string[]) => names.forEach((name) => read.add(`m.${name}`));
+  // A question's latest answers as stored (a jsonb array, null when not answered), per session:
+  // select list entries and their column names.
+  const given: string[] = [];
+  const givenColumns: string[] = [];
   // Each question's distinct answers, in the order first given (null when not answered).
   const answerColumns: string[] = [];
-  const questions = new Map<string, string>();
+  const questions = new Map<string, { column: string; param: string }>();
   const answersOf = (questionId: string) => {
-    let column = questions.get(questionId);
-    if (!column) {
-      column = `q${questions.size}`;
-      questions.set(questionId, column);
-      answerColumns.push(
-        `${distinctAnswers(`(m.answers -> ${bind(questionId)} -> 'answers')`)} AS ${column}`,
-      );
+    let question = questions.get(questionId);
+    if (!question) {
+      const q = bind(questionId);
+      question = { column: `q${questions.size}`, param: q };
+      questions.set(questionId, question);
+      const stored = `(m.answers -> ${q} -> 'answers')`;
+      // Grouped, the stored answers are a column of each session and read once per group.
+      let source = stored;
+      if (grouping) {
+        source = `m.g${questions.size - 1}`;
+        given.push(`${stored} AS g${questions.size - 1}`);
+        givenColumns.push(source);
+      }
+      answerColumns.push(`${distinctAnswers(source)} AS ${question.column}`);
     }
-    return `m.${column}`;
+    return `m.${question.column}`;
   };
   const counted = (dimension: string, key: string, from: string) =>
     `SELECT ${bind(dimension)} AS dimension, ${key} AS key, sum(m.sign) AS sessions, 0 AS conversions,
@@ -57,7 +88,19 @@ export function rawSessionSums(dimensions: string[], params: SqlParams): RawSess
   };
   const tools: BranchTools = { bind, use, answersOf, counted, outcomes };
   const branches = dimensions.map((dimension) => dimensionBranch(dimension, tools));
-  return { columns: [...read, ...answerColumns].join(', '), sql: branches.join('\nUNION ALL\n') };
+  const [question] = questions.values();
+  const answersOnly = questions.size === 1 && dimensions.every(isAnswerDimension);
+  return {
+    columns: [...read, ...(grouping ? given : answerColumns)].join(', '),
+    where: answersOnly ? `AND m.answers ? ${question.param}` : '',
+    grouped: grouping
+      ? {
+          columns: ['sum(m.sign) AS sign', ...read, ...answerColumns].join(', '),
+          by: [...read, ...givenColumns].join(', '),
+        }
+      : null,
+    sql: branches.join('\nUNION ALL\n'),
+  };
 }
 
 /** What rawSessionSums gives a dimension's branch to build it with. */
@@ -88,6 +131,7 @@ function dimensionBranch(
       const members = FILTER_COLUMNS.map((c) => `coalesce(length(m.${c}) || ':' || m.${c}, '-')`).join(
         ' || ',
       );
+      // Grouped by the columns, so the key is built once per combination, not once per session.
       return outcomes(dimension, members, `GROUP BY ${FILTER_COLUMNS.map((c) => `m.${c}`).join(', ')}`);
     }
     case 'pages': {
@@ -127,3 +171,5 @@ const distinctAnswers = (given: string) =>
            FROM (SELECT a.answer, min(a.i) AS first
                  FROM jsonb_array_elements_text(${given}) WITH ORDINALITY AS a(answer, i)
                  GROUP BY a.answer) AS d) END`;
+
+const isAnswerDimension = (dimension: string) => sessionDimension(dimension).definition.shape === 'answers';

@@ -29,7 +29,7 @@ export function sessionSumsSql(
     plan.raw,
     params,
     (lo, hi, sign) => `SELECT ${sign} AS sign, ${raw.columns} FROM metric_sessions m
-      WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi}${matching}`,
+      WHERE m.funnel_id = ${funnel} AND m.started_at >= ${lo} AND m.started_at < ${hi} ${raw.where}${matching}`,
   );
   const folded: string[] = [];
   if (dimensions.includes(SESSION_DIMENSIONS.segment))
@@ -38,7 +38,9 @@ export function sessionSumsSql(
   if (documented.length)
     folded.push(segmentSessionSums(plan, funnel, filter, params, params.bind(documented, 'text[]')));
   return {
-    text: `WITH m AS (${edges})
+    text: `WITH m AS (
+       ${raw.grouped ? `SELECT ${raw.grouped.columns} FROM (${edges}) AS m GROUP BY ${raw.grouped.by}` : edges}
+     )
      SELECT t.dimension, t.key, sum(t.sessions) AS sessions, sum(t.conversions) AS conversions,
             sum(t.completions) AS completions, sum(t.completion_ms) AS completion_ms
      FROM (
