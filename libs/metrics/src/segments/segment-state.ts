@@ -49,15 +49,9 @@ export async function planRead(
   options: Pick<CoverOptions, 'coarseOutside'> = {},
 ): Promise<SegmentPlan> {
   const [row] = await rows<{ folded_to: number | null; stale: number[] | null }>(FOLD_STATE_SQL, [funnelId]);
-  const foldedTo = row?.folded_to ?? null;
+  const foldedTo = row?.folded_to == null ? null : Number(row.folded_to);
   const stale = new Set((row?.stale ?? []).map(Number));
-  return planWindow(
-    { foldedTo: foldedTo === null ? null : Number(foldedTo), stale },
-    from,
-    to,
-    grains,
-    options,
-  );
+  return planWindow({ foldedTo, stale }, from, to, grains, options);
 }
 
 /**
