@@ -1,11 +1,11 @@
 import { CONTACT_MESSAGES_SQL } from '@app/contacts';
-import { at } from '../sql/epoch';
+import { at, iso } from '../sql/epoch';
 import { bucketStart, MESSAGE_GRAINS } from '../time/buckets';
 import { MESSAGE_DIMENSION, MESSAGE_KEYS } from './event-definitions';
 import type { Sql } from './event-store';
 import type { MessageFields, TrackedEvent } from './event-types';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** A contact message that became delivered and/or opened, at its send time (epoch ms). */
 interface MessageChange {
@@ -94,8 +94,8 @@ export async function saveMessages(sql: Sql, funnelId: string, events: TrackedEv
   await sql('metrics_save_messages', SAVE_MESSAGES_SQL, [
     funnelId,
     ids,
-    ids.map((id) => iso(reported.get(id)?.delivered ?? null)),
-    ids.map((id) => iso(reported.get(id)?.opened ?? null)),
+    ids.map((id) => isoOrNull(reported.get(id)?.delivered ?? null)),
+    ids.map((id) => isoOrNull(reported.get(id)?.opened ?? null)),
     ...rollups,
   ]);
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { COUNTED_EVENTS } from '../events/event-definitions';
 import { monthPartition } from '../events/event-partitions';
-import { millis } from '../sql/epoch';
+import { iso, millis } from '../sql/epoch';
 import type { Range } from '../time/time-cover';
 import { countedEventBetweenSql } from './segment-sql';
 
@@ -21,7 +21,7 @@ export async function rawEventsNeededFrom(manager: EntityManager, before: number
           AND ${countedEventBetweenSql('f.funnel_id', '$2::text[]', "coalesce(f.folded_to, '-infinity')", '$1')}) AS behind,
        (SELECT min(CASE WHEN c.session_id IS NULL THEN c.minute ELSE '-infinity' END) AS needed
         FROM metric_segment_changes c WHERE c.session_id IS NOT NULL OR c.minute < $1) AS pending`,
-    [new Date(before).toISOString(), Object.keys(COUNTED_EVENTS)],
+    [iso(before), Object.keys(COUNTED_EVENTS)],
   );
   return row.needed === null ? null : Number(row.needed);
 }

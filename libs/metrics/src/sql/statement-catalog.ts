@@ -16,6 +16,7 @@ import {
 import { FOLD_STATE_SQL, planWindow } from '../segments/segment-state';
 import { sessionsInBucketsSql, stepFunnelSql } from '../steps/step-funnel-reader';
 import { SEGMENT_GRAINS } from '../time/buckets';
+import { iso } from './epoch';
 import { FixedOffsetZone, ianaZone } from '../time/time-zone';
 
 // Every statement the metrics' read and write paths send, rendered from the code for sample
@@ -71,7 +72,6 @@ const DST_PLAN = planWindow(
   DST_WINDOW.to + 1,
   localHourGrains(SEGMENT_GRAINS, periodsOf(DST_WINDOW)),
 );
-const iso = (ms: number) => new Date(ms).toISOString();
 const statement = (name: string, text: string, values: unknown[] = []): CatalogStatement => ({
   name,
   text,
